@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// A tiny agent that follows the contract in README.md ("The agent contract"):
+// round 0: it is unsure which database to use, asks with `escalate ask` and exits;
+// later rounds: it reads the answer folded into its task (stdin) and reports what it will do.
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+const task = readFileSync(0, "utf8");
+const round = Number(process.env.ESCALATION_ROUND ?? 0);
+const repo = process.env.GITHUB_REPOSITORY;
+const issue = process.env.ESCALATION_ISSUE;
+
+if (round === 0) {
+  console.log(`sample agent: round 0 on ${repo}#${issue}; the task does not say which database to use, asking.`);
+  const url = execFileSync(
+    "escalate",
+    ["ask", "--question", "Which database should the cache use?", "--option", "Postgres", "--option", "SQLite"],
+    { encoding: "utf8" },
+  ).trim();
+  console.log(`sample agent: asked at ${url}; exiting until a human answers.`);
+  process.exit(0);
+}
+
+const choice = /choosing option "([^"]+)"/.exec(task)?.[1];
+const freeText = /Answer from human @[^\n]+\n\n> (.+)/.exec(task)?.[1];
+const decision = choice ?? freeText ?? "(no answer found)";
+console.log(`sample agent: round ${round}; the human's answer is: ${decision}.`);
+const response = await fetch(`${process.env.GITHUB_API_URL}/repos/${repo}/issues/${issue}/comments`, {
+  method: "POST",
+  headers: { authorization: `token ${process.env.GITHUB_TOKEN}`, "content-type": "application/json", accept: "application/vnd.github+json" },
+  body: JSON.stringify({ body: `Done: the cache now uses **${decision}**, as decided on this issue. (round ${round})` }),
+});
+if (!response.ok) {
+  console.error(`sample agent: could not post the result: HTTP ${response.status} ${await response.text()}`);
+  process.exit(1);
+}
+console.log("sample agent: posted the result; finished.");

@@ -1,0 +1,36 @@
+import { delimiter, join } from "node:path";
+import { projectRoot } from "../config/projectRoot.js";
+
+/** Variables an agent may inherit from the app's environment even when not configured. */
+const BASE_PASSTHROUGH = ["HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM"];
+
+/** The variables of the agent contract (README: "The agent contract"). */
+export interface AgentContract {
+  token: string;
+  apiUrl: string;
+  repo: string;
+  issue: number;
+  round: number;
+  taskFile: string;
+}
+
+/**
+ * Builds the agent's environment as an allowlist: the contract's variables, a PATH with
+ * `escalate` first, a few harmless locale variables, and the names in AGENT_ENV_PASSTHROUGH.
+ * PRIVATE_KEY, WEBHOOK_SECRET, REDIS_URL and the rest of the app's environment never reach it.
+ */
+export function agentEnv(contract: AgentContract, passthrough: readonly string[], parent: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of [...BASE_PASSTHROUGH, ...passthrough]) {
+    const value = parent[name];
+    if (value !== undefined) env[name] = value;
+  }
+  env.PATH = [join(projectRoot, "bin"), parent.PATH ?? "/usr/local/bin:/usr/bin:/bin"].join(delimiter);
+  env.GITHUB_TOKEN = contract.token;
+  env.GITHUB_API_URL = contract.apiUrl;
+  env.GITHUB_REPOSITORY = contract.repo;
+  env.ESCALATION_ISSUE = String(contract.issue);
+  env.ESCALATION_ROUND = String(contract.round);
+  env.ESCALATION_TASK_FILE = contract.taskFile;
+  return env;
+}

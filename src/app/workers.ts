@@ -1,0 +1,67 @@
+import { Worker, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { handleInbound } from "../loop/handleInbound.js";
+import { InboundEventSchema } from "../queue/jobs.js";
+import { QUEUES } from "../queue/names.js";
+import type { Services } from "../services.js";
+import { processFeedback } from "../workers/processFeedback.js";
+import { processSpawn } from "../workers/processSpawn.js";
+
+export interface LoopWorkers {
+  inbound: Worker;
+  spawn: Worker;
+  feedback: Worker;
+  /** Stops taking jobs, gives running agents `graceMs`, then stops them so their jobs are retried. */
+  close(graceMs: number): Promise<void>;
+}
+
+/** Raised inside a spawn job stopped by shutdown, so BullMQ retries it instead of completing it. */
+class ShutdownInterrupt extends Error {
+  override name = "ShutdownInterrupt";
+}
+
+export function startWorkers(services: Services, connection: Redis): LoopWorkers {
+  const prefix = services.config.redisPrefix;
+  const running = new Set<AbortController>();
+  const inbound = new Worker(
+    QUEUES.inbound,
+    async (job: Job) => handleInbound(services, InboundEventSchema.parse(job.data)),
+    { connection, prefix, concurrency: 8 },
+  );
+  const spawn = new Worker(
+    QUEUES.spawn,
+    async (job: Job) => {
+      const controller = new AbortController();
+      running.add(controller);
+      try {
+        const outcome = await processSpawn(services, job, controller.signal);
+        if (controller.signal.aborted) throw new ShutdownInterrupt("the app shut down while the agent ran; the round will be retried");
+        return outcome;
+      } finally {
+        running.delete(controller);
+      }
+    },
+    // Agents run for minutes: a long lock, renewed by BullMQ while the process lives.
+    { connection, prefix, concurrency: services.config.agent.concurrency, lockDuration: 60_000 },
+  );
+  // One writer at a time keeps status-comment edits ordered and within GitHub's write pacing.
+  const feedback = new Worker(QUEUES.feedback, async (job: Job) => processFeedback(services, job), { connection, prefix, concurrency: 1 });
+  for (const [name, worker] of Object.entries({ inbound, spawn, feedback })) {
+    worker.on("failed", (job, error) => services.log.warn({ queue: name, job: job?.id, err: error }, "job failed"));
+    worker.on("error", (error) => services.log.error({ queue: name, err: error }, "worker error"));
+  }
+  return {
+    inbound,
+    spawn,
+    feedback,
+    async close(graceMs: number) {
+      const closing = Promise.all([inbound.close(), spawn.close(), feedback.close()]);
+      const timer = setTimeout(() => running.forEach((controller) => controller.abort()), graceMs);
+      // worker.close() has no deadline of its own: after the grace and the agents' kill, force it.
+      const forced = new Promise<void>((resolve) => setTimeout(resolve, graceMs + services.config.agent.killGraceSeconds * 1000 + 5000).unref());
+      await Promise.race([closing, forced]);
+      clearTimeout(timer);
+      await Promise.all([inbound.close(true), spawn.close(true), feedback.close(true)]);
+    },
+  };
+}

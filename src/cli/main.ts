@@ -1,0 +1,33 @@
+import { EscalationError } from "../errors.js";
+import { askCommand } from "./commands/ask.js";
+import { USAGE, UsageError } from "./usage.js";
+
+/** Entry point of the `escalate` command. Sets process.exitCode: 0 ok, 1 failure, 2 usage. */
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "ask":
+        await askCommand(rest, env, (line) => console.log(line));
+        return;
+      case "help":
+      case "--help":
+      case "-h":
+        console.log(USAGE);
+        return;
+      default:
+        throw new UsageError(command ? `Unknown command "${command}".` : "No command given.");
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`escalate: ${error.message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else if (error instanceof EscalationError) {
+      console.error(`escalate: ${error.message}`);
+      process.exitCode = 1;
+    } else {
+      console.error(`escalate: ${(error as Error).stack ?? String(error)}`);
+      process.exitCode = 1;
+    }
+  }
+}

@@ -1,0 +1,159 @@
+import { getPrivateKey } from "@probot/get-private-key";
+import { resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { z } from "zod";
+import { ConfigError, describeIssues } from "../errors.js";
+import { parseDuration } from "../protocol/duration.js";
+import { fillPlaceholders, splitCommand } from "./splitCommand.js";
+import { projectRoot } from "./projectRoot.js";
+
+/** The placeholders AGENT_COMMAND may use; filled per spawn. */
+export const AGENT_PLACEHOLDERS = ["taskFile", "repo", "issue", "round", "workdir"] as const;
+
+export interface AppConfig {
+  appId: number;
+  privateKey: string;
+  webhookSecret: string;
+  port: number;
+  host: string | undefined;
+  logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
+  /** GitHub's REST base, e.g. https://api.github.com or http://127.0.0.1:3001/api/v3 */
+  baseUrl: string;
+  redisUrl: string | undefined;
+  redisPrefix: string;
+  dataDir: string;
+  agent: {
+    command: string[] | undefined;
+    timeoutSeconds: number;
+    concurrency: number;
+    workdirRoot: string;
+    keepWorkdir: boolean;
+    envPassthrough: string[];
+    tokenPermissions: Record<string, "read" | "write">;
+    killGraceSeconds: number;
+  };
+  labels: { awaiting: string; dispatch: string };
+  agentLogins: string[];
+  taskTemplatePath: string;
+  permissionCacheSeconds: number;
+  shutdownGraceSeconds: number;
+}
+
+const duration = (name: string, fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      try {
+        return parseDuration(value, name);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+
+const list = z
+  .string()
+  .default("")
+  .transform((value) => value.split(",").map((v) => v.trim()).filter(Boolean));
+
+const flag = z
+  .string()
+  .default("false")
+  .transform((v, ctx) => {
+    if (/^(1|true|yes|on)$/i.test(v)) return true;
+    if (/^(0|false|no|off|)$/i.test(v)) return false;
+    ctx.addIssue({ code: "custom", message: `must be true or false (got ${JSON.stringify(v)})` });
+    return z.NEVER;
+  });
+
+const label = (fallback: string) => z.string().trim().min(1).max(50).default(fallback);
+
+const EnvSchema = z.object({
+  APP_ID: z.string({ error: "is required: the numeric ID of your GitHub App" }).regex(/^\d+$/, "must be the App's numeric ID"),
+  WEBHOOK_SECRET: z.string({ error: "is required: the secret set in the App's webhook settings" }).min(1),
+  PORT: z.string().regex(/^\d+$/, "must be a port number").default("3000"),
+  HOST: z.string().optional(),
+  LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  GHE_HOST: z.string().optional(),
+  GHE_PROTOCOL: z.enum(["http", "https"]).default("https"),
+  REDIS_URL: z.string().url().optional(),
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "must be 1-40 letters, digits, _ or -").default("escalation"),
+  DATA_DIR: z.string().default("data"),
+  AGENT_COMMAND: z.string().optional(),
+  AGENT_TIMEOUT: duration("AGENT_TIMEOUT", "30m"),
+  AGENT_CONCURRENCY: z.string().regex(/^\d+$/).default("4").transform(Number).pipe(z.number().int().min(1).max(256)),
+  AGENT_WORKDIR_ROOT: z.string().optional(),
+  AGENT_KEEP_WORKDIR: flag,
+  AGENT_ENV_PASSTHROUGH: list,
+  AGENT_TOKEN_PERMISSIONS: z.string().default("issues:write,metadata:read"),
+  AGENT_KILL_GRACE: duration("AGENT_KILL_GRACE", "10s"),
+  AGENT_LOGINS: list,
+  AWAITING_LABEL: label("awaiting-human"),
+  DISPATCH_LABEL: label("agent"),
+  TASK_TEMPLATE: z.string().optional(),
+  PERMISSION_CACHE_TTL: duration("PERMISSION_CACHE_TTL", "60s"),
+  SHUTDOWN_GRACE: duration("SHUTDOWN_GRACE", "20s"),
+});
+
+function parsePermissions(text: string): Record<string, "read" | "write"> {
+  const out: Record<string, "read" | "write"> = {};
+  for (const pair of text.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const [name, level] = pair.split(":").map((p) => p.trim());
+    if (!name || !/^[a-z_]+$/.test(name) || (level !== "read" && level !== "write")) {
+      throw new ConfigError(`AGENT_TOKEN_PERMISSIONS: "${pair}" must look like issues:write or contents:read.`);
+    }
+    out[name] = level;
+  }
+  return out;
+}
+
+/** Reads and validates the app's environment. Throws ConfigError listing every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(`Invalid environment: ${describeIssues(parsed.error.issues)}. See README.md, "Configuration".`);
+  }
+  const e = parsed.data;
+  let privateKey: string | null;
+  try {
+    privateKey = getPrivateKey({ env });
+  } catch (error) {
+    throw new ConfigError(`PRIVATE_KEY / PRIVATE_KEY_PATH could not be read: ${(error as Error).message}`, { cause: error });
+  }
+  if (!privateKey) {
+    throw new ConfigError("Set PRIVATE_KEY (the PEM text, or base64 of it) or PRIVATE_KEY_PATH (the .pem file) of your GitHub App.");
+  }
+  const command = e.AGENT_COMMAND?.trim() ? splitCommand(e.AGENT_COMMAND) : undefined;
+  if (command) {
+    // Fails at start-up, not at the first spawn, when a placeholder is misspelt.
+    fillPlaceholders(command, Object.fromEntries(AGENT_PLACEHOLDERS.map((p) => [p, p])));
+  }
+  return {
+    appId: Number(e.APP_ID),
+    privateKey: privateKey.toString(),
+    webhookSecret: e.WEBHOOK_SECRET,
+    port: Number(e.PORT),
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    baseUrl: e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3` : "https://api.github.com",
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    dataDir: resolve(e.DATA_DIR),
+    agent: {
+      command,
+      timeoutSeconds: e.AGENT_TIMEOUT,
+      concurrency: e.AGENT_CONCURRENCY,
+      workdirRoot: resolve(e.AGENT_WORKDIR_ROOT ?? tmpdir()),
+      keepWorkdir: e.AGENT_KEEP_WORKDIR,
+      envPassthrough: e.AGENT_ENV_PASSTHROUGH,
+      tokenPermissions: parsePermissions(e.AGENT_TOKEN_PERMISSIONS),
+      killGraceSeconds: e.AGENT_KILL_GRACE,
+    },
+    labels: { awaiting: e.AWAITING_LABEL, dispatch: e.DISPATCH_LABEL },
+    agentLogins: e.AGENT_LOGINS.map((l) => l.toLowerCase()),
+    taskTemplatePath: resolve(e.TASK_TEMPLATE ?? resolve(projectRoot, "templates/spawn-task.md")),
+    permissionCacheSeconds: e.PERMISSION_CACHE_TTL,
+    shutdownGraceSeconds: e.SHUTDOWN_GRACE,
+  };
+}

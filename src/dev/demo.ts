@@ -1,0 +1,111 @@
+import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
+import { startApp } from "../app/startApp.js";
+import { loadConfig } from "../config/env.js";
+import { projectRoot } from "../config/projectRoot.js";
+import { createLogger } from "../logging.js";
+import { startPrivateRedis, freePort, type PrivateRedis } from "../redis/privateRedis.js";
+import { GitHubSimulator, type SimComment } from "./simulator/index.js";
+
+/**
+ * `npm run demo`: the whole loop on this machine. A private Redis, the GitHub simulator, the real
+ * app and the sample agent in examples/; the agent asks, a maintainer answers, the agent is
+ * re-spawned with the answer and finishes. Prints the issue as a person would read it.
+ */
+const REPO = "acme/widgets";
+const TIMEOUT_MS = 90_000;
+
+function visible(body: string): string {
+  return body.replace(/<!--[\s\S]*?-->/g, "").trim();
+}
+
+function indent(text: string): string {
+  return text.split("\n").map((line) => `    ${line}`).join("\n");
+}
+
+async function main(): Promise<number> {
+  let redis: PrivateRedis | undefined;
+  let redisUrl = process.env.REDIS_URL;
+  if (!redisUrl) {
+    redis = await startPrivateRedis({ dataDir: resolve(process.env.DATA_DIR ?? "data") });
+    redisUrl = redis.url;
+  }
+  const secret = randomBytes(16).toString("hex");
+  const sim = await GitHubSimulator.start({ webhookSecret: secret, appSlug: "escalation-demo" });
+  sim.addRepo(REPO);
+  sim.addUser("maintainer");
+  sim.setPermission(REPO, "maintainer", "write");
+  const config = loadConfig({
+    ...process.env,
+    APP_ID: String(sim.appId),
+    PRIVATE_KEY: sim.privateKey,
+    WEBHOOK_SECRET: secret,
+    GHE_HOST: sim.host,
+    GHE_PROTOCOL: "http",
+    HOST: "127.0.0.1",
+    PORT: String(await freePort()),
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: `demo-${Date.now()}`,
+    AGENT_COMMAND: JSON.stringify([process.execPath, resolve(projectRoot, "examples/sample-agent.mjs")]),
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+  });
+  const log = await createLogger(config.logLevel);
+  // Locally there is no GitHub rate limit to respect, so writes are not spaced out.
+  const app = await startApp({ config: { ...config, redisUrl }, log, octokit: { throttle: false, retry: true } });
+  sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
+
+  const printed = new Set<number>();
+  const printNew = () => {
+    for (const comment of sim.comments(REPO, 1)) {
+      if (printed.has(comment.id) || comment.body.includes("Escalation status")) continue;
+      printed.add(comment.id);
+      print(comment);
+    }
+  };
+  const print = (comment: SimComment) => {
+    console.log(`\n💬 @${comment.user.login} commented at ${comment.created_at}:\n${indent(visible(comment.body))}`);
+  };
+  const waitFor = async (what: string, check: () => boolean) => {
+    const deadline = Date.now() + TIMEOUT_MS;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`the demo timed out waiting for ${what}`);
+      printNew();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    printNew();
+  };
+
+  try {
+    console.log(`escalation demo: GitHub simulator at ${sim.url}, app at ${app.url}, Redis at ${redisUrl}`);
+    const issue = sim.createIssue(REPO, { title: "Add a cache for the lookups", body: "The lookups are slow; cache them.", author: "maintainer" });
+    console.log(`\n📝 @maintainer opened ${REPO}#${issue.number}: "${issue.title}"`);
+    sim.comment(REPO, issue.number, "maintainer", "/agent");
+    await waitFor("the agent's question", () => sim.comments(REPO, 1).some((c) => c.body.includes("escalation:ask")));
+    await waitFor("the awaiting-human label", () => sim.issue(REPO, 1).labels.includes("awaiting-human"));
+    console.log(`\n🏷️  label "awaiting-human" added; 👀 on the question — the agent has exited, nothing is running.`);
+    await new Promise((r) => setTimeout(r, 300));
+    const reply = sim.comment(REPO, issue.number, "maintainer", "SQLite, keep it embedded");
+    await waitFor("the re-spawned agent's result", () => sim.comments(REPO, 1).some((c) => c.body.startsWith("Done:")));
+    await waitFor("🚀 on the answer", () => sim.comments(REPO, 1).find((c) => c.id === reply.id)?.reactions.some((r) => r.content === "rocket") ?? false);
+    await waitFor("the label's removal", () => !sim.issue(REPO, 1).labels.includes("awaiting-human"));
+    console.log(`\n🚀 on the answer; label removed.`);
+    await waitFor("the status comment", () => sim.comments(REPO, 1).some((c) => c.body.includes("Escalation status") && c.body.includes("round 1: agent finished")));
+    const status = sim.comments(REPO, 1).find((c) => c.body.includes("Escalation status"))!;
+    console.log(`\n🤖 @${status.user.login}'s status comment (edited in place):\n${indent(visible(status.body))}`);
+    const calls = sim.calls.filter((c) => c.actor !== "maintainer");
+    console.log(`\n✅ loop complete: asked, answered, re-spawned, finished. GitHub API calls by the app and agent: ${calls.length}.`);
+    return 0;
+  } finally {
+    await app.close();
+    await sim.stop();
+    await redis?.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`\n❌ demo failed: ${(error as Error).message}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,113 @@
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { actorName } from "./access.js";
+import type { Authenticator } from "./auth.js";
+import { ApiError, notFound } from "./errors.js";
+import type { WebhookEvent } from "./operations.js";
+import { RateMeter } from "./ratelimit.js";
+import type { Router, RouteResponse } from "./router.js";
+import type { ApiCall } from "./types.js";
+
+/** HTTP plumbing: body parsing, authentication, GitHub's headers and error shape, call recording. */
+
+export const API_PREFIX = "/api/v3";
+
+export interface ApiServerOptions {
+  /** http://127.0.0.1:PORT, to rebuild absolute URLs for Link headers. */
+  baseUrl: string;
+  router: Router;
+  auth: Authenticator;
+  appSlug: string;
+  /** Webhooks raised by a request are handed over only once its response has been sent, as on GitHub. */
+  deliver: (event: WebhookEvent) => void;
+  record: (call: ApiCall) => void;
+  log: (line: string) => void;
+}
+
+export class ApiServer {
+  private readonly rate = new RateMeter();
+
+  constructor(private readonly options: ApiServerOptions) {}
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const at = Date.now();
+    const method = req.method ?? "GET";
+    const url = new URL(req.url ?? "/", this.options.baseUrl);
+    const apiPath = url.pathname.startsWith(`${API_PREFIX}/`) ? url.pathname.slice(API_PREFIX.length) : undefined;
+    const events: WebhookEvent[] = [];
+    let route = `${method} (unmatched)`;
+    let actor = "anonymous";
+    let response: RouteResponse;
+    try {
+      const raw = await readBody(req);
+      const match = apiPath === undefined ? undefined : this.options.router.match(method, apiPath);
+      if (!match) throw notFound();
+      route = `${method} ${match.route.template}`;
+      const who = this.options.auth.authenticate(req.headers.authorization, match.route.auth);
+      actor = actorName(who, this.options.appSlug);
+      response = match.route.handle({
+        params: match.params,
+        url,
+        body: parseJson(raw),
+        actor: who,
+        accept: req.headers.accept ?? "",
+        ctx: { actor: who, emit: (event) => events.push(event) },
+      });
+    } catch (error) {
+      response = this.errorResponse(error);
+    }
+
+    const body =
+      response.text?.body ?? (response.json === undefined ? "" : JSON.stringify(response.json));
+    res.writeHead(response.status, {
+      ...(response.status === 204 ? {} : { "content-type": response.text?.contentType ?? "application/json; charset=utf-8" }),
+      "x-github-media-type": "github.v3; format=json",
+      "x-github-request-id": requestId(),
+      ...this.rate.consume(actor === "anonymous" ? undefined : req.headers.authorization),
+      ...response.headers,
+    });
+    // "close" fires even when the client hangs up early; GitHub delivers the webhooks of a completed change regardless.
+    res.once("close", () => {
+      for (const event of events) this.options.deliver(event);
+    });
+    res.end(body);
+    const path = (apiPath ?? url.pathname) + url.search;
+    this.options.record({ method, route, path, status: response.status, actor, at });
+    this.options.log(`${method} ${path} -> ${response.status} (${actor})`);
+  }
+
+  private errorResponse(error: unknown): RouteResponse {
+    if (error instanceof ApiError) {
+      return {
+        status: error.status,
+        json: { message: error.message, ...error.extra, documentation_url: "https://docs.github.com/rest", status: String(error.status) },
+      };
+    }
+    this.options.log(`internal error: ${(error as Error).stack ?? String(error)}`);
+    return { status: 500, json: { message: "Server Error", documentation_url: "https://docs.github.com/rest", status: "500" } };
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function parseJson(raw: string): unknown {
+  if (raw.trim() === "") return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new ApiError(400, "Problems parsing JSON");
+  }
+}
+
+/** Same shape as GitHub's, e.g. "C0DE:1A2B:3C4D5E:6F7A8B:66A1B2C3". */
+function requestId(): string {
+  const hex = (bytes: number) => randomBytes(bytes).toString("hex").toUpperCase();
+  return `${hex(2)}:${hex(2)}:${hex(3)}:${hex(3)}:${Math.floor(Date.now() / 1000).toString(16).toUpperCase()}`;
+}

@@ -1,0 +1,289 @@
+import { createPublicKey, generateKeyPair } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { promisify } from "node:util";
+import type { Actor } from "./access.js";
+import { Authenticator } from "./auth.js";
+import { Operations, type OpContext } from "./operations.js";
+import { Payloads, type AppInfo } from "./payloads.js";
+import { Router } from "./router.js";
+import { createRoutes } from "./routes.js";
+import { API_PREFIX, ApiServer } from "./server.js";
+import { isoNow, SimState, type Account, type Comment, type Issue, type Repo } from "./state.js";
+import type {
+  ApiCall,
+  Delivery,
+  Permission,
+  SimComment,
+  SimIssue,
+  SimRepo,
+  SimulatorOptions,
+  SimUser,
+  SimUserRef,
+} from "./types.js";
+import { WebhookDispatcher } from "./webhooks.js";
+
+/**
+ * A stateful stand-in for GitHub (REST under /api/v3, like GitHub Enterprise, plus signed webhooks)
+ * for end-to-end tests, the demo and benchmarks. Point the app at it with GHE_HOST=sim.host and
+ * GHE_PROTOCOL=http, APP_ID=sim.appId, PRIVATE_KEY=sim.privateKey.
+ */
+export class GitHubSimulator {
+  readonly url: string;
+  readonly apiUrl: string;
+  readonly host: string;
+  readonly appId: number;
+  readonly appSlug: string;
+  readonly botLogin: string;
+  readonly privateKey: string;
+  /** Every REST request, in arrival order. */
+  calls: ApiCall[] = [];
+  /** Every webhook delivery attempt, in order. */
+  deliveries: Delivery[] = [];
+
+  private readonly state: SimState;
+  private readonly payloads: Payloads;
+  private readonly ops: Operations;
+  private readonly dispatcher: WebhookDispatcher;
+  private readonly appInfo: AppInfo;
+
+  static async start(options: SimulatorOptions): Promise<GitHubSimulator> {
+    // PKCS#1, the format of the .pem GitHub hands out for an app.
+    const keys = await promisify(generateKeyPair)("rsa", {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: "spki", format: "pem" },
+      privateKeyEncoding: { type: "pkcs1", format: "pem" },
+    });
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, "127.0.0.1", () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    return new GitHubSimulator(options, server, keys.privateKey, keys.publicKey);
+  }
+
+  private constructor(
+    options: SimulatorOptions,
+    private readonly server: Server,
+    privateKey: string,
+    publicKey: string,
+  ) {
+    const { port } = server.address() as AddressInfo;
+    const log = options.log ?? (() => {});
+    this.host = `127.0.0.1:${port}`;
+    this.url = `http://${this.host}`;
+    this.apiUrl = `${this.url}${API_PREFIX}`;
+    this.appId = options.appId ?? 1;
+    this.appSlug = options.appSlug ?? "escalation";
+    this.botLogin = `${this.appSlug}[bot]`;
+    this.privateKey = privateKey;
+    this.appInfo = {
+      id: this.appId,
+      slug: this.appSlug,
+      permissions: { issues: "write", metadata: "read" },
+      events: ["issues", "issue_comment"],
+      createdAt: isoNow(),
+    };
+    this.state = new SimState({ login: this.botLogin, id: 9000 + this.appId, type: "Bot" });
+    this.payloads = new Payloads(this.state, { web: this.url, api: this.apiUrl }, this.appInfo);
+    this.ops = new Operations(this.state, this.payloads);
+    this.dispatcher = new WebhookDispatcher({
+      secret: options.webhookSecret,
+      appId: this.appId,
+      url: options.webhookUrl,
+      record: (delivery) => this.deliveries.push(delivery),
+      log,
+    });
+    const auth = new Authenticator(this.state, createPublicKey(publicKey), this.appInfo);
+    const api = new ApiServer({
+      baseUrl: this.url,
+      router: new Router(createRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, auth })),
+      auth,
+      appSlug: this.appSlug,
+      deliver: (event) => this.dispatcher.enqueue(event),
+      record: (call) => this.calls.push(call),
+      log,
+    });
+    server.on("request", (req, res) => void api.handle(req, res));
+  }
+
+  setWebhookUrl(url: string | undefined): void {
+    this.dispatcher.setUrl(url);
+  }
+
+  /** Creates the owner (an organization, unless a user of that login exists) and the app's installation on it if missing. */
+  addRepo(fullName: string, opts: { installationId?: number; private?: boolean } = {}): SimRepo {
+    return this.repoSnapshot(this.state.addRepo(fullName, opts));
+  }
+
+  addUser(login: string, opts: { type?: "User" | "Bot" } = {}): SimUser {
+    const account = this.state.addUser(login, opts.type ?? "User");
+    return { login: account.login, id: account.id, type: account.type as "User" | "Bot", token: account.token! };
+  }
+
+  setPermission(repoFullName: string, login: string, permission: Permission): void {
+    this.repo(repoFullName).collaborators.set(this.account(login).login.toLowerCase(), permission);
+  }
+
+  addTeamMember(org: string, teamSlug: string, login: string): void {
+    this.state.addTeamMember(org, teamSlug, this.account(login));
+  }
+
+  setFile(repoFullName: string, path: string, content: string): void {
+    this.repo(repoFullName).files.set(path.replace(/^\/+/, ""), content);
+  }
+
+  createIssue(repo: string, input: { title: string; body?: string; author: string; labels?: string[] }): SimIssue {
+    const { target, ctx } = this.asPerson(repo, input.author);
+    return this.issueSnapshot(this.ops.createIssue(ctx, target, input));
+  }
+
+  comment(repo: string, issue: number, author: string, body: string): SimComment {
+    const { target, ctx } = this.asPerson(repo, author);
+    return this.commentSnapshot(this.ops.createComment(ctx, target, issue, body));
+  }
+
+  editComment(repo: string, commentId: number, author: string, body: string): SimComment {
+    const { target, ctx } = this.asPerson(repo, author);
+    return this.commentSnapshot(this.ops.updateComment(ctx, target, commentId, body));
+  }
+
+  deleteComment(repo: string, commentId: number, author: string): void {
+    const { target, ctx } = this.asPerson(repo, author);
+    this.ops.deleteComment(ctx, target, commentId);
+  }
+
+  addLabels(repo: string, issue: number, actor: string, labels: string[]): void {
+    const { target, ctx } = this.asPerson(repo, actor);
+    this.ops.addLabels(ctx, target, issue, labels);
+  }
+
+  removeLabel(repo: string, issue: number, actor: string, label: string): void {
+    const { target, ctx } = this.asPerson(repo, actor);
+    this.ops.removeLabel(ctx, target, issue, label);
+  }
+
+  closeIssue(repo: string, issue: number, actor: string): void {
+    const { target, ctx } = this.asPerson(repo, actor);
+    this.ops.closeIssue(ctx, target, issue);
+  }
+
+  reopenIssue(repo: string, issue: number, actor: string): void {
+    const { target, ctx } = this.asPerson(repo, actor);
+    this.ops.reopenIssue(ctx, target, issue);
+  }
+
+  issue(repo: string, n: number): SimIssue {
+    return this.issueSnapshot(this.issueRecord(repo, n));
+  }
+
+  comments(repo: string, n: number): SimComment[] {
+    return this.issueRecord(repo, n).comments.map((c) => this.commentSnapshot(c));
+  }
+
+  redeliver(deliveryId: string): Promise<number> {
+    return this.dispatcher.redeliver(deliveryId);
+  }
+
+  setWebhookDelivery(mode: "live" | "paused"): void {
+    this.dispatcher.setMode(mode);
+  }
+
+  whenDelivered(): Promise<void> {
+    return this.dispatcher.whenDelivered();
+  }
+
+  async stop(): Promise<void> {
+    this.dispatcher.close();
+    await new Promise<void>((resolve, reject) => {
+      this.server.close((error) => (error ? reject(error) : resolve()));
+      this.server.closeAllConnections();
+    });
+  }
+
+  /**
+   * The bot login acts through the repository's installation with the app's full permissions;
+   * any other login acts as that user, under the same permission rules as a REST call.
+   */
+  private asPerson(repoFullName: string, login: string): { target: Repo; ctx: OpContext } {
+    const target = this.repo(repoFullName);
+    const actor: Actor =
+      login.toLowerCase() === this.botLogin.toLowerCase()
+        ? {
+            kind: "installation",
+            account: this.state.bot,
+            grant: { installationId: target.installationId, permissions: { ...this.appInfo.permissions } },
+          }
+        : { kind: "user", account: this.account(login) };
+    return { target, ctx: { actor, emit: (event) => this.dispatcher.enqueue(event) } };
+  }
+
+  private repo(fullName: string): Repo {
+    const [owner = "", name = ""] = fullName.split("/");
+    const repo = this.state.findRepo(owner, name);
+    if (!repo) throw new Error(`Unknown repository ${fullName}; call addRepo("${fullName}") first.`);
+    return repo;
+  }
+
+  private account(login: string): Account {
+    const account = this.state.findAccount(login);
+    if (!account || account.type === "Organization") throw new Error(`Unknown user ${login}; call addUser("${login}") first.`);
+    return account;
+  }
+
+  private issueRecord(repoFullName: string, n: number): Issue {
+    const issue = this.repo(repoFullName).issues.get(n);
+    if (!issue) throw new Error(`No issue #${n} in ${repoFullName}.`);
+    return issue;
+  }
+
+  private repoSnapshot(repo: Repo): SimRepo {
+    return {
+      id: repo.id,
+      name: repo.name,
+      full_name: repo.fullName,
+      owner: repo.owner.login,
+      private: repo.private,
+      installation_id: repo.installationId,
+      html_url: this.payloads.repoLinks(repo).html,
+    };
+  }
+
+  private issueSnapshot(issue: Issue): SimIssue {
+    return {
+      id: issue.id,
+      number: issue.number,
+      title: issue.title,
+      body: issue.body,
+      state: issue.state,
+      state_reason: issue.stateReason,
+      labels: issue.labels.map((l) => l.name),
+      user: userRef(issue.author),
+      comments: issue.comments.length,
+      created_at: issue.createdAt,
+      updated_at: issue.updatedAt,
+      closed_at: issue.closedAt,
+      html_url: `${this.payloads.repoLinks(issue.repo).html}/issues/${issue.number}`,
+    };
+  }
+
+  private commentSnapshot(comment: Comment): SimComment {
+    return {
+      id: comment.id,
+      issue_number: comment.issueNumber,
+      body: comment.body,
+      user: userRef(comment.author),
+      created_at: comment.createdAt,
+      updated_at: comment.updatedAt,
+      html_url: `${this.payloads.repoLinks(comment.repo).html}/issues/${comment.issueNumber}#issuecomment-${comment.id}`,
+      reactions: comment.reactions.map((r) => ({ content: r.content, user: r.user.login })),
+    };
+  }
+}
+
+function userRef(account: Account): SimUserRef {
+  return { login: account.login, id: account.id, type: account.type };
+}

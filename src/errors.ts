@@ -1,0 +1,48 @@
+/**
+ * Typed errors. Each message says what went wrong and what to do next; `cause` keeps the original.
+ */
+export class EscalationError extends Error {
+  override name = "EscalationError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** A configuration value (env var, CLI flag or config file key) is missing or invalid. */
+export class ConfigError extends EscalationError {
+  override name = "ConfigError";
+}
+
+/** Text from outside (a comment, a marker, a payload) does not have the shape we need. */
+export class ProtocolError extends EscalationError {
+  override name = "ProtocolError";
+}
+
+/** A call to GitHub failed; `status` is GitHub's HTTP status when there was one. */
+export class GitHubError extends EscalationError {
+  override name = "GitHubError";
+  constructor(
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Redis or the queue could not be reached; the caller should fail loudly so the event is retried. */
+export class StoreUnavailableError extends EscalationError {
+  override name = "StoreUnavailableError";
+}
+
+/** The agent process could not be started or ended badly. */
+export class AgentError extends EscalationError {
+  override name = "AgentError";
+}
+
+/** Formats zod issues as "path: message" lines, naming the offending key and value. */
+export function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
+  return issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join(".") : "(value)"}: ${issue.message}`)
+    .join("; ");
+}

@@ -1,0 +1,42 @@
+/**
+ * The Redis key layout. Every key the app writes is built here and nowhere else.
+ * All keys share one prefix (REDIS_PREFIX), the same one BullMQ uses for its queues, so one
+ * installation of the app owns one namespace and a test can use a fresh one.
+ */
+export interface IssueKeyRef {
+  repo: string; // owner/name
+  issue: number;
+}
+
+export class Keys {
+  constructor(readonly prefix: string) {}
+
+  /** Hash: one gate (an ask comment awaiting, or having had, its answer). */
+  gate(gateId: string): string {
+    return `${this.prefix}:gate:${gateId}`;
+  }
+  /** Sorted set of open gate ids, scored by ask time: the inbox. */
+  openGates(): string {
+    return `${this.prefix}:gates:open`;
+  }
+  /** Hash: what we know of an issue (installation, title, body, open gate, rounds, status comment). */
+  issue(ref: IssueKeyRef): string {
+    return `${this.prefix}:issue:${ref.repo.toLowerCase()}#${ref.issue}`;
+  }
+  /** List: the issue's gate ids in ask order, the history folded into each spawn task. */
+  issueGates(ref: IssueKeyRef): string {
+    return `${this.issue(ref)}:gates`;
+  }
+  /** Hash: spawn job id → round, so a retried job keeps its round number. */
+  issueSpawns(ref: IssueKeyRef): string {
+    return `${this.issue(ref)}:spawns`;
+  }
+  /** List: the lines of the issue's status comment, oldest first. */
+  issueStatusLog(ref: IssueKeyRef): string {
+    return `${this.issue(ref)}:status`;
+  }
+  /** String with TTL: a user's cached permission on a repository. */
+  permission(repo: string, login: string): string {
+    return `${this.prefix}:perm:${repo.toLowerCase()}:${login.toLowerCase()}`;
+  }
+}

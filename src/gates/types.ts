@@ -1,0 +1,48 @@
+import type { Ask } from "../protocol/ask.js";
+import type { Answer } from "../protocol/reply.js";
+
+/**
+ * open: awaiting a human. answered: answer recorded, resume not yet started.
+ * resuming: a spawn job has claimed it. resumed: the agent of the next round started.
+ * cancelled / superseded: closed without a resume.
+ */
+export type GateState = "open" | "answered" | "resuming" | "resumed" | "cancelled" | "superseded";
+
+export interface RecordedAnswer extends Answer {
+  by: string;
+  at: number;
+  source: "human" | "default";
+  commentId?: number;
+  url?: string;
+}
+
+export interface Gate {
+  id: string;
+  repo: string;
+  issue: number;
+  installationId: number;
+  round: number;
+  ask: Ask;
+  askedAt: number;
+  askedBy: string;
+  askUrl: string;
+  state: GateState;
+  answers: RecordedAnswer[];
+  answeredBy?: string;
+  answeredAt?: number;
+  answerCommentId?: number;
+  resumedAt?: number;
+  closedReason?: string;
+}
+
+export interface IssueRecord {
+  repo: string;
+  issue: number;
+  installationId: number;
+  title: string;
+  body: string;
+  url: string;
+  openGate?: string;
+  nextRound: number;
+  statusCommentId?: number;
+}

@@ -1,0 +1,42 @@
+import type { ProbotOctokit } from "probot";
+import type { GateStore } from "../gates/store.js";
+
+export const PERMISSION_LEVELS = ["none", "read", "triage", "write", "maintain", "admin"] as const;
+export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
+
+export function meetsMinimum(level: PermissionLevel, minimum: PermissionLevel): boolean {
+  return PERMISSION_LEVELS.indexOf(level) >= PERMISSION_LEVELS.indexOf(minimum);
+}
+
+function asLevel(value: unknown): PermissionLevel | undefined {
+  return PERMISSION_LEVELS.find((level) => level === value);
+}
+
+/**
+ * A user's permission on a repository, cached in Redis for `ttlSeconds` so a burst of replies
+ * costs one GitHub read. role_name is preferred: it tells maintain and triage apart.
+ */
+export async function permissionOf(
+  octokit: InstanceType<typeof ProbotOctokit>,
+  store: GateStore,
+  repo: string,
+  login: string,
+  ttlSeconds: number,
+): Promise<PermissionLevel> {
+  const cached = asLevel(await store.cachedPermission(repo, login));
+  if (cached) return cached;
+  const [owner, name] = repo.split("/") as [string, string];
+  let level: PermissionLevel = "none";
+  try {
+    const { data } = await octokit.request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", {
+      owner,
+      repo: name,
+      username: login,
+    });
+    level = asLevel(data.role_name) ?? asLevel(data.permission) ?? "none";
+  } catch (error) {
+    if ((error as { status?: number }).status !== 404) throw error;
+  }
+  await store.cachePermission(repo, login, level, ttlSeconds);
+  return level;
+}

@@ -1,0 +1,24 @@
+import type { Probot } from "probot";
+import { ProtocolError } from "../errors.js";
+import type { Services } from "../services.js";
+import { toInboundEvent } from "./toInboundEvent.js";
+
+/**
+ * The webhook handler only validates and records: it enqueues the event under its delivery id and
+ * returns, so GitHub gets its answer in milliseconds and a redelivery is a no-op. If Redis is
+ * down, the enqueue throws and Probot answers 500, so the delivery shows as failed on GitHub.
+ */
+export function registerWebhooks(app: Probot, services: Services): void {
+  app.on(["issue_comment.created", "issues.labeled", "issues.closed"], async (context) => {
+    let event;
+    try {
+      event = toInboundEvent(context.name, context.payload, context.id, services.config.labels.dispatch);
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error;
+      services.log.warn({ delivery: context.id, err: error.message }, "rejected webhook payload");
+      return;
+    }
+    if (!event) return;
+    await services.queues.addInbound(event);
+  });
+}

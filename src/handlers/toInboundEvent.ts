@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { ProtocolError, describeIssues } from "../errors.js";
+import { hasMarker } from "../protocol/marker.js";
+import { InboundEventSchema, type InboundEvent } from "../queue/jobs.js";
+
+/**
+ * Narrows a webhook payload to the fields the loop uses, validated, or returns undefined for
+ * events the app ignores. Throws ProtocolError for a payload that does not have GitHub's shape.
+ */
+const User = z.object({ login: z.string(), type: z.string() });
+const Payload = z.object({
+  action: z.string(),
+  installation: z.object({ id: z.number() }).optional(),
+  repository: z.object({ full_name: z.string() }),
+  issue: z.object({
+    number: z.number(),
+    title: z.string(),
+    body: z.string().nullable().optional(),
+    html_url: z.string(),
+    state: z.string(),
+    pull_request: z.unknown().optional(),
+  }),
+  sender: User,
+  comment: z
+    .object({ id: z.number(), body: z.string().nullable().optional(), html_url: z.string(), created_at: z.string(), user: User })
+    .optional(),
+  label: z.object({ name: z.string() }).optional(),
+});
+
+export function toInboundEvent(
+  name: string,
+  payload: unknown,
+  deliveryId: string,
+  dispatchLabel: string,
+  receivedAt = Date.now(),
+): InboundEvent | undefined {
+  const parsed = Payload.safeParse(payload);
+  if (!parsed.success) throw new ProtocolError(`Unexpected ${name} payload: ${describeIssues(parsed.error.issues)}`);
+  const p = parsed.data;
+  if (!p.installation) return undefined; // not delivered to an installed App: nothing we can act on
+  const common = {
+    deliveryId,
+    installationId: p.installation.id,
+    repo: p.repository.full_name,
+    issue: {
+      number: p.issue.number,
+      title: p.issue.title,
+      body: p.issue.body ?? "",
+      url: p.issue.html_url,
+      state: p.issue.state,
+      isPullRequest: p.issue.pull_request !== undefined && p.issue.pull_request !== null,
+    },
+    sender: p.sender,
+    receivedAt,
+  };
+  let event: InboundEvent | undefined;
+  if (name === "issue_comment" && p.comment && p.action === "created") {
+    const body = p.comment.body ?? "";
+    // Bots never answer or command; of their comments only asks (which carry a marker) matter.
+    if (p.comment.user.type === "Bot" && !hasMarker(body)) return undefined;
+    event = {
+      kind: "comment",
+      action: "created",
+      ...common,
+      comment: { id: p.comment.id, body, url: p.comment.html_url, createdAt: p.comment.created_at, author: p.comment.user },
+    };
+  } else if (name === "issues" && p.action === "labeled" && p.label?.name.toLowerCase() === dispatchLabel.toLowerCase()) {
+    event = { kind: "labeled", label: p.label.name, ...common };
+  } else if (name === "issues" && p.action === "closed") {
+    event = { kind: "closed", ...common };
+  }
+  if (!event) return undefined;
+  const checked = InboundEventSchema.safeParse(event);
+  if (!checked.success) throw new ProtocolError(`Rejected ${name} event: ${describeIssues(checked.error.issues)}`);
+  return checked.data;
+}

@@ -1,0 +1,18 @@
+import { jobIds } from "../queue/names.js";
+import type { InboundEvent } from "../queue/jobs.js";
+import type { Services } from "../services.js";
+import { sendFeedback, targetOf } from "./feedback.js";
+
+/** `/agent` or the dispatch label: spawn a round with the issue as the task, unless a question is open. */
+export async function dispatch(services: Services, event: InboundEvent, by: string, commentId?: number): Promise<string> {
+  const issue = await services.store.getIssue({ repo: event.repo, issue: event.issue.number });
+  if (issue?.openGate) {
+    await sendFeedback(services, targetOf(event), [], `@${by} asked for the agent, but a question is open; answer it (or \`/cancel\` it) first`);
+    return "dispatch refused: gate open";
+  }
+  await services.queues.addSpawn(
+    { installationId: event.installationId, repo: event.repo, issue: event.issue.number, trigger: { type: "dispatch", by, commentId }, receivedAt: event.receivedAt },
+    jobIds.dispatch(event.repo, event.issue.number, commentId ? `c${commentId}` : event.deliveryId),
+  );
+  return "dispatched";
+}

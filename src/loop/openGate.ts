@@ -1,0 +1,33 @@
+import type { Ask } from "../protocol/ask.js";
+import type { CommentEvent } from "../queue/jobs.js";
+import type { Services } from "../services.js";
+import { sendFeedback, targetOf } from "./feedback.js";
+
+/** An agent's ask comment arrived: record the gate, then label and acknowledge it (off the hot path). */
+export async function openGate(services: Services, event: CommentEvent, ask: Ask): Promise<string> {
+  const ref = { repo: event.repo, issue: event.issue.number };
+  const round = await services.store.currentRound(ref);
+  const { opened, superseded } = await services.store.openGate({
+    id: String(event.comment.id),
+    repo: event.repo,
+    issue: event.issue.number,
+    installationId: event.installationId,
+    round,
+    ask,
+    askedAt: Date.parse(event.comment.createdAt) || event.receivedAt,
+    askedBy: event.comment.author.login,
+    askUrl: event.comment.url,
+  });
+  if (!opened) return "gate already open";
+  const count = ask.questions.length;
+  await sendFeedback(services, targetOf(event),
+    [
+      { type: "react", commentId: event.comment.id, content: "eyes" },
+      { type: "addLabel", label: services.config.labels.awaiting },
+    ],
+    `round ${round}: the agent asked ${count === 1 ? "a question" : `${count} questions`} ([gate ${event.comment.id}](${event.comment.url}))${superseded ? `, replacing unanswered gate ${superseded}` : ""}; waiting for a human answer`,
+    `gate-open-${event.comment.id}`,
+  );
+  services.log.info({ repo: event.repo, issue: event.issue.number, gate: event.comment.id, round }, "gate opened");
+  return "gate opened";
+}

@@ -1,0 +1,111 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { ProtocolError, describeIssues } from "../errors.js";
+import { formatDuration } from "./duration.js";
+import { findMarker, renderMarker } from "./marker.js";
+
+/** One question of an ask. `default` is an option label or free text used when nobody answers. */
+export const QuestionSchema = z.object({
+  text: z.string().trim().min(1).max(4000),
+  options: z.array(z.string().trim().min(1).max(300)).max(20).default([]),
+  default: z.string().trim().min(1).max(4000).optional(),
+  timeoutSeconds: z.number().int().positive().max(366 * 86400).optional(),
+});
+export type Question = z.infer<typeof QuestionSchema>;
+
+/** The structured ask carried by the hidden marker of an ask comment. */
+export const AskSchema = z.object({
+  v: z.literal(1),
+  id: z.string().regex(/^[A-Za-z0-9_-]{6,64}$/),
+  kind: z.string().regex(/^[a-z][a-z_]{0,39}$/).default("question"),
+  round: z.number().int().min(0).max(100_000),
+  questions: z.array(QuestionSchema).min(1).max(20),
+  timeoutSeconds: z.number().int().positive().max(366 * 86400).optional(),
+  context: z.string().max(4000).optional(),
+});
+export type Ask = z.infer<typeof AskSchema>;
+export type AskInput = z.input<typeof AskSchema>;
+
+export function newAskId(): string {
+  return randomBytes(9).toString("base64url");
+}
+
+/** Validates an ask; throws ProtocolError naming each bad field. */
+export function validateAsk(input: unknown): Ask {
+  const parsed = AskSchema.safeParse(input);
+  if (!parsed.success) throw new ProtocolError(`Invalid ask: ${describeIssues(parsed.error.issues)}`);
+  const ask = parsed.data;
+  ask.questions.forEach((question, index) => {
+    if (question.default !== undefined && question.options.length > 0) {
+      question.default = resolveOptionLabel(question, question.default) ?? question.default;
+    }
+    if (new Set(question.options.map((o) => o.toLowerCase())).size !== question.options.length) {
+      throw new ProtocolError(`Invalid ask: questions.${index}.options: option labels must differ (case-insensitively).`);
+    }
+  });
+  return ask;
+}
+
+/** Maps "2" or "sqlite" to the option label "SQLite"; undefined when it names no option. */
+export function resolveOptionLabel(question: Question, value: string): string | undefined {
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return question.options[Number(trimmed) - 1];
+  return question.options.find((option) => option.toLowerCase() === trimmed.toLowerCase());
+}
+
+/** The effective timeout of a question: its own, else the ask's. */
+export function questionTimeout(ask: Ask, question: Question): number | undefined {
+  return question.timeoutSeconds ?? ask.timeoutSeconds;
+}
+
+/** Renders the comment an agent posts: readable for the human, with the hidden marker at the end. */
+export function renderAskComment(ask: Ask): string {
+  const lines: string[] = [];
+  const several = ask.questions.length > 1;
+  lines.push(several ? "### 🙋 The agent needs your input on a few questions" : "### 🙋 The agent needs your input");
+  if (ask.context) lines.push("", ask.context);
+  ask.questions.forEach((question, index) => {
+    lines.push("", several ? `**${index + 1}. ${question.text}**` : `**${question.text}**`);
+    question.options.forEach((option, optionIndex) => {
+      const isDefault = question.default === option;
+      lines.push(`${optionIndex + 1}. ${option}${isDefault ? " _(default)_" : ""}`);
+    });
+    if (question.default !== undefined && !question.options.includes(question.default)) {
+      lines.push(`_Default:_ ${question.default}`);
+    }
+    const timeout = questionTimeout(ask, question);
+    if (timeout !== undefined && several) {
+      lines.push(`_Times out after ${formatDuration(timeout)}._`);
+    }
+  });
+  lines.push("", "---");
+  const anyOptions = ask.questions.some((q) => q.options.length > 0);
+  if (several) {
+    lines.push("Reply with one line per question, such as `1. Postgres` and `2: yes`, or answer one with `/answer 2 yes`.");
+  } else if (anyOptions) {
+    lines.push("Reply with the option's number or name (words after it are kept as a note), or with free text.");
+  } else {
+    lines.push("Reply with a comment; its text is passed to the agent.");
+  }
+  const hasDefaults = ask.questions.some((q) => q.default !== undefined);
+  if (hasDefaults) lines.push("`/defaults` accepts every default.");
+  if (ask.timeoutSeconds !== undefined && !several) {
+    lines.push(
+      hasDefaults
+        ? `If nobody answers within ${formatDuration(ask.timeoutSeconds)}, the default is taken and said here.`
+        : `If nobody answers within ${formatDuration(ask.timeoutSeconds)}, a reminder is posted.`,
+    );
+  }
+  lines.push("", renderMarker("ask", ask));
+  return lines.join("\n");
+}
+
+/**
+ * Reads the ask marker of a comment body. Returns undefined when the body has no ask marker;
+ * throws ProtocolError when it has one that is malformed.
+ */
+export function parseAskComment(body: string): Ask | undefined {
+  const payload = findMarker(body, "ask");
+  if (payload === undefined) return undefined;
+  return validateAsk(payload);
+}

@@ -1,0 +1,146 @@
+import type { Question } from "./ask.js";
+import { parseCommand } from "./commands.js";
+import { visibleReplyText } from "./visibleText.js";
+
+/**
+ * Reads a human's reply to an open ask. The reply is an ordinary comment, so the format is
+ * forgiving: a single question takes the whole comment; several questions take numbered lines.
+ */
+export interface Answer {
+  /** 0-based index of the question answered. */
+  question: number;
+  /** The answer as the human wrote it (visible text for that question). */
+  text: string;
+  /** The selected option label, when one was selected. */
+  option?: string;
+  /** 0-based index of that option. */
+  optionIndex?: number;
+  /** Free text beside the selected option. */
+  note?: string;
+}
+
+export interface ParsedReply {
+  answers: Answer[];
+  unanswered: number[];
+  visible: string;
+}
+
+type OptionMatch = { option: string; optionIndex: number; note?: string };
+
+// "1. x", "1) x", "1: x", "1 - x", "Q1: x". The separator must be followed by a space or the end of
+// the line so that "1.5 hours" stays text.
+const NUMBERED_LINE = /^Q?(\d+)\s*[.):-](?=\s|$)\s*(.*)$/i;
+const ANSWER_COMMAND = /^\/answer\b/i;
+const ANSWER_COMMAND_LINE = /^\/answer\p{P}*\s+(\d+)[.):-]?(?:\s+(.*))?$/iu;
+const ANSWER_ARGS = /^(\d+)[.):-]?\s+(\S[\s\S]*)$/;
+// An option number alone on its line, or followed by a separator: "2", "2. because", "2 - small",
+// "**2**". "2.5" and "2-3 days" are not option numbers.
+const OPTION_NUMBER = /^(\d+)(?:[^\S\n]*(?:\n|$)|[^\S\n]*[-.,:;)!*_~`\u2013\u2014]+(?=\s|$))/;
+const LEADING_EMPHASIS = /^[*_~`]+/;
+// What separates a note from its option: whitespace, separator punctuation and closing emphasis;
+// not "(" or quotes, which belong to the note.
+const NOTE_SEPARATOR = /^[\s.,:;!?)\]*_~`\-\u2013\u2014]+/;
+const WORD_CHAR = /^[\p{L}\p{M}\p{N}]/u;
+
+export function parseReply(body: string, questions: readonly Question[]): ParsedReply {
+  const visible = visibleReplyText(body);
+  const texts = answerTexts(visible, questions.length);
+  const answers: Answer[] = [];
+  const unanswered: number[] = [];
+  questions.forEach((question, index) => {
+    const text = texts.get(index);
+    if (text === undefined || text === "") {
+      unanswered.push(index);
+      return;
+    }
+    answers.push({ question: index, text, ...matchOption(text, question) });
+  });
+  return { answers, unanswered, visible };
+}
+
+/** The answer text per 0-based question index. */
+function answerTexts(visible: string, count: number): Map<number, string> {
+  if (visible === "" || count === 0) return new Map();
+  const command = parseCommand(visible);
+  if (command !== undefined && command.name !== "answer") return new Map();
+  if (count > 1) return numberedAnswers(visible, count);
+  if (command === undefined) return new Map([[0, visible]]);
+  const args = ANSWER_ARGS.exec(command.args);
+  // "/answer yes" names no question, which is unambiguous when there is only one.
+  if (args === null) return new Map([[0, command.args]]);
+  return Number(args[1]) === 1 ? new Map([[0, args[2]!]]) : new Map();
+}
+
+/**
+ * Several questions: a numbered line or an "/answer N" line starts the answer to question N and
+ * the unnumbered lines after it continue that answer. Without any numbered line the reply is
+ * ambiguous and answers nothing.
+ */
+function numberedAnswers(visible: string, count: number): Map<number, string> {
+  const parts = new Map<number, string[]>();
+  let current: number | undefined;
+  for (const line of visible.split("\n")) {
+    const start = answerStart(line);
+    if (start === undefined) {
+      if (current !== undefined) parts.get(current)!.push(line);
+      continue;
+    }
+    // An out-of-range number starts an answer to no question: it and its continuation are dropped.
+    current = start.question >= 1 && start.question <= count ? start.question - 1 : undefined;
+    if (current !== undefined) parts.set(current, [start.text]);
+  }
+  return new Map([...parts].map(([index, lines]) => [index, lines.join("\n").trim()]));
+}
+
+/** The 1-based question number a line starts an answer to; 0 for an "/answer" line without one. */
+function answerStart(line: string): { question: number; text: string } | undefined {
+  if (ANSWER_COMMAND.test(line)) {
+    const match = ANSWER_COMMAND_LINE.exec(line);
+    return match ? { question: Number(match[1]), text: match[2] ?? "" } : { question: 0, text: "" };
+  }
+  const match = NUMBERED_LINE.exec(line);
+  return match ? { question: Number(match[1]), text: match[2]! } : undefined;
+}
+
+/**
+ * Finds the option an answer selects: by 1-based number or by label (longest label wins), either
+ * optionally followed by a note. Emphasis around the answer ("**SQLite**") is ignored.
+ */
+export function matchOption(text: string, question: Question): OptionMatch | undefined {
+  if (question.options.length === 0) return undefined;
+  const trimmed = text.trim();
+  for (const candidate of new Set([trimmed, trimmed.replace(LEADING_EMPHASIS, "")])) {
+    const match = byNumber(candidate, question.options) ?? byLabel(candidate, question.options);
+    if (match !== undefined) return match;
+  }
+  return undefined;
+}
+
+function byNumber(text: string, options: readonly string[]): OptionMatch | undefined {
+  const match = OPTION_NUMBER.exec(text);
+  if (match === null) return undefined;
+  const optionIndex = Number(match[1]) - 1;
+  const option = options[optionIndex];
+  if (option === undefined) return undefined;
+  return withNote({ option, optionIndex }, text.slice(match[0].length));
+}
+
+function byLabel(text: string, options: readonly string[]): OptionMatch | undefined {
+  let best: OptionMatch | undefined;
+  let bestRest = "";
+  options.forEach((option, optionIndex) => {
+    if (option.length === 0 || (best !== undefined && option.length <= best.option.length)) return;
+    if (text.slice(0, option.length).toLowerCase() !== option.toLowerCase()) return;
+    const rest = text.slice(option.length);
+    // "Go" must not select for "Golang".
+    if (WORD_CHAR.test(rest)) return;
+    best = { option, optionIndex };
+    bestRest = rest;
+  });
+  return best === undefined ? undefined : withNote(best, bestRest);
+}
+
+function withNote(match: OptionMatch, rest: string): OptionMatch {
+  const note = rest.replace(NOTE_SEPARATOR, "").trim();
+  return note === "" ? match : { ...match, note };
+}

@@ -1,0 +1,73 @@
+import { z } from "zod";
+
+/** Job payloads. Stored in clear text in Redis: never put a token or secret here. */
+
+const Actor = z.object({ login: z.string().min(1).max(100), type: z.string().max(40) });
+
+const IssueFields = z.object({
+  number: z.number().int().positive(),
+  title: z.string().max(1024),
+  body: z.string().max(65_536),
+  url: z.string().max(2048),
+  state: z.string().max(20),
+  isPullRequest: z.boolean(),
+});
+
+const Common = {
+  deliveryId: z.string().min(1).max(200),
+  installationId: z.number().int().positive(),
+  repo: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/),
+  issue: IssueFields,
+  sender: Actor,
+  receivedAt: z.number(),
+};
+
+export const InboundEventSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("comment"),
+    action: z.enum(["created", "edited", "deleted"]),
+    ...Common,
+    comment: z.object({
+      id: z.number().int().positive(),
+      body: z.string().max(65_536),
+      url: z.string().max(2048),
+      createdAt: z.string().max(40),
+      author: Actor,
+    }),
+  }),
+  z.object({ kind: z.literal("labeled"), label: z.string().max(100), ...Common }),
+  z.object({ kind: z.literal("closed"), ...Common }),
+]);
+export type InboundEvent = z.infer<typeof InboundEventSchema>;
+export type CommentEvent = Extract<InboundEvent, { kind: "comment" }>;
+
+export const SpawnJobSchema = z.object({
+  installationId: z.number().int().positive(),
+  repo: z.string(),
+  issue: z.number().int().positive(),
+  trigger: z.discriminatedUnion("type", [
+    z.object({ type: z.literal("resume"), gateId: z.string() }),
+    z.object({ type: z.literal("dispatch"), by: z.string(), commentId: z.number().int().positive().optional() }),
+  ]),
+  /** When the triggering webhook arrived, for reply→spawn latency. */
+  receivedAt: z.number(),
+});
+export type SpawnJob = z.infer<typeof SpawnJobSchema>;
+
+export const FeedbackOpSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("react"), commentId: z.number().int().positive(), content: z.enum(["eyes", "rocket", "confused", "+1"]) }),
+  z.object({ type: z.literal("addLabel"), label: z.string() }),
+  z.object({ type: z.literal("removeLabel"), label: z.string() }),
+  z.object({ type: z.literal("comment"), body: z.string().max(65_536) }),
+  /** Re-render the status comment from the issue's status log up to line `seq`. */
+  z.object({ type: z.literal("status"), seq: z.number().int().nonnegative() }),
+]);
+export type FeedbackOp = z.infer<typeof FeedbackOpSchema>;
+
+export const FeedbackJobSchema = z.object({
+  installationId: z.number().int().positive(),
+  repo: z.string(),
+  issue: z.number().int().positive(),
+  ops: z.array(FeedbackOpSchema).min(1),
+});
+export type FeedbackJob = z.infer<typeof FeedbackJobSchema>;

@@ -1,0 +1,22 @@
+/**
+ * Queue names and job ids. Job ids are derived from what they act on, so BullMQ itself refuses
+ * a second job for the same webhook delivery or the same answered gate.
+ * BullMQ forbids ":" in custom ids; we use "-" and keep the rest readable.
+ */
+export const QUEUES = {
+  /** Webhook events recorded by the HTTP handler, processed by the inbound worker. */
+  inbound: "inbound",
+  /** Agent spawns (round 0 dispatch, and resumes after an answer). */
+  spawn: "spawn",
+  /** GitHub writes that give feedback (reactions, labels, status comment); never on the resume path. */
+  feedback: "feedback",
+} as const;
+
+const safe = (text: string) => text.replace(/[^A-Za-z0-9_.#/-]/g, "_");
+
+export const jobIds = {
+  inbound: (deliveryId: string) => `delivery-${safe(deliveryId)}`,
+  resume: (gateId: string) => `resume-${safe(gateId)}`,
+  dispatch: (repo: string, issue: number, trigger: string) => `dispatch-${safe(repo)}#${issue}-${safe(trigger)}`,
+  feedback: (repo: string, issue: number, key: string) => `feedback-${safe(repo)}#${issue}-${safe(key)}`,
+};

@@ -1,0 +1,57 @@
+import { Queue, type JobsOptions } from "bullmq";
+import type { Redis } from "ioredis";
+import type { FeedbackOp, InboundEvent, SpawnJob } from "./jobs.js";
+import { QUEUES, jobIds } from "./names.js";
+
+const KEEP = {
+  // Completed jobs stay long enough for their ids to deduplicate redeliveries and retries.
+  removeOnComplete: { age: 24 * 3600, count: 50_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+} satisfies JobsOptions;
+
+/** The producer side of the three queues. */
+export class Queues {
+  readonly inbound: Queue<InboundEvent>;
+  readonly spawn: Queue<SpawnJob>;
+  readonly feedback: Queue<{ installationId: number; repo: string; issue: number; ops: FeedbackOp[] }>;
+
+  constructor(connection: Redis, prefix: string) {
+    const options = { connection, prefix };
+    this.inbound = new Queue(QUEUES.inbound, options);
+    this.spawn = new Queue(QUEUES.spawn, options);
+    this.feedback = new Queue(QUEUES.feedback, options);
+  }
+
+  /** Records a webhook event; the delivery id makes a redelivered event a no-op. */
+  async addInbound(event: InboundEvent): Promise<void> {
+    await this.inbound.add("event", event, {
+      ...KEEP,
+      jobId: jobIds.inbound(event.deliveryId),
+      attempts: 5,
+      backoff: { type: "exponential", delay: 1000 },
+    });
+  }
+
+  async addSpawn(job: SpawnJob, jobId: string): Promise<void> {
+    await this.spawn.add("spawn", job, {
+      ...KEEP,
+      jobId,
+      attempts: 3,
+      backoff: { type: "exponential", delay: 2000 },
+    });
+  }
+
+  /** GitHub writes for one issue, executed in order by the feedback worker. */
+  async addFeedback(target: { installationId: number; repo: string; issue: number }, ops: FeedbackOp[], key: string): Promise<void> {
+    if (ops.length === 0) return;
+    await this.feedback.add(
+      "feedback",
+      { ...target, ops },
+      { ...KEEP, jobId: jobIds.feedback(target.repo, target.issue, key), attempts: 8, backoff: { type: "exponential", delay: 2000 } },
+    );
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.inbound.close(), this.spawn.close(), this.feedback.close()]);
+  }
+}

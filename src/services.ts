@@ -1,0 +1,21 @@
+import type { Logger, ProbotOctokit } from "probot";
+import type { AppConfig } from "./config/env.js";
+import type { GateStore } from "./gates/store.js";
+import type { AppIdentity } from "./github/appIdentity.js";
+import type { AgentToken } from "./github/agentToken.js";
+import type { Queues } from "./queue/queues.js";
+
+export type InstallationOctokit = InstanceType<typeof ProbotOctokit>;
+
+/** What the loop's handlers and workers share; built once in src/app/startApp.ts. */
+export interface Services {
+  config: AppConfig;
+  store: GateStore;
+  queues: Queues;
+  log: Logger;
+  github: {
+    identity(): Promise<AppIdentity>;
+    installation(installationId: number): Promise<InstallationOctokit>;
+    agentToken(installationId: number, repo: string): Promise<AgentToken>;
+  };
+}

@@ -1,0 +1,355 @@
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { GateStore, type NewGate } from "../../../src/gates/store.js";
+import type { RecordedAnswer } from "../../../src/gates/types.js";
+import { validateAsk } from "../../../src/protocol/ask.js";
+
+let redis: Redis;
+beforeAll(async () => {
+  redis = new Redis(inject("redisUrl"), { maxRetriesPerRequest: 1 });
+  await redis.ping();
+});
+afterAll(async () => {
+  await redis?.quit();
+});
+
+/** A store in a namespace of its own, so tests never see each other's keys. */
+const freshStore = () => new GateStore(redis, `test-${randomUUID().slice(0, 8)}`);
+/** The loop records the issue before it opens a gate; getIssue needs that record. */
+const withIssue = async (store: GateStore, issue = 7) => {
+  await store.upsertIssue({ repo: REPO, issue, installationId: 99, title: "Add a cache", body: "", url: `https://x/${issue}` });
+  return store;
+};
+const REPO = "Octo/Demo";
+const ref = { repo: REPO, issue: 7 };
+let seq = 0;
+
+function newGate(over: Partial<NewGate> = {}): NewGate {
+  const id = over.id ?? `gate-${++seq}-${randomUUID().slice(0, 6)}`;
+  return {
+    id,
+    repo: REPO,
+    issue: 7,
+    installationId: 99,
+    round: 0,
+    ask: validateAsk({ v: 1, id, round: over.round ?? 0, questions: [{ text: "Which database?", options: ["Postgres", "SQLite"], default: "2" }] }),
+    askedAt: 1_000 + seq,
+    askedBy: "agent[bot]",
+    askUrl: `https://github.com/${REPO}/issues/7#issuecomment-${seq}`,
+    ...over,
+  };
+}
+
+const answer = (by = "alice", commentId = 500): RecordedAnswer[] => [
+  { question: 0, text: "2", option: "SQLite", optionIndex: 1, by, at: 5_000, source: "human", commentId },
+];
+
+describe("GateStore: issues", () => {
+  it("upserts an issue and reads it back, case-insensitively by repo", async () => {
+    const store = freshStore();
+    expect(await store.getIssue(ref)).toBeUndefined();
+    await store.upsertIssue({ repo: REPO, issue: 7, installationId: 99, title: "Add a cache", body: "", url: "https://x/7" });
+    expect(await store.getIssue({ repo: "octo/demo", issue: 7 })).toEqual({
+      repo: REPO,
+      issue: 7,
+      installationId: 99,
+      title: "Add a cache",
+      body: "",
+      url: "https://x/7",
+      openGate: undefined,
+      nextRound: 0,
+      statusCommentId: undefined,
+    });
+    expect(await store.getIssue({ repo: REPO, issue: 8 })).toBeUndefined();
+  });
+
+  it("an upsert keeps the open gate, rounds and status comment", async () => {
+    const store = freshStore();
+    await store.upsertIssue({ repo: REPO, issue: 7, installationId: 99, title: "v1", body: "b1", url: "u" });
+    const gate = newGate();
+    await store.openGate(gate);
+    await store.allocateRound(ref, "job-1");
+    await store.setStatusCommentId(ref, 1234);
+    await store.upsertIssue({ repo: REPO, issue: 7, installationId: 100, title: "v2", body: "b2", url: "u" });
+    expect(await store.getIssue(ref)).toMatchObject({ title: "v2", body: "b2", installationId: 100, openGate: gate.id, nextRound: 1, statusCommentId: 1234 });
+  });
+});
+
+describe("GateStore: opening gates", () => {
+  it("opens a gate once per id; a second call is a no-op", async () => {
+    const store = await withIssue(freshStore());
+    const gate = newGate();
+    expect(await store.openGate(gate)).toEqual({ opened: true, superseded: undefined });
+    expect(await store.openGate({ ...gate, askedBy: "someone-else" })).toEqual({ opened: false, superseded: undefined });
+    const stored = await store.getGate(gate.id);
+    expect(stored).toMatchObject({
+      id: gate.id,
+      repo: REPO,
+      issue: 7,
+      installationId: 99,
+      round: 0,
+      askedAt: gate.askedAt,
+      askedBy: "agent[bot]",
+      askUrl: gate.askUrl,
+      state: "open",
+      answers: [],
+    });
+    expect(stored!.ask).toEqual(gate.ask);
+    expect(stored!.ask.questions[0]!.default).toBe("SQLite");
+    expect((await store.issueGates(ref)).map((g) => g.id)).toEqual([gate.id]);
+    expect((await store.getIssue(ref))?.openGate).toBe(gate.id);
+  });
+
+  it("concurrent deliveries of the same ask open it exactly once", async () => {
+    const store = freshStore();
+    const gate = newGate();
+    const results = await Promise.all(Array.from({ length: 10 }, () => store.openGate(gate)));
+    expect(results.filter((r) => r.opened)).toHaveLength(1);
+    expect(await store.issueGates(ref)).toHaveLength(1);
+  });
+
+  it("a newer gate supersedes the open one on the same issue", async () => {
+    const store = await withIssue(freshStore());
+    const older = newGate();
+    const newer = newGate();
+    await store.openGate(older);
+    expect(await store.openGate(newer)).toEqual({ opened: true, superseded: older.id });
+    expect(await store.getGate(older.id)).toMatchObject({ state: "superseded", closedReason: "a newer question was asked" });
+    expect((await store.getGate(newer.id))?.state).toBe("open");
+    expect((await store.openGates()).map((g) => g.id)).toEqual([newer.id]);
+    expect((await store.getIssue(ref))?.openGate).toBe(newer.id);
+  });
+
+  it("a newer gate does not touch an answered one, nor gates of other issues", async () => {
+    const store = freshStore();
+    const answered = newGate();
+    await store.openGate(answered);
+    await store.recordAnswer((await store.getGate(answered.id))!, answer(), "alice", 1, 10);
+    const otherIssue = newGate({ issue: 8 });
+    await store.openGate(otherIssue);
+    expect(await store.openGate(newGate())).toEqual({ opened: true, superseded: undefined });
+    expect((await store.getGate(answered.id))?.state).toBe("answered");
+    expect((await store.getGate(otherIssue.id))?.state).toBe("open");
+  });
+
+  it("getGate of an unknown id is undefined", async () => {
+    expect(await freshStore().getGate("nope-nope")).toBeUndefined();
+  });
+});
+
+describe("GateStore: recording answers", () => {
+  it("recorded, then same for the same comment, taken for another, missing for an unknown gate", async () => {
+    const store = await withIssue(freshStore());
+    const g = newGate();
+    await store.openGate(g);
+    const gate = (await store.getGate(g.id))!;
+    expect(await store.recordAnswer(gate, answer("alice", 500), "alice", 500, 5_000)).toEqual({ outcome: "recorded" });
+    expect(await store.recordAnswer(gate, answer("alice", 500), "alice", 500, 5_001)).toEqual({ outcome: "same", state: "answered" });
+    expect(await store.recordAnswer(gate, answer("bob", 501), "bob", 501, 5_002)).toEqual({ outcome: "taken", state: "answered", answeredBy: "alice" });
+    expect(await store.recordAnswer({ ...gate, id: "never-opened" }, answer(), "x", 1, 1)).toEqual({ outcome: "missing" });
+
+    const stored = await store.getGate(g.id);
+    expect(stored).toMatchObject({ state: "answered", answeredBy: "alice", answeredAt: 5_000, answerCommentId: 500, answers: answer("alice", 500) });
+    expect(await store.openGates()).toEqual([]);
+    expect((await store.getIssue(ref))?.openGate).toBeUndefined();
+  });
+
+  it("a superseded or cancelled gate cannot be answered", async () => {
+    const store = freshStore();
+    const older = newGate();
+    await store.openGate(older);
+    await store.openGate(newGate());
+    expect(await store.recordAnswer((await store.getGate(older.id))!, answer(), "alice", 1, 1)).toEqual({ outcome: "taken", state: "superseded", answeredBy: "" });
+    const cancelled = newGate();
+    await store.openGate(cancelled);
+    await store.cancelGate(cancelled, "issue closed");
+    expect(await store.recordAnswer((await store.getGate(cancelled.id))!, answer(), "alice", 2, 2)).toMatchObject({ outcome: "taken", state: "cancelled" });
+  });
+
+  it("20 concurrent answers from different comments: exactly one is recorded", async () => {
+    const store = freshStore();
+    const g = newGate();
+    await store.openGate(g);
+    const gate = (await store.getGate(g.id))!;
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.recordAnswer(gate, answer(`user${i}`, 1000 + i), `user${i}`, 1000 + i, 6_000 + i)),
+    );
+    const recorded = results.filter((r) => r.outcome === "recorded");
+    expect(recorded).toHaveLength(1);
+    const stored = (await store.getGate(g.id))!;
+    const winner = stored.answeredBy!;
+    for (const r of results) {
+      if (r.outcome !== "recorded") expect(r).toEqual({ outcome: "taken", state: "answered", answeredBy: winner });
+    }
+    expect(stored.answerCommentId).toBe(1000 + Number(winner.replace("user", "")));
+    expect(stored.answers[0]!.by).toBe(winner);
+  });
+});
+
+describe("GateStore: resuming", () => {
+  async function answeredGate(store: GateStore) {
+    const g = newGate();
+    await store.openGate(g);
+    await store.recordAnswer((await store.getGate(g.id))!, answer(), "alice", 500, 5_000);
+    return g;
+  }
+
+  it("a gate is claimed once across jobs, but the same job may re-claim it (a retry)", async () => {
+    const store = freshStore();
+    const g = await answeredGate(store);
+    expect(await store.claimResume(g.id, "job-A")).toBe(true);
+    expect((await store.getGate(g.id))?.state).toBe("resuming");
+    expect(await store.claimResume(g.id, "job-B")).toBe(false);
+    expect(await store.claimResume(g.id, "job-A")).toBe(true);
+    await store.markResumed(g.id, 9_000);
+    expect(await store.getGate(g.id)).toMatchObject({ state: "resumed", resumedAt: 9_000 });
+    expect(await store.claimResume(g.id, "job-A")).toBe(true);
+    expect(await store.claimResume(g.id, "job-B")).toBe(false);
+  });
+
+  it("concurrent jobs: exactly one claims", async () => {
+    const store = freshStore();
+    const g = await answeredGate(store);
+    const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => store.claimResume(g.id, `job-${i}`)));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+  });
+
+  it.each<[string]>([["open"], ["cancelled"], ["missing"]])("a %s gate cannot be claimed", async (state) => {
+    const store = freshStore();
+    const g = newGate();
+    if (state !== "missing") await store.openGate(g);
+    if (state === "cancelled") await store.cancelGate(g, "stop");
+    expect(await store.claimResume(g.id, "job-1")).toBe(false);
+  });
+});
+
+describe("GateStore: cancelling", () => {
+  it("cancels an open gate once, clearing it from the inbox and the issue", async () => {
+    const store = await withIssue(freshStore());
+    const g = newGate();
+    await store.openGate(g);
+    expect(await store.cancelGate(g, "issue closed")).toBe(true);
+    expect(await store.cancelGate(g, "again")).toBe(false);
+    expect(await store.getGate(g.id)).toMatchObject({ state: "cancelled", closedReason: "issue closed" });
+    expect(await store.openGates()).toEqual([]);
+    expect((await store.getIssue(ref))?.openGate).toBeUndefined();
+  });
+
+  it("does not cancel an answered or unknown gate", async () => {
+    const store = freshStore();
+    const g = newGate();
+    await store.openGate(g);
+    await store.recordAnswer((await store.getGate(g.id))!, answer(), "alice", 1, 1);
+    expect(await store.cancelGate(g, "late")).toBe(false);
+    expect((await store.getGate(g.id))?.state).toBe("answered");
+    expect(await store.cancelGate({ id: "unknown-gate", repo: REPO, issue: 7 }, "x")).toBe(false);
+  });
+
+  it("cancelling an old gate leaves the issue's newer open gate alone", async () => {
+    const store = await withIssue(freshStore());
+    const a = newGate({ issue: 7 });
+    const b = newGate({ issue: 7 });
+    await store.openGate(a);
+    await store.openGate(b); // a is superseded
+    expect(await store.cancelGate(a, "x")).toBe(false);
+    expect((await store.getIssue(ref))?.openGate).toBe(b.id);
+  });
+});
+
+describe("GateStore: rounds", () => {
+  it("allocates a round per job: stable on retry, increasing across jobs", async () => {
+    const store = freshStore();
+    expect(await store.currentRound(ref)).toBe(0);
+    expect(await store.allocateRound(ref, "job-1")).toBe(0);
+    expect(await store.allocateRound(ref, "job-1")).toBe(0);
+    expect(await store.allocateRound(ref, "job-2")).toBe(1);
+    expect(await store.allocateRound(ref, "job-3")).toBe(2);
+    expect(await store.allocateRound(ref, "job-2")).toBe(1);
+    expect(await store.currentRound(ref)).toBe(2);
+    await withIssue(store);
+    expect((await store.getIssue(ref))?.nextRound).toBe(3);
+  });
+
+  it("rounds are per issue, and concurrent jobs get distinct rounds", async () => {
+    const store = freshStore();
+    const rounds = await Promise.all(Array.from({ length: 15 }, (_, i) => store.allocateRound(ref, `job-${i}`)));
+    expect([...rounds].sort((a, b) => a - b)).toEqual(Array.from({ length: 15 }, (_, i) => i));
+    expect(await store.allocateRound({ repo: REPO, issue: 8 }, "job-0")).toBe(0);
+    expect(await store.allocateRound({ repo: "octo/DEMO", issue: 7 }, "job-new")).toBe(15);
+  });
+});
+
+describe("GateStore: listings", () => {
+  it("issueGates returns every gate of the issue in ask order, whatever its state", async () => {
+    const store = freshStore();
+    const gates = [newGate(), newGate(), newGate()];
+    for (const g of gates) await store.openGate(g);
+    await store.openGate(newGate({ issue: 8 }));
+    const listed = await store.issueGates(ref);
+    expect(listed.map((g) => g.id)).toEqual(gates.map((g) => g.id));
+    expect(listed.map((g) => g.state)).toEqual(["superseded", "superseded", "open"]);
+    expect(await store.issueGates({ repo: REPO, issue: 999 })).toEqual([]);
+  });
+
+  it("openGates is the inbox: open gates only, oldest ask first, limited", async () => {
+    const store = freshStore();
+    const late = newGate({ issue: 1, askedAt: 3_000 });
+    const early = newGate({ issue: 2, askedAt: 1_000 });
+    const middle = newGate({ issue: 3, askedAt: 2_000 });
+    const done = newGate({ issue: 4, askedAt: 500 });
+    for (const g of [late, early, middle, done]) await store.openGate(g);
+    await store.recordAnswer((await store.getGate(done.id))!, answer(), "alice", 1, 1);
+    expect((await store.openGates()).map((g) => g.id)).toEqual([early.id, middle.id, late.id]);
+    expect((await store.openGates(2)).map((g) => g.id)).toEqual([early.id, middle.id]);
+  });
+});
+
+describe("GateStore: status log", () => {
+  it("appends numbered lines and remembers how many are rendered", async () => {
+    const store = freshStore();
+    expect(await store.statusLines(ref)).toEqual([]);
+    expect(await store.statusRendered(ref)).toBe(0);
+    expect(await store.appendStatusLine(ref, "round 0: agent started")).toBe(1);
+    expect(await store.appendStatusLine(ref, "round 0: agent finished")).toBe(2);
+    expect(await store.statusLines({ repo: "octo/demo", issue: 7 })).toEqual(["round 0: agent started", "round 0: agent finished"]);
+    await store.setStatusRendered(ref, 2);
+    expect(await store.statusRendered(ref)).toBe(2);
+    expect(await store.statusLines({ repo: REPO, issue: 8 })).toEqual([]);
+  });
+});
+
+describe("GateStore: permission cache", () => {
+  it("caches a permission per repo and login, case-insensitively, for the TTL", async () => {
+    const store = freshStore();
+    expect(await store.cachedPermission(REPO, "Alice")).toBeNull();
+    await store.cachePermission(REPO, "Alice", "write", 1);
+    expect(await store.cachedPermission("octo/demo", "alice")).toBe("write");
+    expect(await store.cachedPermission(REPO, "bob")).toBeNull();
+    const ttl = await redis.pttl(store.keys.permission(REPO, "alice"));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(1000);
+    await new Promise((r) => setTimeout(r, 1_150));
+    expect(await store.cachedPermission(REPO, "Alice")).toBeNull();
+  });
+
+  it("a new value replaces the cached one with a fresh TTL", async () => {
+    const store = freshStore();
+    await store.cachePermission(REPO, "carol", "read", 60);
+    await store.cachePermission(REPO, "carol", "admin", 120);
+    expect(await store.cachedPermission(REPO, "carol")).toBe("admin");
+    expect(await redis.ttl(store.keys.permission(REPO, "carol"))).toBeGreaterThan(60);
+  });
+});
+
+describe("GateStore: namespaces", () => {
+  it("two prefixes on one connection do not see each other's gates", async () => {
+    const a = freshStore();
+    const b = freshStore();
+    const g = newGate();
+    await a.openGate(g);
+    expect(await b.getGate(g.id)).toBeUndefined();
+    expect(await b.openGates()).toEqual([]);
+    expect((await b.openGate(g)).opened).toBe(true);
+  });
+});

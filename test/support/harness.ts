@@ -1,0 +1,82 @@
+import { randomBytes } from "node:crypto";
+import { pino } from "pino";
+import { loadConfig, type AppConfig } from "../../src/config/env.js";
+import { startApp, type RunningApp } from "../../src/app/startApp.js";
+import { GitHubSimulator } from "../../src/dev/simulator/index.js";
+import { freePort } from "../../src/redis/privateRedis.js";
+
+export const REPO = "acme/widgets";
+export const WEBHOOK_SECRET = "e2e-webhook-secret";
+
+export interface Loop {
+  sim: GitHubSimulator;
+  app: RunningApp;
+  config: AppConfig;
+  close(): Promise<void>;
+}
+
+/**
+ * The real thing on loopback: the GitHub simulator, the Probot app with its queues and workers on
+ * the private test Redis (a fresh key prefix per loop), webhooks signed and sent over HTTP.
+ */
+export async function startLoop(env: Record<string, string> = {}): Promise<Loop> {
+  const sim = await GitHubSimulator.start({ webhookSecret: WEBHOOK_SECRET });
+  sim.addRepo(REPO);
+  sim.addUser("maintainer");
+  sim.setPermission(REPO, "maintainer", "write");
+  sim.addUser("admin");
+  sim.setPermission(REPO, "admin", "admin");
+  sim.addUser("reader");
+  sim.setPermission(REPO, "reader", "read");
+  sim.addUser("renovate[bot]", { type: "Bot" });
+  const config = loadConfig({
+    APP_ID: String(sim.appId),
+    PRIVATE_KEY: sim.privateKey,
+    WEBHOOK_SECRET,
+    GHE_HOST: sim.host,
+    GHE_PROTOCOL: "http",
+    PORT: String(await freePort()),
+    HOST: "127.0.0.1",
+    REDIS_URL: process.env.REDIS_URL,
+    REDIS_PREFIX: `t${randomBytes(5).toString("hex")}`,
+    SHUTDOWN_GRACE: "2s",
+    AGENT_KILL_GRACE: "1s",
+    ...env,
+  });
+  const app = await startApp({
+    config: { ...config, redisUrl: config.redisUrl! },
+    log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+    octokit: { throttle: false, retry: false },
+  });
+  sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
+  return {
+    sim,
+    app,
+    config,
+    async close() {
+      await app.close();
+      await sim.stop();
+    },
+  };
+}
+
+/** Polls until `check` returns a truthy value; fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value) return value as NonNullable<T>;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+}
+
+/** Lets in-flight queue work settle, for asserting that something did NOT happen. */
+export async function settle(ms = 600): Promise<void> {
+  await new Promise((r) => setTimeout(r, ms));
+}
