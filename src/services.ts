@@ -1,5 +1,6 @@
 import type { Logger, ProbotOctokit } from "probot";
 import type { AppConfig } from "./config/env.js";
+import type { LoopEvents } from "./events.js";
 import type { GateStore } from "./gates/store.js";
 import type { AppIdentity } from "./github/appIdentity.js";
 import type { AgentToken } from "./github/agentToken.js";
@@ -13,6 +14,8 @@ export interface Services {
   store: GateStore;
   queues: Queues;
   log: Logger;
+  /** Observers (metrics, Slack mirror) listen here; they never affect the loop. */
+  events: LoopEvents;
   github: {
     identity(): Promise<AppIdentity>;
     installation(installationId: number): Promise<InstallationOctokit>;

@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Probot, ProbotOctokit, Server } from "probot";
 import type { AppConfig } from "../config/env.js";
+import { LoopEvents } from "../events.js";
 import { GateStore } from "../gates/store.js";
 import { agentTokenIssuer } from "../github/agentToken.js";
 import { appIdentityLoader } from "../github/appIdentity.js";
@@ -58,6 +59,7 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
       store: new GateStore(commands, config.redisPrefix),
       queues,
       log,
+      events: new LoopEvents((error, event) => log.warn({ err: error, event }, "a loop observer failed")),
       github: {
         identity: appIdentityLoader(app),
         installation: (installationId) => app.auth(installationId),

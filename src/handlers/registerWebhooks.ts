@@ -1,5 +1,5 @@
 import type { Probot } from "probot";
-import { ProtocolError } from "../errors.js";
+import { ProtocolError, StoreUnavailableError } from "../errors.js";
 import type { Services } from "../services.js";
 import { toInboundEvent } from "./toInboundEvent.js";
 
@@ -16,9 +16,19 @@ export function registerWebhooks(app: Probot, services: Services): void {
     } catch (error) {
       if (!(error instanceof ProtocolError)) throw error;
       services.log.warn({ delivery: context.id, err: error.message }, "rejected webhook payload");
+      services.events.notify("webhook.delivery", { event: context.name, result: "rejected" });
       return;
     }
-    if (!event) return;
-    await services.queues.addInbound(event);
+    if (!event) {
+      services.events.notify("webhook.delivery", { event: context.name, result: "ignored" });
+      return;
+    }
+    try {
+      await services.queues.addInbound(event);
+    } catch (error) {
+      services.events.notify("webhook.delivery", { event: context.name, result: "error" });
+      throw new StoreUnavailableError(`Could not record delivery ${context.id} (Redis unreachable?): ${(error as Error).message}`, { cause: error });
+    }
+    services.events.notify("webhook.delivery", { event: context.name, result: "queued" });
   });
 }

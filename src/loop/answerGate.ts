@@ -38,6 +38,9 @@ export async function answerGate(services: Services, event: CommentEvent, gate: 
     return "already answered";
   }
   if (result.outcome === "missing") return "gate vanished";
+  if (result.outcome === "recorded") {
+    services.events.notify("gate.answered", { gate: { ...gate, state: "answered", answers, answeredBy: event.comment.author.login, answeredAt: at }, by: event.comment.author.login, source: "human" });
+  }
   // "same" is a redelivery or a retried job: enqueue again only if the resume has not begun.
   if (result.outcome === "same" && result.state !== "answered") return "answer already resumed";
   await services.queues.addSpawn(

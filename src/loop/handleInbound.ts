@@ -95,6 +95,8 @@ async function closeIssue(services: Services, event: InboundEvent): Promise<stri
   if (!issue?.openGate) return "closed: nothing open";
   const cancelled = await services.store.cancelGate({ id: issue.openGate, repo: event.repo, issue: event.issue.number }, "the issue was closed");
   if (cancelled) {
+    const gate = await services.store.getGate(issue.openGate);
+    if (gate) services.events.notify("gate.closed", { gate, state: "cancelled", reason: "the issue was closed" });
     await sendFeedback(services, targetOf(event),
       [{ type: "removeLabel", label: services.config.labels.awaiting }],
       `issue closed by @${event.sender.login}: gate ${issue.openGate} cancelled, no resume`,

@@ -19,6 +19,10 @@ export async function openGate(services: Services, event: CommentEvent, ask: Ask
     askUrl: event.comment.url,
   });
   if (!opened) return "gate already open";
+  const gate = await services.store.getGate(String(event.comment.id));
+  if (gate) services.events.notify("gate.opened", { gate });
+  const old = superseded ? await services.store.getGate(superseded) : undefined;
+  if (old) services.events.notify("gate.closed", { gate: old, state: "superseded", reason: "a newer question was asked" });
   const count = ask.questions.length;
   await sendFeedback(services, targetOf(event),
     [

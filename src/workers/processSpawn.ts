@@ -70,10 +70,13 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
         const startedAt = Date.now();
         log.info({ pid, replyToSpawnMs: startedAt - data.receivedAt }, "agent started");
         if (gate) await services.store.markResumed(gate.id, startedAt);
+        services.events.notify("agent.started", { repo: data.repo, issue: data.issue, round, replyToSpawnMs: startedAt - data.receivedAt, resumedGate: gate });
         await sendFeedback(services, target, startAcknowledgements(services, data, gate), startLine(round, data, gate), `start-${jobId}`);
       },
     });
     log.info({ exitCode: run.exitCode, signal: run.signal, ms: run.durationMs }, "agent exited");
+    const outcome = !run.failed ? "success" : run.timedOut ? "timeout" : run.cancelled ? "stopped" : "failure";
+    services.events.notify("agent.exited", { repo: data.repo, issue: data.issue, round, outcome, durationMs: run.durationMs });
     await sendFeedback(services, target, [], endLine(round, run, [token]));
     return { round, run };
   } finally {
