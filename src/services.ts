@@ -1,5 +1,7 @@
 import type { Logger, ProbotOctokit } from "probot";
+import type { RunningAgents } from "./agent/runningAgents.js";
 import type { AppConfig } from "./config/env.js";
+import type { RepoConfigResult } from "./config/repoConfig.js";
 import type { LoopEvents } from "./events.js";
 import type { GateStore } from "./gates/store.js";
 import type { AppIdentity } from "./github/appIdentity.js";
@@ -16,6 +18,10 @@ export interface Services {
   log: Logger;
   /** Observers (metrics, Slack mirror) listen here; they never affect the loop. */
   events: LoopEvents;
+  /** Agents running in this process, and the channel that stops them from any replica. */
+  agents: RunningAgents;
+  /** The repository's `.github/escalation.yml` over the server defaults (cached briefly). */
+  settings(installationId: number, repo: string): Promise<RepoConfigResult>;
   github: {
     identity(): Promise<AppIdentity>;
     installation(installationId: number): Promise<InstallationOctokit>;

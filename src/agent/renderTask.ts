@@ -1,13 +1,14 @@
 import { readFile } from "node:fs/promises";
 import Mustache from "mustache";
 import { AgentError } from "../errors.js";
-import type { Gate } from "../gates/types.js";
+import type { Gate, HumanNote } from "../gates/types.js";
 
 export interface TaskInput {
   repo: string;
   round: number;
   issue: { number: number; title: string; body: string; url: string };
   gates: readonly Gate[];
+  notes?: readonly HumanNote[];
 }
 
 /** Human text is set off as Markdown quotes so a reader (person or model) can tell it from instructions. */
@@ -31,6 +32,7 @@ export function taskView(input: TaskInput): Record<string, unknown> {
       kindLabel: gate.ask.kind === "question" ? "the agent" : `the app (${gate.ask.kind})`,
       askedAt: iso(gate.askedAt),
       askUrl: gate.askUrl,
+      context: gate.ask.context,
       questions: gate.ask.questions.map((question, index) => {
         const answer = gate.answers.find((a) => a.question === index);
         return {
@@ -54,9 +56,12 @@ export function taskView(input: TaskInput): Record<string, unknown> {
         };
       }),
     }));
+  const notes = (input.notes ?? []).map((note) => ({ by: note.by, at: iso(note.at), url: note.url, quoted: quote(note.text) }));
   return {
     repo: input.repo,
     round: input.round,
+    hasNotes: notes.length > 0,
+    notes,
     issue: { ...input.issue, quotedBody: quote(input.issue.body || "(no description)") },
     hasHistory: gates.length > 0,
     gates,

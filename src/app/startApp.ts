@@ -4,7 +4,10 @@ import type { Logger } from "pino";
 import { Probot, ProbotOctokit, Server } from "probot";
 import type { AppConfig } from "../config/env.js";
 import { LoopEvents } from "../events.js";
+import { RunningAgents } from "../agent/runningAgents.js";
+import { serverDefaults } from "../config/repoConfig.js";
 import { GateStore } from "../gates/store.js";
+import { RepoSettingsLoader } from "../github/repoSettings.js";
 import { agentTokenIssuer } from "../github/agentToken.js";
 import { appIdentityLoader } from "../github/appIdentity.js";
 import { registerWebhooks } from "../handlers/registerWebhooks.js";
@@ -53,12 +56,17 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   const queues = new Queues(producer, config.redisPrefix);
   let services: Services | undefined;
 
+  const store = new GateStore(commands, config.redisPrefix);
+  const agents = new RunningAgents(commands, store.keys.controlChannel());
   await server.load(async (app, { addHandler }) => {
+    const settingsLoader = new RepoSettingsLoader(serverDefaults(config), config.repoConfigCacheSeconds * 1000);
     services = {
       config,
-      store: new GateStore(commands, config.redisPrefix),
+      store,
       queues,
       log,
+      agents,
+      settings: async (installationId, repo) => settingsLoader.load(await app.auth(installationId), repo),
       events: new LoopEvents((error, event) => log.warn({ err: error, event }, "a loop observer failed")),
       github: {
         identity: appIdentityLoader(app),
@@ -70,6 +78,10 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
     addHandler(healthHandler(commands));
   });
   if (!services) throw new Error("Probot did not load the app");
+  // A dedicated connection: a subscribed ioredis client can run no other command.
+  const subscriber = workerConnection(config.redisUrl);
+  connections.push(subscriber);
+  await agents.listen(subscriber);
   const httpServer = await server.start();
   let workers: LoopWorkers | undefined;
   if (options.workers ?? true) {

@@ -1,7 +1,8 @@
 import { Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { handleInbound } from "../loop/handleInbound.js";
-import { InboundEventSchema } from "../queue/jobs.js";
+import { processTimeout } from "../loop/timeouts.js";
+import { InboundEventSchema, TimeoutJobSchema } from "../queue/jobs.js";
 import { QUEUES } from "../queue/names.js";
 import type { Services } from "../services.js";
 import { processFeedback } from "../workers/processFeedback.js";
@@ -11,6 +12,7 @@ export interface LoopWorkers {
   inbound: Worker;
   spawn: Worker;
   feedback: Worker;
+  timeouts: Worker;
   /** Stops taking jobs, gives running agents `graceMs`, then stops them so their jobs are retried. */
   close(graceMs: number): Promise<void>;
 }
@@ -33,11 +35,14 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     async (job: Job) => {
       const controller = new AbortController();
       running.add(controller);
+      const { repo, issue } = job.data as { repo: string; issue: number };
+      const unregister = services.agents.register(repo, issue, controller);
       try {
         const outcome = await processSpawn(services, job, controller.signal);
-        if (controller.signal.aborted) throw new ShutdownInterrupt("the app shut down while the agent ran; the round will be retried");
+        if (controller.signal.reason instanceof ShutdownInterrupt) throw controller.signal.reason;
         return outcome;
       } finally {
+        unregister();
         running.delete(controller);
       }
     },
@@ -46,7 +51,15 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
   );
   // One writer at a time keeps status-comment edits ordered and within GitHub's write pacing.
   const feedback = new Worker(QUEUES.feedback, async (job: Job) => processFeedback(services, job), { connection, prefix, concurrency: 1 });
-  for (const [name, worker] of Object.entries({ inbound, spawn, feedback })) {
+  const timeouts = new Worker(
+    QUEUES.timeouts,
+    async (job: Job) => {
+      const { gateId, sequence } = TimeoutJobSchema.parse(job.data);
+      return processTimeout(services, gateId, sequence);
+    },
+    { connection, prefix, concurrency: 4 },
+  );
+  for (const [name, worker] of Object.entries({ inbound, spawn, feedback, timeouts })) {
     worker.on("failed", (job, error) => services.log.warn({ queue: name, job: job?.id, err: error }, "job failed"));
     worker.on("error", (error) => services.log.error({ queue: name, err: error }, "worker error"));
   }
@@ -54,14 +67,15 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     inbound,
     spawn,
     feedback,
+    timeouts,
     async close(graceMs: number) {
-      const closing = Promise.all([inbound.close(), spawn.close(), feedback.close()]);
-      const timer = setTimeout(() => running.forEach((controller) => controller.abort()), graceMs);
+      const closing = Promise.all([inbound.close(), spawn.close(), feedback.close(), timeouts.close()]);
+      const timer = setTimeout(() => running.forEach((controller) => controller.abort(new ShutdownInterrupt("the app shut down while the agent ran; the round will be retried"))), graceMs);
       // worker.close() has no deadline of its own: after the grace and the agents' kill, force it.
       const forced = new Promise<void>((resolve) => setTimeout(resolve, graceMs + services.config.agent.killGraceSeconds * 1000 + 5000).unref());
       await Promise.race([closing, forced]);
       clearTimeout(timer);
-      await Promise.all([inbound.close(true), spawn.close(true), feedback.close(true)]);
+      await Promise.all([inbound.close(true), spawn.close(true), feedback.close(true), timeouts.close(true)]);
     },
   };
 }

@@ -1,5 +1,8 @@
 import { EscalationError } from "../errors.js";
+import { answerCommand } from "./commands/answer.js";
 import { askCommand } from "./commands/ask.js";
+import { mcpCommand } from "./commands/mcp.js";
+import { statusCommand } from "./commands/status.js";
 import { USAGE, UsageError } from "./usage.js";
 
 /** Entry point of the `escalate` command. Sets process.exitCode: 0 ok, 1 failure, 2 usage. */
@@ -9,6 +12,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     switch (command) {
       case "ask":
         await askCommand(rest, env, (line) => console.log(line));
+        return;
+      case "status":
+        await statusCommand(rest, env, (text) => console.log(text));
+        return;
+      case "answer":
+        await answerCommand(rest, env, (line) => console.log(line));
+        return;
+      case "mcp":
+        await mcpCommand(rest, env);
         return;
       case "help":
       case "--help":

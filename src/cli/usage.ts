@@ -17,8 +17,21 @@ Commands:
            --repo OWNER/REPO   default: $GITHUB_REPOSITORY
            --issue N           default: $ESCALATION_ISSUE
            --dry-run           print the comment instead of posting it
+  mcp      Serve the ask_human tool (the same ask) to an MCP client over stdio.
+  status   List the open gates: issue, kind, questions, age, time left, link; then counts.
+           --json              exact JSON instead of the table
+           --repo OWNER/REPO   only this repository
+  answer GATE
+           Answer a gate from the terminal: posts the answer comment on its issue with
+           your own GITHUB_TOKEN, as if you had replied on GitHub. Exactly one of:
+           --choice N          the option number (a single question)
+           --text TEXT         free text, posted as it is
+           --defaults          accept every default ("/defaults")
+           --raw JSON          {"1":"Postgres","2":"yes"}: one answer per question number
   help     Show this text.
 
-Environment (set for agents by the app): GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY,
-ESCALATION_ISSUE, ESCALATION_ROUND.
-Exit codes: 0 posted, 1 GitHub refused or could not be reached, 2 bad usage.`;
+Environment: ask and mcp use what the app sets for agents: GITHUB_TOKEN, GITHUB_API_URL,
+GITHUB_REPOSITORY, ESCALATION_ISSUE, ESCALATION_ROUND. status and answer read the app's Redis:
+REDIS_URL, REDIS_PREFIX (default "escalation"); answer posts with GITHUB_TOKEN, GITHUB_API_URL.
+Exit codes: 0 done, 1 GitHub or Redis refused or could not be reached (or no such open gate),
+2 bad usage.`;

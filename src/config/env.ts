@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { z } from "zod";
 import { ConfigError, describeIssues } from "../errors.js";
+import type { PermissionLevel } from "../github/permissions.js";
 import { parseDuration } from "../protocol/duration.js";
 import { fillPlaceholders, splitCommand } from "./splitCommand.js";
 import { projectRoot } from "./projectRoot.js";
@@ -31,12 +32,28 @@ export interface AppConfig {
     envPassthrough: string[];
     tokenPermissions: Record<string, "read" | "write">;
     killGraceSeconds: number;
+    maxAttempts: number;
   };
+  maxRounds: number;
+  answererMinPermission: PermissionLevel;
+  repoConfigCacheSeconds: number;
   labels: { awaiting: string; dispatch: string };
   agentLogins: string[];
   taskTemplatePath: string;
   permissionCacheSeconds: number;
   shutdownGraceSeconds: number;
+  /** Bearer token for the status page and its JSON API; unset disables both. */
+  adminToken?: string;
+  /** The Slack mirror; undefined unless SLACK_BOT_TOKEN and SLACK_CHANNEL are both set. */
+  slack?: SlackConfig;
+}
+
+export interface SlackConfig {
+  token: string;
+  channel: string;
+  /** Web API base, ending in "/". */
+  apiUrl: string;
+  timeoutMs: number;
 }
 
 const duration = (name: string, fallback: string) =>
@@ -67,6 +84,9 @@ const flag = z
     return z.NEVER;
   });
 
+/** An optional variable where an empty value (`ADMIN_TOKEN=` in a .env file) means unset. */
+const unsetWhenEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), schema.optional());
+
 const label = (fallback: string) => z.string().trim().min(1).max(50).default(fallback);
 
 const EnvSchema = z.object({
@@ -89,11 +109,20 @@ const EnvSchema = z.object({
   AGENT_TOKEN_PERMISSIONS: z.string().default("issues:write,metadata:read"),
   AGENT_KILL_GRACE: duration("AGENT_KILL_GRACE", "10s"),
   AGENT_LOGINS: list,
+  AGENT_MAX_ATTEMPTS: z.string().regex(/^\d+$/).default("3").transform(Number).pipe(z.number().int().min(1).max(20)),
+  MAX_ROUNDS: z.string().regex(/^\d+$/).default("10").transform(Number).pipe(z.number().int().min(1).max(1000)),
+  ANSWERER_MIN_PERMISSION: z.enum(["read", "triage", "write", "maintain", "admin"]).default("write"),
+  REPO_CONFIG_CACHE_TTL: duration("REPO_CONFIG_CACHE_TTL", "60s"),
   AWAITING_LABEL: label("awaiting-human"),
   DISPATCH_LABEL: label("agent"),
   TASK_TEMPLATE: z.string().optional(),
   PERMISSION_CACHE_TTL: duration("PERMISSION_CACHE_TTL", "60s"),
   SHUTDOWN_GRACE: duration("SHUTDOWN_GRACE", "20s"),
+  ADMIN_TOKEN: unsetWhenEmpty(z.string().trim().min(16, "must be at least 16 characters (e.g. `openssl rand -hex 32`)")),
+  SLACK_BOT_TOKEN: unsetWhenEmpty(z.string().trim().min(1)),
+  SLACK_CHANNEL: unsetWhenEmpty(z.string().trim().min(1).max(200)),
+  SLACK_API_URL: z.string().url().default("https://slack.com/api/"),
+  SLACK_TIMEOUT: duration("SLACK_TIMEOUT", "5s"),
 });
 
 function parsePermissions(text: string): Record<string, "read" | "write"> {
@@ -125,6 +154,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError("Set PRIVATE_KEY (the PEM text, or base64 of it) or PRIVATE_KEY_PATH (the .pem file) of your GitHub App.");
   }
   const command = e.AGENT_COMMAND?.trim() ? splitCommand(e.AGENT_COMMAND) : undefined;
+  if (Boolean(e.SLACK_BOT_TOKEN) !== Boolean(e.SLACK_CHANNEL)) {
+    throw new ConfigError("The Slack mirror needs both SLACK_BOT_TOKEN and SLACK_CHANNEL (a channel ID like C0123456789); set both or neither.");
+  }
   if (command) {
     // Fails at start-up, not at the first spawn, when a placeholder is misspelt.
     fillPlaceholders(command, Object.fromEntries(AGENT_PLACEHOLDERS.map((p) => [p, p])));
@@ -149,11 +181,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       envPassthrough: e.AGENT_ENV_PASSTHROUGH,
       tokenPermissions: parsePermissions(e.AGENT_TOKEN_PERMISSIONS),
       killGraceSeconds: e.AGENT_KILL_GRACE,
+      maxAttempts: e.AGENT_MAX_ATTEMPTS,
     },
+    maxRounds: e.MAX_ROUNDS,
+    answererMinPermission: e.ANSWERER_MIN_PERMISSION,
+    repoConfigCacheSeconds: e.REPO_CONFIG_CACHE_TTL,
     labels: { awaiting: e.AWAITING_LABEL, dispatch: e.DISPATCH_LABEL },
     agentLogins: e.AGENT_LOGINS.map((l) => l.toLowerCase()),
     taskTemplatePath: resolve(e.TASK_TEMPLATE ?? resolve(projectRoot, "templates/spawn-task.md")),
     permissionCacheSeconds: e.PERMISSION_CACHE_TTL,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE,
+    adminToken: e.ADMIN_TOKEN,
+    slack:
+      e.SLACK_BOT_TOKEN && e.SLACK_CHANNEL
+        ? { token: e.SLACK_BOT_TOKEN, channel: e.SLACK_CHANNEL, apiUrl: e.SLACK_API_URL.replace(/\/*$/, "/"), timeoutMs: e.SLACK_TIMEOUT * 1000 }
+        : undefined,
   };
 }

@@ -35,6 +35,22 @@ export class Keys {
   issueStatusLog(ref: IssueKeyRef): string {
     return `${this.issue(ref)}:status`;
   }
+  /** List: notes humans left with /note, folded into the next spawn task. */
+  issueNotes(ref: IssueKeyRef): string {
+    return `${this.issue(ref)}:notes`;
+  }
+  /** String with TTL: marks a one-time reply (help text, config warning) as already sent. */
+  once(what: string): string {
+    return `${this.prefix}:once:${what}`;
+  }
+  /** Pub/sub channel: /stop and issue-close requests to whichever process runs that issue's agent. */
+  controlChannel(): string {
+    return `${this.prefix}:control`;
+  }
+  /** String with TTL: the Slack message ({channel, ts}) mirroring a gate, for chat.update. */
+  slackMessage(gateId: string): string {
+    return `${this.prefix}:mirror:slack:${gateId}`;
+  }
   /** String with TTL: a user's cached permission on a repository. */
   permission(repo: string, login: string): string {
     return `${this.prefix}:perm:${repo.toLowerCase()}:${login.toLowerCase()}`;

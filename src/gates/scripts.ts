@@ -25,9 +25,10 @@ return {'opened', superseded}
 `;
 
 /**
- * KEYS: gate, openGates, issue. ARGV: gateId, answersJson, by, at, commentId.
- * Returns {'recorded'} | {'same', state} (this comment already answered it: a redelivery) |
- * {'taken', state, answeredBy} | {'missing'}.
+ * KEYS: gate, openGates, issue. ARGV: gateId, answersJson, by, at, commentId, questionCount.
+ * Merges the given answers (by question index) into an open gate; when every question has one, the
+ * gate becomes answered. Returns {'recorded'} | {'partial', mergedJson} | {'same', state} (this
+ * comment already answered it: a redelivery or retry) | {'taken', state, answeredBy} | {'missing'}.
  */
 export const RECORD_ANSWER = `
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -36,10 +37,33 @@ if state ~= 'open' then
   if redis.call('HGET', KEYS[1], 'answerCommentId') == ARGV[5] then return {'same', state} end
   return {'taken', state, redis.call('HGET', KEYS[1], 'answeredBy') or ''}
 end
-redis.call('HSET', KEYS[1], 'state', 'answered', 'answers', ARGV[2], 'answeredBy', ARGV[3], 'answeredAt', ARGV[4], 'answerCommentId', ARGV[5])
+local byQuestion = {}
+for _, a in ipairs(cjson.decode(redis.call('HGET', KEYS[1], 'answers') or '[]')) do byQuestion[a.question] = a end
+for _, a in ipairs(cjson.decode(ARGV[2])) do byQuestion[a.question] = a end
+local merged = {}
+for q = 0, tonumber(ARGV[6]) - 1 do
+  if byQuestion[q] then table.insert(merged, byQuestion[q]) end
+end
+local encoded = #merged == 0 and '[]' or cjson.encode(merged)
+redis.call('HSET', KEYS[1], 'answers', encoded)
+if #merged < tonumber(ARGV[6]) then return {'partial', encoded} end
+redis.call('HSET', KEYS[1], 'state', 'answered', 'answeredBy', ARGV[3], 'answeredAt', ARGV[4], 'answerCommentId', ARGV[5])
 redis.call('ZREM', KEYS[2], ARGV[1])
 if redis.call('HGET', KEYS[3], 'openGate') == ARGV[1] then redis.call('HDEL', KEYS[3], 'openGate') end
 return {'recorded'}
+`;
+
+/**
+ * KEYS: gate. ARGV: commentId, answersJson. An answer edited before its resume started replaces
+ * the recorded one; returns 'replaced', or the gate's state when it is too late (or not that comment).
+ */
+export const REPLACE_ANSWER = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if state == 'answered' and redis.call('HGET', KEYS[1], 'answerCommentId') == ARGV[1] then
+  redis.call('HSET', KEYS[1], 'answers', ARGV[2])
+  return 'replaced'
+end
+return state or 'missing'
 `;
 
 /**
@@ -66,10 +90,15 @@ if redis.call('HGET', KEYS[3], 'openGate') == ARGV[1] then redis.call('HDEL', KE
 return 1
 `;
 
-/** KEYS: issueSpawns, issue. ARGV: jobId. The round of a spawn job, allocated once per job. */
+/**
+ * KEYS: issueSpawns, issue. ARGV: jobId, roundLimit. The round of a spawn job, allocated once per
+ * job (a retried job keeps its round); -1 when a new round would pass the limit.
+ */
 export const ALLOCATE_ROUND = `
 local existing = redis.call('HGET', KEYS[1], ARGV[1])
 if existing then return tonumber(existing) end
+local limit = tonumber(redis.call('HGET', KEYS[2], 'roundLimit') or ARGV[2])
+if tonumber(redis.call('HGET', KEYS[2], 'nextRound') or '0') >= limit then return -1 end
 local round = redis.call('HINCRBY', KEYS[2], 'nextRound', 1) - 1
 redis.call('HSET', KEYS[1], ARGV[1], round)
 return round

@@ -1,11 +1,12 @@
 import type { Redis } from "ioredis";
 import { AskSchema, type Ask } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
-import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, OPEN_GATE, RECORD_ANSWER } from "./scripts.js";
-import type { Gate, GateState, IssueRecord, RecordedAnswer } from "./types.js";
+import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, OPEN_GATE, RECORD_ANSWER, REPLACE_ANSWER } from "./scripts.js";
+import type { Gate, GateState, HumanNote, IssueRecord, RecordedAnswer } from "./types.js";
 
 export type RecordResult =
   | { outcome: "recorded" }
+  | { outcome: "partial"; answers: RecordedAnswer[] }
   | { outcome: "same"; state: GateState }
   | { outcome: "taken"; state: GateState; answeredBy: string }
   | { outcome: "missing" };
@@ -25,6 +26,7 @@ export interface NewGate {
 type ScriptedRedis = Redis & {
   escOpenGate(...args: (string | number)[]): Promise<[string, string]>;
   escRecordAnswer(...args: (string | number)[]): Promise<string[]>;
+  escReplaceAnswer(...args: (string | number)[]): Promise<string>;
   escClaimResume(...args: (string | number)[]): Promise<string>;
   escCancelGate(...args: (string | number)[]): Promise<number>;
   escAllocateRound(...args: (string | number)[]): Promise<number>;
@@ -41,6 +43,7 @@ export class GateStore {
     if (typeof scripted.escOpenGate !== "function") {
       redis.defineCommand("escOpenGate", { numberOfKeys: 4, lua: OPEN_GATE });
       redis.defineCommand("escRecordAnswer", { numberOfKeys: 3, lua: RECORD_ANSWER });
+      redis.defineCommand("escReplaceAnswer", { numberOfKeys: 1, lua: REPLACE_ANSWER });
       redis.defineCommand("escClaimResume", { numberOfKeys: 1, lua: CLAIM_RESUME });
       redis.defineCommand("escCancelGate", { numberOfKeys: 3, lua: CANCEL_GATE });
       redis.defineCommand("escAllocateRound", { numberOfKeys: 2, lua: ALLOCATE_ROUND });
@@ -51,6 +54,7 @@ export class GateStore {
   /** Remembers the issue's installation, title and body so a spawn needs no GitHub read. */
   async upsertIssue(record: Omit<IssueRecord, "nextRound" | "openGate" | "statusCommentId">): Promise<void> {
     await this.#redis.hset(this.keys.issue(record), {
+      assignees: record.assignees.join(","),
       repo: record.repo,
       issue: record.issue,
       installationId: record.installationId,
@@ -70,6 +74,7 @@ export class GateStore {
       title: h.title ?? "",
       body: h.body ?? "",
       url: h.url ?? "",
+      assignees: h.assignees ? h.assignees.split(",") : [],
       openGate: h.openGate || undefined,
       nextRound: Number(h.nextRound ?? 0),
       statusCommentId: h.statusCommentId ? Number(h.statusCommentId) : undefined,
@@ -118,8 +123,11 @@ export class GateStore {
     return h.id ? toGate(h) : undefined;
   }
 
-  /** Records the answer if the gate is still open. Idempotent for the same answering comment. */
-  async recordAnswer(gate: Gate, answers: RecordedAnswer[], by: string, commentId: number, at: number): Promise<RecordResult> {
+  /**
+   * Merges answers into the gate if it is still open; it becomes answered once every question has
+   * one. Idempotent for the same answering comment (`commentId` may be a synthetic id like "timeout-…").
+   */
+  async recordAnswer(gate: Gate, answers: RecordedAnswer[], by: string, commentId: number | string, at: number): Promise<RecordResult> {
     const result = await this.#redis.escRecordAnswer(
       this.keys.gate(gate.id),
       this.keys.openGates(),
@@ -129,12 +137,19 @@ export class GateStore {
       by,
       at,
       commentId,
+      gate.ask.questions.length,
     );
-    const [outcome, state, answeredBy] = result;
+    const [outcome, second, third] = result;
     if (outcome === "recorded") return { outcome };
-    if (outcome === "same") return { outcome, state: state as GateState };
-    if (outcome === "taken") return { outcome, state: state as GateState, answeredBy: answeredBy ?? "" };
+    if (outcome === "partial") return { outcome, answers: JSON.parse(second ?? "[]") as RecordedAnswer[] };
+    if (outcome === "same") return { outcome, state: second as GateState };
+    if (outcome === "taken") return { outcome, state: second as GateState, answeredBy: third ?? "" };
     return { outcome: "missing" };
+  }
+
+  /** Replaces the answer of an edited reply if its resume has not started; returns the gate's state otherwise. */
+  async replaceAnswer(gateId: string, commentId: number, answers: RecordedAnswer[]): Promise<"replaced" | GateState | "missing"> {
+    return (await this.#redis.escReplaceAnswer(this.keys.gate(gateId), commentId, JSON.stringify(answers))) as "replaced" | GateState | "missing";
   }
 
   /** A spawn job takes the answered gate; false when another job already did. */
@@ -150,9 +165,13 @@ export class GateStore {
     return (await this.#redis.escCancelGate(this.keys.gate(gate.id), this.keys.openGates(), this.keys.issue(gate), gate.id, reason)) === 1;
   }
 
-  /** The round number of a spawn job, the same on every retry of that job. */
-  async allocateRound(ref: IssueKeyRef, jobId: string): Promise<number> {
-    return Number(await this.#redis.escAllocateRound(this.keys.issueSpawns(ref), this.keys.issue(ref), jobId));
+  /**
+   * The round number of a spawn job, the same on every retry of that job; undefined when a new
+   * round would pass the issue's round limit (`maxRounds`, or what a human granted since).
+   */
+  async allocateRound(ref: IssueKeyRef, jobId: string, maxRounds: number): Promise<number | undefined> {
+    const round = Number(await this.#redis.escAllocateRound(this.keys.issueSpawns(ref), this.keys.issue(ref), jobId, maxRounds));
+    return round < 0 ? undefined : round;
   }
 
   /** The issue's most recent gate, whatever its state. */
@@ -194,6 +213,24 @@ export class GateStore {
 
   async setStatusRendered(ref: IssueKeyRef, count: number): Promise<void> {
     await this.#redis.hset(this.keys.issue(ref), "statusRendered", count);
+  }
+
+  /** True only the first time `what` is marked within `ttlSeconds`: for replies that must be sent once. */
+  async firstTime(what: string, ttlSeconds = 30 * 86400): Promise<boolean> {
+    return (await this.#redis.set(this.keys.once(what), "1", "EX", ttlSeconds, "NX")) === "OK";
+  }
+
+  async addNote(ref: IssueKeyRef, note: HumanNote): Promise<void> {
+    await this.#redis.rpush(this.keys.issueNotes(ref), JSON.stringify(note));
+  }
+
+  async notes(ref: IssueKeyRef): Promise<HumanNote[]> {
+    return (await this.#redis.lrange(this.keys.issueNotes(ref), 0, -1)).map((n) => JSON.parse(n) as HumanNote);
+  }
+
+  /** A human granted more rounds (answered "retry" on a rounds_exhausted gate). */
+  async raiseRoundLimit(ref: IssueKeyRef, limit: number): Promise<void> {
+    await this.#redis.hset(this.keys.issue(ref), "roundLimit", limit);
   }
 
   async cachedPermission(repo: string, login: string): Promise<string | null> {

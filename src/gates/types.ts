@@ -35,6 +35,15 @@ export interface Gate {
   closedReason?: string;
 }
 
+/** Guidance a human left with /note, folded into every later spawn task. */
+export interface HumanNote {
+  by: string;
+  at: number;
+  url: string;
+  text: string;
+  round: number;
+}
+
 export interface IssueRecord {
   repo: string;
   issue: number;
@@ -42,6 +51,7 @@ export interface IssueRecord {
   title: string;
   body: string;
   url: string;
+  assignees: string[];
   openGate?: string;
   nextRound: number;
   statusCommentId?: number;

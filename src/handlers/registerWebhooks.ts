@@ -9,10 +9,10 @@ import { toInboundEvent } from "./toInboundEvent.js";
  * down, the enqueue throws and Probot answers 500, so the delivery shows as failed on GitHub.
  */
 export function registerWebhooks(app: Probot, services: Services): void {
-  app.on(["issue_comment.created", "issues.labeled", "issues.closed"], async (context) => {
+  app.on(["issue_comment.created", "issue_comment.edited", "issue_comment.deleted", "issues.labeled", "issues.closed"], async (context) => {
     let event;
     try {
-      event = toInboundEvent(context.name, context.payload, context.id, services.config.labels.dispatch);
+      event = toInboundEvent(context.name, context.payload, context.id);
     } catch (error) {
       if (!(error instanceof ProtocolError)) throw error;
       services.log.warn({ delivery: context.id, err: error.message }, "rejected webhook payload");

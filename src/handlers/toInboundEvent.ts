@@ -19,6 +19,7 @@ const Payload = z.object({
     html_url: z.string(),
     state: z.string(),
     pull_request: z.unknown().optional(),
+    assignees: z.array(z.object({ login: z.string() })).nullable().optional(),
   }),
   sender: User,
   comment: z
@@ -31,7 +32,6 @@ export function toInboundEvent(
   name: string,
   payload: unknown,
   deliveryId: string,
-  dispatchLabel: string,
   receivedAt = Date.now(),
 ): InboundEvent | undefined {
   const parsed = Payload.safeParse(payload);
@@ -49,22 +49,24 @@ export function toInboundEvent(
       url: p.issue.html_url,
       state: p.issue.state,
       isPullRequest: p.issue.pull_request !== undefined && p.issue.pull_request !== null,
+      assignees: (p.issue.assignees ?? []).slice(0, 10).map((a) => a.login),
     },
     sender: p.sender,
     receivedAt,
   };
   let event: InboundEvent | undefined;
-  if (name === "issue_comment" && p.comment && p.action === "created") {
+  if (name === "issue_comment" && p.comment && (p.action === "created" || p.action === "edited" || p.action === "deleted")) {
     const body = p.comment.body ?? "";
     // Bots never answer or command; of their comments only asks (which carry a marker) matter.
-    if (p.comment.user.type === "Bot" && !hasMarker(body)) return undefined;
+    if (p.comment.user.type === "Bot" && !hasMarker(body) && p.action !== "deleted") return undefined;
     event = {
       kind: "comment",
-      action: "created",
+      action: p.action,
       ...common,
       comment: { id: p.comment.id, body, url: p.comment.html_url, createdAt: p.comment.created_at, author: p.comment.user },
     };
-  } else if (name === "issues" && p.action === "labeled" && p.label?.name.toLowerCase() === dispatchLabel.toLowerCase()) {
+  } else if (name === "issues" && p.action === "labeled" && p.label) {
+    // Which label dispatches is per-repository configuration, decided by the worker.
     event = { kind: "labeled", label: p.label.name, ...common };
   } else if (name === "issues" && p.action === "closed") {
     event = { kind: "closed", ...common };

@@ -3,24 +3,62 @@ import { parseReply } from "../protocol/reply.js";
 import { jobIds } from "../queue/names.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
-import { sendFeedback, targetOf } from "./feedback.js";
+import { sendFeedback, type IssueTarget } from "./feedback.js";
+
+export interface AnswerSource {
+  by: string;
+  /** The answering comment's id, or a synthetic id ("timeout-…") for answers the app took. */
+  commentId: number | string;
+  at: number;
+  receivedAt: number;
+  url?: string;
+}
 
 /**
- * A permitted human replied while a gate is open: record the answer once, atomically, and queue
- * the resume. The spawn job id comes from the gate, so duplicates collapse to one spawn.
+ * Records answers on a gate atomically and, once every question has one, queues the resume. The
+ * spawn job id comes from the gate, so duplicates of any kind collapse to one spawn.
  */
-export async function answerGate(services: Services, event: CommentEvent, gate: Gate): Promise<string> {
-  const parsed = parseReply(event.comment.body, gate.ask.questions);
-  if (parsed.answers.length === 0) return "reply had no answer";
-  if (parsed.unanswered.length > 0 && gate.state === "open") {
-    await sendFeedback(services, targetOf(event), [
-      {
-        type: "comment",
-        body: `@${event.comment.author.login} thanks; still needed: ${parsed.unanswered.map((i) => `question ${i + 1}`).join(", ")}. Reply with one line per question, such as \`${parsed.unanswered[0]! + 1}. your answer\`.`,
-      },
-    ]);
-    return "reply incomplete";
+export async function applyAnswers(services: Services, target: IssueTarget, gate: Gate, answers: RecordedAnswer[], source: AnswerSource): Promise<string> {
+  const result = await services.store.recordAnswer(gate, answers, source.by, source.commentId, source.at);
+  if (result.outcome === "taken") {
+    if (typeof source.commentId === "number") {
+      await sendFeedback(services, target, [
+        { type: "comment", body: `@${source.by} this question was already answered by @${result.answeredBy}; your reply was not used. Use \`/reopen\` to correct that answer or \`/note\` to add guidance.` },
+      ], undefined, `taken-${source.commentId}`);
+    }
+    return "already answered";
   }
+  if (result.outcome === "missing") return "gate vanished";
+  if (result.outcome === "partial") {
+    const remaining = gate.ask.questions.map((_, i) => i).filter((i) => !result.answers.some((a) => a.question === i));
+    await sendFeedback(
+      services,
+      target,
+      [{ type: "comment", body: `Recorded ${result.answers.length} of ${gate.ask.questions.length} answers. Still open: ${remaining.map((i) => `**${i + 1}.** ${gate.ask.questions[i]!.text}`).join(" · ")}. Reply with \`${remaining[0]! + 1}. your answer\` or \`/answer ${remaining[0]! + 1} your answer\`.` }],
+      `answers recorded for ${answers.map((a) => `question ${a.question + 1}`).join(", ")} of gate ${gate.id} by @${source.by}; ${remaining.length} still open`,
+      `partial-${gate.id}-${source.commentId}`,
+    );
+    return "answer partial";
+  }
+  // "same" is a redelivery or a retried job: enqueue again only if the resume has not begun.
+  if (result.outcome === "same" && result.state !== "answered") return "answer already resumed";
+  if (result.outcome === "recorded") {
+    const merged = (await services.store.getGate(gate.id)) ?? gate;
+    services.events.notify("gate.answered", { gate: merged, by: source.by, source: answers.every((a) => a.source === "default") ? "default" : "human" });
+  }
+  await services.queues.addSpawn(
+    { installationId: target.installationId, repo: target.repo, issue: target.issue, trigger: { type: "resume", gateId: gate.id }, receivedAt: source.receivedAt },
+    jobIds.resume(gate.id),
+    (await services.settings(target.installationId, target.repo)).settings.maxAttempts,
+  );
+  services.log.info({ repo: target.repo, issue: target.issue, gate: gate.id, by: source.by }, "answer recorded");
+  return "answer recorded";
+}
+
+/** A permitted human's comment while a gate is open (or was answered moments ago). */
+export async function answerFromReply(services: Services, event: CommentEvent, gate: Gate, body = event.comment.body): Promise<string> {
+  const parsed = parseReply(body, gate.ask.questions);
+  if (parsed.answers.length === 0) return "reply had no answer";
   const at = Date.parse(event.comment.createdAt) || event.receivedAt;
   const answers: RecordedAnswer[] = parsed.answers.map((answer) => ({
     ...answer,
@@ -30,23 +68,30 @@ export async function answerGate(services: Services, event: CommentEvent, gate: 
     commentId: event.comment.id,
     url: event.comment.url,
   }));
-  const result = await services.store.recordAnswer(gate, answers, event.comment.author.login, event.comment.id, at);
-  if (result.outcome === "taken") {
-    await sendFeedback(services, targetOf(event), [
-      { type: "comment", body: `@${event.comment.author.login} this question was already answered by @${result.answeredBy}; your reply was not used. Use \`/note\` to add guidance for the next round.` },
-    ], undefined, `taken-${event.comment.id}`);
-    return "already answered";
-  }
-  if (result.outcome === "missing") return "gate vanished";
-  if (result.outcome === "recorded") {
-    services.events.notify("gate.answered", { gate: { ...gate, state: "answered", answers, answeredBy: event.comment.author.login, answeredAt: at }, by: event.comment.author.login, source: "human" });
-  }
-  // "same" is a redelivery or a retried job: enqueue again only if the resume has not begun.
-  if (result.outcome === "same" && result.state !== "answered") return "answer already resumed";
-  await services.queues.addSpawn(
-    { installationId: event.installationId, repo: event.repo, issue: event.issue.number, trigger: { type: "resume", gateId: gate.id }, receivedAt: event.receivedAt },
-    jobIds.resume(gate.id),
-  );
-  services.log.info({ repo: event.repo, issue: event.issue.number, gate: gate.id, by: event.comment.author.login }, "answer recorded");
-  return "answer recorded";
+  return applyAnswers(services, { installationId: event.installationId, repo: event.repo, issue: event.issue.number }, gate, answers, {
+    by: event.comment.author.login,
+    commentId: event.comment.id,
+    at,
+    receivedAt: event.receivedAt,
+    url: event.comment.url,
+  });
+}
+
+/** The answers a gate's defaults give for its unanswered questions (those that have a default). */
+export function defaultAnswers(gate: Gate, by: string, at: number, source: "human" | "default", onlyQuestions?: readonly number[]): RecordedAnswer[] {
+  return gate.ask.questions.flatMap((question, index) => {
+    if (question.default === undefined || gate.answers.some((a) => a.question === index)) return [];
+    if (onlyQuestions && !onlyQuestions.includes(index)) return [];
+    const optionIndex = question.options.indexOf(question.default);
+    return [
+      {
+        question: index,
+        text: question.default,
+        ...(optionIndex >= 0 ? { option: question.default, optionIndex } : {}),
+        by,
+        at,
+        source,
+      },
+    ];
+  });
 }

@@ -10,9 +10,11 @@ export async function dispatch(services: Services, event: InboundEvent, by: stri
     await sendFeedback(services, targetOf(event), [], `@${by} asked for the agent, but a question is open; answer it (or \`/cancel\` it) first`);
     return "dispatch refused: gate open";
   }
+  const { settings } = await services.settings(event.installationId, event.repo);
   await services.queues.addSpawn(
     { installationId: event.installationId, repo: event.repo, issue: event.issue.number, trigger: { type: "dispatch", by, commentId }, receivedAt: event.receivedAt },
     jobIds.dispatch(event.repo, event.issue.number, commentId ? `c${commentId}` : event.deliveryId),
+    settings.maxAttempts,
   );
   return "dispatched";
 }

@@ -1,11 +1,15 @@
+import { createHash } from "node:crypto";
+import type { RepoSettings } from "../config/repoConfig.js";
 import { ProtocolError } from "../errors.js";
+import type { Gate } from "../gates/types.js";
 import { meetsMinimum, permissionOf } from "../github/permissions.js";
 import { parseAskComment, type Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
-import type { Gate } from "../gates/types.js";
 import type { CommentEvent, InboundEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
-import { answerGate } from "./answerGate.js";
+import { answerFromReply } from "./answerGate.js";
+import { runCommand } from "./commands.js";
+import { commentDeleted, commentEdited } from "./commentChanges.js";
 import { dispatch } from "./dispatch.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 import { openGate } from "./openGate.js";
@@ -19,34 +23,40 @@ export async function handleInbound(services: Services, event: InboundEvent): Pr
     title: event.issue.title,
     body: event.issue.body,
     url: event.issue.url,
+    assignees: event.issue.assignees,
   });
+  const { settings, problem } = await services.settings(event.installationId, event.repo);
+  if (problem) await reportConfigProblem(services, event, problem);
   switch (event.kind) {
     case "closed":
-      return closeIssue(services, event);
+      return closeIssue(services, event, settings);
     case "labeled":
-      if (!(await maySteer(services, event, event.sender.login, event.sender.type))) return "ignored: sender may not dispatch";
+      if (event.label.toLowerCase() !== settings.labels.dispatch.toLowerCase()) return "ignored: other label";
+      if (!(await maySteer(services, event, event.sender.login, event.sender.type, settings))) return "ignored: sender may not dispatch";
       return dispatch(services, event, event.sender.login);
     case "comment":
-      return handleComment(services, event);
+      return handleComment(services, event, settings);
   }
 }
 
-async function handleComment(services: Services, event: CommentEvent): Promise<string> {
+async function handleComment(services: Services, event: CommentEvent, settings: RepoSettings): Promise<string> {
   const author = event.comment.author;
+  if (event.action === "deleted") return commentDeleted(services, event, settings);
   const identity = await services.github.identity();
   const isAgent = author.login === identity.botLogin || services.config.agentLogins.includes(author.login.toLowerCase());
   if (isAgent) {
+    if (event.action !== "created") return "ignored: agent comment edited";
     const ask = readAsk(services, event);
-    return ask ? openGate(services, event, ask) : "ignored: agent comment without a valid ask";
+    return ask ? openGate(services, event, ask, settings) : "ignored: agent comment without a valid ask";
   }
   // Only the App or a configured agent may open a gate; a marker from anyone else is plain text.
-  if (!(await maySteer(services, event, author.login, author.type))) return "ignored: author may not steer";
+  if (!(await maySteer(services, event, author.login, author.type, settings))) return "ignored: author may not steer";
+  if (event.action === "edited") return commentEdited(services, event);
   const command = parseCommand(event.comment.body);
-  if (command?.name === "agent") return dispatch(services, event, author.login, event.comment.id);
+  if (command && command.name !== "answer") return runCommand(services, event, command, settings);
   const gate = await gateToAnswer(services, event);
   if (!gate) return "ignored: no open gate";
-  if (command && command.name !== "answer") return `ignored: command /${command.name === "unknown" ? command.raw : command.name}`;
-  return answerGate(services, event, gate);
+  return answerFromReply(services, event, gate);
 }
 
 /** Replies this close behind another human's answer are racing it, not starting a new discussion. */
@@ -57,17 +67,16 @@ const RACE_WINDOW_MS = 60_000;
  * so the second of two racing repliers is told who won instead of being silently ignored.
  */
 async function gateToAnswer(services: Services, event: CommentEvent): Promise<Gate | undefined> {
-  const ref = { repo: event.repo, issue: event.issue.number };
-  const gate = await services.store.lastGate(ref);
+  const gate = await services.store.lastGate({ repo: event.repo, issue: event.issue.number });
   if (!gate) return undefined;
-  if (gate.state === "open") return gate;
+  if (gate.state === "open" || gate.answerCommentId === event.comment.id) return gate;
   const writtenAt = Date.parse(event.comment.createdAt) || event.receivedAt;
   const racing =
     gate.answeredAt !== undefined &&
-    gate.answerCommentId !== event.comment.id &&
+    gate.answeredBy !== "escalation" &&
     gate.answeredBy?.toLowerCase() !== event.comment.author.login.toLowerCase() &&
     writtenAt - gate.answeredAt <= RACE_WINDOW_MS;
-  return racing || gate.answerCommentId === event.comment.id ? gate : undefined;
+  return racing ? gate : undefined;
 }
 
 function readAsk(services: Services, event: CommentEvent): Ask | undefined {
@@ -80,27 +89,54 @@ function readAsk(services: Services, event: CommentEvent): Ask | undefined {
   }
 }
 
-/** Bots never steer; humans need at least write permission on the repository. */
-async function maySteer(services: Services, event: InboundEvent, login: string, type: string): Promise<boolean> {
-  if (type === "Bot") return false;
+/**
+ * Who may answer, dispatch or command: never a bot; a listed user or team member; or anyone with
+ * at least the minimum permission (write by default). Everyone else is ignored without a reply.
+ */
+export async function maySteer(services: Services, event: InboundEvent, login: string, type: string, settings: RepoSettings): Promise<boolean> {
+  if (type === "Bot" || login.endsWith("[bot]")) return false;
+  if (settings.answerers.users.includes(login.toLowerCase())) return true;
   const octokit = await services.github.installation(event.installationId);
+  for (const team of settings.answerers.teams) {
+    const [org, slug] = team.split("/") as [string, string];
+    try {
+      const { data } = await octokit.request("GET /orgs/{org}/teams/{team_slug}/memberships/{username}", { org, team_slug: slug, username: login });
+      if (data.state === "active") return true;
+    } catch (error) {
+      if ((error as { status?: number }).status !== 404) throw error;
+    }
+  }
   const level = await permissionOf(octokit, services.store, event.repo, login, services.config.permissionCacheSeconds);
-  const allowed = meetsMinimum(level, "write");
-  if (!allowed) services.log.debug({ repo: event.repo, login, level }, "ignored: below write permission");
+  const allowed = meetsMinimum(level, settings.answerers.minimumPermission);
+  if (!allowed) services.log.debug({ repo: event.repo, login, level }, "ignored: below the minimum permission");
   return allowed;
 }
 
-async function closeIssue(services: Services, event: InboundEvent): Promise<string> {
+/** Closing the issue cancels its open gate and stops its agent; reopening resumes nothing. */
+async function closeIssue(services: Services, event: InboundEvent, settings: RepoSettings): Promise<string> {
+  await services.agents.requestStop(event.repo, event.issue.number, event.sender.login, "issue-closed");
   const issue = await services.store.getIssue({ repo: event.repo, issue: event.issue.number });
   if (!issue?.openGate) return "closed: nothing open";
-  const cancelled = await services.store.cancelGate({ id: issue.openGate, repo: event.repo, issue: event.issue.number }, "the issue was closed");
-  if (cancelled) {
-    const gate = await services.store.getGate(issue.openGate);
-    if (gate) services.events.notify("gate.closed", { gate, state: "cancelled", reason: "the issue was closed" });
-    await sendFeedback(services, targetOf(event),
-      [{ type: "removeLabel", label: services.config.labels.awaiting }],
-      `issue closed by @${event.sender.login}: gate ${issue.openGate} cancelled, no resume`,
+  const gate = await services.store.getGate(issue.openGate);
+  const cancelled = gate ? await services.store.cancelGate(gate, "the issue was closed") : false;
+  if (gate && cancelled) {
+    services.events.notify("gate.closed", { gate, state: "cancelled", reason: "the issue was closed" });
+    await sendFeedback(
+      services,
+      targetOf(event),
+      [{ type: "removeLabel", label: settings.labels.awaiting }],
+      `issue closed by @${event.sender.login}: gate ${gate.id} cancelled, no resume`,
     );
   }
   return cancelled ? "closed: gate cancelled" : "closed: gate already settled";
+}
+
+/** An invalid `.github/escalation.yml` gets one comment naming the problem; the defaults apply meanwhile. */
+async function reportConfigProblem(services: Services, event: InboundEvent, problem: string): Promise<void> {
+  const digest = createHash("sha256").update(problem).digest("hex").slice(0, 16);
+  if (!(await services.store.firstTime(`config:${event.repo.toLowerCase()}:${digest}`))) return;
+  services.log.warn({ repo: event.repo, problem }, "invalid repository configuration");
+  await sendFeedback(services, targetOf(event), [
+    { type: "comment", body: `⚠️ \`.github/escalation.yml\` is invalid, so the defaults apply until it is fixed: ${problem}` },
+  ]);
 }

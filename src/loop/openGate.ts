@@ -1,10 +1,12 @@
+import type { RepoSettings } from "../config/repoConfig.js";
 import type { Ask } from "../protocol/ask.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";
+import { scheduleTimeout } from "./timeouts.js";
 
-/** An agent's ask comment arrived: record the gate, then label and acknowledge it (off the hot path). */
-export async function openGate(services: Services, event: CommentEvent, ask: Ask): Promise<string> {
+/** An agent's ask comment arrived: record the gate, schedule its timeout, then label and acknowledge it. */
+export async function openGate(services: Services, event: CommentEvent, ask: Ask, settings: RepoSettings): Promise<string> {
   const ref = { repo: event.repo, issue: event.issue.number };
   const round = await services.store.currentRound(ref);
   const { opened, superseded } = await services.store.openGate({
@@ -20,14 +22,19 @@ export async function openGate(services: Services, event: CommentEvent, ask: Ask
   });
   if (!opened) return "gate already open";
   const gate = await services.store.getGate(String(event.comment.id));
-  if (gate) services.events.notify("gate.opened", { gate });
+  if (gate) {
+    services.events.notify("gate.opened", { gate });
+    await scheduleTimeout(services, gate, settings.defaultTimeoutSeconds);
+  }
   const old = superseded ? await services.store.getGate(superseded) : undefined;
   if (old) services.events.notify("gate.closed", { gate: old, state: "superseded", reason: "a newer question was asked" });
   const count = ask.questions.length;
-  await sendFeedback(services, targetOf(event),
+  await sendFeedback(
+    services,
+    targetOf(event),
     [
       { type: "react", commentId: event.comment.id, content: "eyes" },
-      { type: "addLabel", label: services.config.labels.awaiting },
+      { type: "addLabel", label: settings.labels.awaiting },
     ],
     `round ${round}: the agent asked ${count === 1 ? "a question" : `${count} questions`} ([gate ${event.comment.id}](${event.comment.url}))${superseded ? `, replacing unanswered gate ${superseded}` : ""}; waiting for a human answer`,
     `gate-open-${event.comment.id}`,

@@ -11,6 +11,7 @@ const IssueFields = z.object({
   url: z.string().max(2048),
   state: z.string().max(20),
   isPullRequest: z.boolean(),
+  assignees: z.array(z.string().max(100)).max(10),
 });
 
 const Common = {
@@ -47,7 +48,7 @@ export const SpawnJobSchema = z.object({
   issue: z.number().int().positive(),
   trigger: z.discriminatedUnion("type", [
     z.object({ type: z.literal("resume"), gateId: z.string() }),
-    z.object({ type: z.literal("dispatch"), by: z.string(), commentId: z.number().int().positive().optional() }),
+    z.object({ type: z.literal("dispatch"), by: z.string(), commentId: z.number().int().positive().optional(), retry: z.boolean().optional() }),
   ]),
   /** When the triggering webhook arrived, for reply→spawn latency. */
   receivedAt: z.number(),
@@ -71,3 +72,6 @@ export const FeedbackJobSchema = z.object({
   ops: z.array(FeedbackOpSchema).min(1),
 });
 export type FeedbackJob = z.infer<typeof FeedbackJobSchema>;
+
+export const TimeoutJobSchema = z.object({ gateId: z.string().min(1).max(64), sequence: z.number().int().nonnegative() });
+export type TimeoutJob = z.infer<typeof TimeoutJobSchema>;

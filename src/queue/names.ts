@@ -10,6 +10,8 @@ export const QUEUES = {
   spawn: "spawn",
   /** GitHub writes that give feedback (reactions, labels, status comment); never on the resume path. */
   feedback: "feedback",
+  /** Delayed jobs that fire when an open gate's timeout passes. */
+  timeouts: "timeouts",
 } as const;
 
 const safe = (text: string) => text.replace(/[^A-Za-z0-9_.#/-]/g, "_");
@@ -19,4 +21,6 @@ export const jobIds = {
   resume: (gateId: string) => `resume-${safe(gateId)}`,
   dispatch: (repo: string, issue: number, trigger: string) => `dispatch-${safe(repo)}#${issue}-${safe(trigger)}`,
   feedback: (repo: string, issue: number, key: string) => `feedback-${safe(repo)}#${issue}-${safe(key)}`,
+  timeout: (gateId: string, sequence: number) => `timeout-${safe(gateId)}-${sequence}`,
+  retry: (repo: string, issue: number, commentId: number) => `retry-${safe(repo)}#${issue}-c${commentId}`,
 };

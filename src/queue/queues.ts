@@ -1,6 +1,6 @@
 import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
-import type { FeedbackOp, InboundEvent, SpawnJob } from "./jobs.js";
+import type { FeedbackOp, InboundEvent, SpawnJob, TimeoutJob } from "./jobs.js";
 import { QUEUES, jobIds } from "./names.js";
 
 const KEEP = {
@@ -14,12 +14,19 @@ export class Queues {
   readonly inbound: Queue<InboundEvent>;
   readonly spawn: Queue<SpawnJob>;
   readonly feedback: Queue<{ installationId: number; repo: string; issue: number; ops: FeedbackOp[] }>;
+  readonly timeouts: Queue<TimeoutJob>;
 
   constructor(connection: Redis, prefix: string) {
     const options = { connection, prefix };
     this.inbound = new Queue(QUEUES.inbound, options);
     this.spawn = new Queue(QUEUES.spawn, options);
     this.feedback = new Queue(QUEUES.feedback, options);
+    this.timeouts = new Queue(QUEUES.timeouts, options);
+  }
+
+  /** A delayed job that applies defaults or posts a reminder when the gate is still open then. */
+  async addTimeout(gateId: string, delayMs: number, sequence: number): Promise<void> {
+    await this.timeouts.add("timeout", { gateId, sequence }, { ...KEEP, jobId: jobIds.timeout(gateId, sequence), delay: Math.max(0, delayMs), attempts: 5, backoff: { type: "exponential", delay: 5000 } });
   }
 
   /** Records a webhook event; the delivery id makes a redelivered event a no-op. */
@@ -32,11 +39,12 @@ export class Queues {
     });
   }
 
-  async addSpawn(job: SpawnJob, jobId: string): Promise<void> {
+  /** `attempts` bounds the agent's retries on failure (the bounded ladder before attempts_exhausted). */
+  async addSpawn(job: SpawnJob, jobId: string, attempts: number): Promise<void> {
     await this.spawn.add("spawn", job, {
       ...KEEP,
       jobId,
-      attempts: 3,
+      attempts,
       backoff: { type: "exponential", delay: 2000 },
     });
   }
@@ -52,6 +60,6 @@ export class Queues {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.inbound.close(), this.spawn.close(), this.feedback.close()]);
+    await Promise.all([this.inbound.close(), this.spawn.close(), this.feedback.close(), this.timeouts.close()]);
   }
 }

@@ -5,10 +5,12 @@ import { agentEnv } from "../agent/agentEnv.js";
 import { maskSecrets } from "../agent/maskSecrets.js";
 import { loadTemplate, renderTask } from "../agent/renderTask.js";
 import { runAgent, type AgentRun } from "../agent/runAgent.js";
-import { AGENT_PLACEHOLDERS } from "../config/env.js";
+import { StopRequest } from "../agent/runningAgents.js";
 import { fillPlaceholders } from "../config/splitCommand.js";
+import { AgentError } from "../errors.js";
 import type { Gate } from "../gates/types.js";
 import { sendFeedback } from "../loop/feedback.js";
+import { choseRetry, isLadderGate, raiseLadderGate } from "../loop/ladders.js";
 import { formatDuration } from "../protocol/duration.js";
 import { SpawnJobSchema, type FeedbackOp, type SpawnJob } from "../queue/jobs.js";
 import type { Services } from "../services.js";
@@ -23,32 +25,50 @@ export interface SpawnOutcome {
  * Runs one agent round: claims the answered gate (once), renders the task with the whole history,
  * starts the agent with a fresh narrowed token, and reports start and end on the status comment.
  * Acknowledgements (🚀, label removal) are queued only once the process has actually started.
+ * A failing agent is retried by BullMQ up to the attempt limit, then a human is asked.
  */
 export async function processSpawn(services: Services, job: Job, signal?: AbortSignal): Promise<SpawnOutcome> {
   const data: SpawnJob = SpawnJobSchema.parse(job.data);
   const ref = { repo: data.repo, issue: data.issue };
+  const target = { installationId: data.installationId, repo: data.repo, issue: data.issue };
   const jobId = job.id ?? "unknown";
+  const { settings } = await services.settings(data.installationId, data.repo);
   let gate: Gate | undefined;
   if (data.trigger.type === "resume") {
     gate = await services.store.getGate(data.trigger.gateId);
     if (!gate) return { skipped: "gate missing" };
     if (!(await services.store.claimResume(gate.id, jobId))) return { skipped: `gate ${gate.state}` };
+    if (isLadderGate(gate)) {
+      if (!choseRetry(gate)) {
+        await services.store.markResumed(gate.id, Date.now());
+        await sendFeedback(services, target, [{ type: "removeLabel", label: settings.labels.awaiting }], `@${gate.answeredBy ?? "someone"} chose not to retry; the agent is not re-run`);
+        return { skipped: "human gave up" };
+      }
+      if (gate.ask.kind === "rounds_exhausted") {
+        const issue = await services.store.getIssue(ref);
+        await services.store.raiseRoundLimit(ref, (issue?.nextRound ?? 0) + settings.maxRounds);
+      }
+    }
   }
-  const target = { installationId: data.installationId, repo: data.repo, issue: data.issue };
   const command = services.config.agent.command;
   if (!command) {
     await sendFeedback(services, target, [], "could not start the agent: the server has no AGENT_COMMAND configured (see README, Configuration)");
     return { skipped: "no AGENT_COMMAND" };
   }
-  const round = await services.store.allocateRound(ref, jobId);
-  const issue = await services.store.getIssue(ref);
-  const history = await services.store.issueGates(ref);
+  const round = await services.store.allocateRound(ref, jobId, settings.maxRounds);
+  if (round === undefined) {
+    const current = await services.store.currentRound(ref);
+    await raiseLadderGate(services, target, "rounds_exhausted", `The agent has used ${current + 1} rounds on this issue, the limit. Run more rounds?`, `A human must allow more rounds so a confused agent cannot loop forever. "retry" grants ${settings.maxRounds} more.`, current);
+    return { skipped: "round limit reached" };
+  }
+  const [issue, history, notes] = await Promise.all([services.store.getIssue(ref), services.store.issueGates(ref), services.store.notes(ref)]);
   const template = await loadTemplate(services.config.taskTemplatePath);
   const task = renderTask(template, {
     repo: data.repo,
     round,
     issue: { number: data.issue, title: issue?.title ?? "", body: issue?.body ?? "", url: issue?.url ?? "" },
     gates: history,
+    notes,
   });
   const { token } = await services.github.agentToken(data.installationId, data.repo);
   const workdir = await mkdtemp(join(services.config.agent.workdirRoot, "escalation-"));
@@ -57,8 +77,11 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const argv = fillPlaceholders(command, { taskFile, repo: data.repo, issue: String(data.issue), round: String(round), workdir });
   const env = agentEnv({ token, apiUrl: services.config.baseUrl, repo: data.repo, issue: data.issue, round, taskFile }, services.config.agent.envPassthrough);
   const log = services.log.child({ repo: data.repo, issue: data.issue, round, job: jobId });
+  const attempt = job.attemptsMade + 1;
+  const maxAttempts = job.opts.attempts ?? 1;
+  let run: AgentRun;
   try {
-    const run = await runAgent({
+    run = await runAgent({
       argv,
       cwd: workdir,
       env,
@@ -68,39 +91,65 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
       signal,
       onStart: async (pid) => {
         const startedAt = Date.now();
-        log.info({ pid, replyToSpawnMs: startedAt - data.receivedAt }, "agent started");
+        log.info({ pid, attempt, replyToSpawnMs: startedAt - data.receivedAt }, "agent started");
         if (gate) await services.store.markResumed(gate.id, startedAt);
         services.events.notify("agent.started", { repo: data.repo, issue: data.issue, round, replyToSpawnMs: startedAt - data.receivedAt, resumedGate: gate });
-        await sendFeedback(services, target, startAcknowledgements(services, data, gate), startLine(round, data, gate), `start-${jobId}`);
+        await sendFeedback(services, target, startAcknowledgements(settings.labels.awaiting, data, gate), startLine(round, data, gate, attempt), `start-${jobId}-${attempt}`);
       },
     });
-    log.info({ exitCode: run.exitCode, signal: run.signal, ms: run.durationMs }, "agent exited");
-    const outcome = !run.failed ? "success" : run.timedOut ? "timeout" : run.cancelled ? "stopped" : "failure";
-    services.events.notify("agent.exited", { repo: data.repo, issue: data.issue, round, outcome, durationMs: run.durationMs });
-    await sendFeedback(services, target, [], endLine(round, run, [token]));
-    return { round, run };
   } finally {
     if (!services.config.agent.keepWorkdir) await rm(workdir, { recursive: true, force: true });
   }
+  log.info({ exitCode: run.exitCode, signal: run.signal, ms: run.durationMs }, "agent exited");
+  const outcome = !run.failed ? "success" : run.timedOut ? "timeout" : run.cancelled ? "stopped" : "failure";
+  services.events.notify("agent.exited", { repo: data.repo, issue: data.issue, round, outcome, durationMs: run.durationMs });
+  const stop = signal?.reason;
+  if (run.cancelled && stop instanceof StopRequest) {
+    await sendFeedback(services, target, [], `round ${round}: agent ${stop.message} (after ${formatDuration(run.durationMs / 1000)})`);
+    return { round, run };
+  }
+  if (run.cancelled) return { round, run }; // shutdown: the worker rethrows so BullMQ retries the round
+  if (run.failed && attempt < maxAttempts) {
+    await sendFeedback(services, target, [], `${endLine(round, run, [token])} · attempt ${attempt} of ${maxAttempts}; retrying with backoff`);
+    throw new AgentError(`agent failed in round ${round} (attempt ${attempt} of ${maxAttempts})`);
+  }
+  await sendFeedback(services, target, [], endLine(round, run, [token]));
+  if (run.failed) {
+    const tail = run.tail.map((line) => maskSecrets(line, [token])).join("\n");
+    await raiseLadderGate(
+      services,
+      target,
+      "attempts_exhausted",
+      `The agent failed ${maxAttempts} time(s) in round ${round}. Retry?`,
+      `Last output lines:\n\n\`\`\`text\n${tail.replace(/```/g, "ʼʼʼ") || "(no output)"}\n\`\`\``,
+      round,
+    );
+  }
+  return { round, run };
 }
 
-function startAcknowledgements(services: Services, data: SpawnJob, gate: Gate | undefined): FeedbackOp[] {
+function startAcknowledgements(awaitingLabel: string, data: SpawnJob, gate: Gate | undefined): FeedbackOp[] {
   const ops: FeedbackOp[] = [];
   const commentId = gate?.answerCommentId ?? (data.trigger.type === "dispatch" ? data.trigger.commentId : undefined);
   if (commentId) ops.push({ type: "react", commentId, content: "rocket" });
-  if (gate) ops.push({ type: "removeLabel", label: services.config.labels.awaiting });
+  if (gate) ops.push({ type: "removeLabel", label: awaitingLabel });
   return ops;
 }
 
-function startLine(round: number, data: SpawnJob, gate: Gate | undefined): string {
-  if (gate) return `round ${round}: agent started with the answer of @${gate.answeredBy ?? "unknown"} to gate ${gate.id}`;
-  return `round ${round}: agent started (dispatched by @${data.trigger.type === "dispatch" ? data.trigger.by : "unknown"})`;
+function startLine(round: number, data: SpawnJob, gate: Gate | undefined, attempt: number): string {
+  const suffix = attempt > 1 ? ` (attempt ${attempt})` : "";
+  if (gate) {
+    const by = gate.answeredBy === "escalation" ? "the defaults taken at timeout" : `the answer of @${gate.answeredBy ?? "unknown"}`;
+    return `round ${round}: agent started with ${by} to gate ${gate.id}${suffix}`;
+  }
+  if (data.trigger.type === "dispatch") return `round ${round}: agent started (${data.trigger.retry ? "retry" : "dispatched"} by @${data.trigger.by})${suffix}`;
+  return `round ${round}: agent started${suffix}`;
 }
 
 function endLine(round: number, run: AgentRun, secrets: string[]): string {
   const took = formatDuration(run.durationMs / 1000);
   if (!run.failed) return `round ${round}: agent finished (exit 0, ${took})`;
-  const why = run.timedOut ? "timed out and was stopped" : run.cancelled ? "was stopped" : run.signal ? `was killed by ${run.signal}` : `failed (exit ${run.exitCode})`;
+  const why = run.timedOut ? "timed out and was stopped" : run.signal ? `was killed by ${run.signal}` : `failed (exit ${run.exitCode})`;
   const tail = run.tail.length > 0 ? `\n\n  \`\`\`text\n${run.tail.map((l) => `  ${maskSecrets(l, secrets).replace(/```/g, "ʼʼʼ")}`).join("\n")}\n  \`\`\`` : "";
   return `round ${round}: agent ${why} after ${took}${tail}`;
 }

@@ -1,9 +1,9 @@
 import { parseArgs } from "node:util";
-import { Octokit } from "@octokit/rest";
 import { z } from "zod";
-import { GitHubError, ProtocolError, describeIssues } from "../../errors.js";
-import { newAskId, renderAskComment, validateAsk, type AskInput } from "../../protocol/ask.js";
+import { ProtocolError, describeIssues } from "../../errors.js";
+import { newAskId, renderAskComment, validateAsk, type Ask, type AskInput } from "../../protocol/ask.js";
 import { parseDuration } from "../../protocol/duration.js";
+import { postIssueComment } from "../github.js";
 import { UsageError } from "../usage.js";
 
 const CliEnv = z.object({
@@ -14,7 +14,7 @@ const CliEnv = z.object({
   ESCALATION_ROUND: z.string().regex(/^\d+$/).optional(),
 });
 
-interface QuestionDraft {
+export interface QuestionDraft {
   text: string;
   options: string[];
   default?: string;
@@ -52,8 +52,72 @@ function questionsFrom(tokens: ReturnType<typeof parseArgs>["tokens"]): { questi
 }
 
 export interface AskResult {
+  /** The posted comment's URL; "" for a dry run. */
   url: string;
   body: string;
+  ask: Ask;
+}
+
+/** The environment the app gives an agent (see src/agent/agentEnv.ts). */
+export type AskEnv = z.infer<typeof CliEnv>;
+
+/** Reads the agent's environment; a bad value is a UsageError naming the variable. */
+export function readAskEnv(env: NodeJS.ProcessEnv): AskEnv {
+  const e = CliEnv.safeParse(env);
+  if (!e.success) throw new UsageError(`Invalid environment: ${describeIssues(e.error.issues)}`);
+  return e.data;
+}
+
+/** What an agent asks, before validation: the questions and the ask-wide settings. */
+export interface AskDraft {
+  questions: QuestionDraft[];
+  kind?: string;
+  timeoutSeconds?: number;
+  context?: string;
+}
+
+/**
+ * Builds the ask comment and posts it on the issue: the one path shared by `escalate ask` and the
+ * `ask_human` tool of `escalate mcp`. `repo` and `issue` default to the agent's environment.
+ * Bad input is a UsageError; GitHub refusing the comment is a GitHubError.
+ */
+export async function submitAsk(draft: AskDraft, where: { env: AskEnv; repo?: string; issue?: string; dryRun?: boolean }): Promise<AskResult> {
+  const { env } = where;
+  if (draft.questions.length === 0) throw new UsageError("At least one --question is required.");
+  const repo = where.repo ?? env.GITHUB_REPOSITORY;
+  if (!repo || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) {
+    throw new UsageError(`--repo (or GITHUB_REPOSITORY) must be OWNER/REPO (got ${JSON.stringify(repo ?? "")}).`);
+  }
+  const issueText = where.issue ?? env.ESCALATION_ISSUE;
+  if (!issueText || !/^\d+$/.test(issueText) || Number(issueText) < 1) {
+    throw new UsageError(`--issue (or ESCALATION_ISSUE) must be an issue number (got ${JSON.stringify(issueText ?? "")}).`);
+  }
+  const input: AskInput = {
+    v: 1,
+    id: newAskId(),
+    kind: draft.kind ?? "question",
+    round: Number(env.ESCALATION_ROUND ?? 0),
+    questions: draft.questions,
+    timeoutSeconds: draft.timeoutSeconds,
+    context: draft.context,
+  };
+  let ask: Ask;
+  try {
+    ask = validateAsk(input);
+  } catch (error) {
+    if (error instanceof ProtocolError) throw new UsageError(error.message.replace(/^Invalid ask: /, ""), { cause: error });
+    throw error;
+  }
+  const body = renderAskComment(ask);
+  if (where.dryRun) return { url: "", body, ask };
+  const url = await postIssueComment(
+    { token: env.GITHUB_TOKEN, apiUrl: env.GITHUB_API_URL },
+    repo,
+    Number(issueText),
+    body,
+    "GITHUB_TOKEN is not set; the app sets it for agents it spawns.",
+  );
+  return { url, body, ask };
 }
 
 export async function askCommand(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<AskResult> {
@@ -79,8 +143,7 @@ export async function askCommand(argv: string[], env: NodeJS.ProcessEnv, out: (l
   } catch (error) {
     throw new UsageError((error as Error).message, { cause: error });
   }
-  const e = CliEnv.safeParse(env);
-  if (!e.success) throw new UsageError(`Invalid environment: ${describeIssues(e.error.issues)}`);
+  const askEnv = readAskEnv(env);
   let drafts;
   try {
     drafts = questionsFrom(parsed.tokens);
@@ -88,50 +151,11 @@ export async function askCommand(argv: string[], env: NodeJS.ProcessEnv, out: (l
     if (error instanceof UsageError) throw error;
     throw new UsageError((error as Error).message, { cause: error });
   }
-  if (drafts.questions.length === 0) throw new UsageError("At least one --question is required.");
-  const repo = parsed.values.repo ?? e.data.GITHUB_REPOSITORY;
-  if (!repo || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) {
-    throw new UsageError(`--repo (or GITHUB_REPOSITORY) must be OWNER/REPO (got ${JSON.stringify(repo ?? "")}).`);
-  }
-  const issueText = parsed.values.issue ?? e.data.ESCALATION_ISSUE;
-  if (!issueText || !/^\d+$/.test(issueText) || Number(issueText) < 1) {
-    throw new UsageError(`--issue (or ESCALATION_ISSUE) must be an issue number (got ${JSON.stringify(issueText ?? "")}).`);
-  }
-  const input: AskInput = {
-    v: 1,
-    id: newAskId(),
-    kind: parsed.values.kind ?? "question",
-    round: Number(e.data.ESCALATION_ROUND ?? 0),
-    questions: drafts.questions,
-    timeoutSeconds: drafts.askTimeout,
-    context: parsed.values.context,
-  };
-  let body: string;
-  try {
-    body = renderAskComment(validateAsk(input));
-  } catch (error) {
-    if (error instanceof ProtocolError) throw new UsageError(error.message.replace(/^Invalid ask: /, ""), { cause: error });
-    throw error;
-  }
-  if (parsed.values["dry-run"]) {
-    out(body);
-    return { url: "", body };
-  }
-  if (!e.data.GITHUB_TOKEN) throw new UsageError("GITHUB_TOKEN is not set; the app sets it for agents it spawns.");
-  const [owner, name] = repo.split("/") as [string, string];
-  const octokit = new Octokit({ auth: e.data.GITHUB_TOKEN, baseUrl: e.data.GITHUB_API_URL.replace(/\/$/, ""), log: { debug() {}, info() {}, warn() {}, error() {} } });
-  try {
-    const { data } = await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-      owner,
-      repo: name,
-      issue_number: Number(issueText),
-      body,
-    });
-    out(data.html_url);
-    return { url: data.html_url, body };
-  } catch (error) {
-    const status = (error as { status?: number }).status;
-    const message = (error as { response?: { data?: { message?: string } } }).response?.data?.message ?? (error as Error).message;
-    throw new GitHubError(`GitHub refused the comment on ${repo}#${issueText}${status ? ` (HTTP ${status})` : ""}: ${message}`, status, { cause: error });
-  }
+  const dryRun = parsed.values["dry-run"] ?? false;
+  const result = await submitAsk(
+    { questions: drafts.questions, kind: parsed.values.kind, timeoutSeconds: drafts.askTimeout, context: parsed.values.context },
+    { env: askEnv, repo: parsed.values.repo, issue: parsed.values.issue, dryRun },
+  );
+  out(dryRun ? result.body : result.url);
+  return result;
 }

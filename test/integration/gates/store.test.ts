@@ -18,10 +18,12 @@ afterAll(async () => {
 const freshStore = () => new GateStore(redis, `test-${randomUUID().slice(0, 8)}`);
 /** The loop records the issue before it opens a gate; getIssue needs that record. */
 const withIssue = async (store: GateStore, issue = 7) => {
-  await store.upsertIssue({ repo: REPO, issue, installationId: 99, title: "Add a cache", body: "", url: `https://x/${issue}` });
+  await store.upsertIssue({ repo: REPO, issue, installationId: 99, title: "Add a cache", body: "", url: `https://x/${issue}`, assignees: [] });
   return store;
 };
 const REPO = "Octo/Demo";
+/** A round limit no test reaches, except the one about limits. */
+const LIMIT = 1000;
 const ref = { repo: REPO, issue: 7 };
 let seq = 0;
 
@@ -49,7 +51,7 @@ describe("GateStore: issues", () => {
   it("upserts an issue and reads it back, case-insensitively by repo", async () => {
     const store = freshStore();
     expect(await store.getIssue(ref)).toBeUndefined();
-    await store.upsertIssue({ repo: REPO, issue: 7, installationId: 99, title: "Add a cache", body: "", url: "https://x/7" });
+    await store.upsertIssue({ repo: REPO, issue: 7, installationId: 99, title: "Add a cache", body: "", url: "https://x/7", assignees: ["alice", "bob"] });
     expect(await store.getIssue({ repo: "octo/demo", issue: 7 })).toEqual({
       repo: REPO,
       issue: 7,
@@ -57,6 +59,7 @@ describe("GateStore: issues", () => {
       title: "Add a cache",
       body: "",
       url: "https://x/7",
+      assignees: ["alice", "bob"],
       openGate: undefined,
       nextRound: 0,
       statusCommentId: undefined,
@@ -66,13 +69,13 @@ describe("GateStore: issues", () => {
 
   it("an upsert keeps the open gate, rounds and status comment", async () => {
     const store = freshStore();
-    await store.upsertIssue({ repo: REPO, issue: 7, installationId: 99, title: "v1", body: "b1", url: "u" });
+    await store.upsertIssue({ repo: REPO, issue: 7, installationId: 99, title: "v1", body: "b1", url: "u", assignees: ["alice"] });
     const gate = newGate();
     await store.openGate(gate);
-    await store.allocateRound(ref, "job-1");
+    await store.allocateRound(ref, "job-1", LIMIT);
     await store.setStatusCommentId(ref, 1234);
-    await store.upsertIssue({ repo: REPO, issue: 7, installationId: 100, title: "v2", body: "b2", url: "u" });
-    expect(await store.getIssue(ref)).toMatchObject({ title: "v2", body: "b2", installationId: 100, openGate: gate.id, nextRound: 1, statusCommentId: 1234 });
+    await store.upsertIssue({ repo: REPO, issue: 7, installationId: 100, title: "v2", body: "b2", url: "u", assignees: [] });
+    expect(await store.getIssue(ref)).toMatchObject({ title: "v2", body: "b2", installationId: 100, assignees: [], openGate: gate.id, nextRound: 1, statusCommentId: 1234 });
   });
 });
 
@@ -187,6 +190,85 @@ describe("GateStore: recording answers", () => {
   });
 });
 
+describe("GateStore: answers to several questions", () => {
+  const twoQuestions = () => {
+    const g = newGate();
+    g.ask = validateAsk({ v: 1, id: g.id, round: 0, questions: [{ text: "Which database?", options: ["Postgres", "SQLite"] }, { text: "Keep the old API?" }] });
+    return g;
+  };
+  const q = (question: number, text: string, by: string, commentId: number): RecordedAnswer => ({
+    question,
+    text,
+    by,
+    at: 1_712_345_678_901 + question,
+    source: "human",
+    commentId,
+    url: `https://github.com/octo/demo/issues/7#issuecomment-${commentId}`,
+  });
+
+  it("merges answers from several comments; the gate is answered once every question has one", async () => {
+    const store = await withIssue(freshStore());
+    const g = twoQuestions();
+    await store.openGate(g);
+    const gate = (await store.getGate(g.id))!;
+    const first = q(0, "SQLite — ünïcödé 🙋 / \"quoted\"", "alice", 2_400_000_001);
+    expect(await store.recordAnswer(gate, [first], "alice", 2_400_000_001, 10)).toEqual({ outcome: "partial", answers: [first] });
+    expect(await store.getGate(g.id)).toMatchObject({ state: "open", answers: [first] });
+    expect((await store.openGates()).map((x) => x.id)).toEqual([g.id]);
+
+    const second = q(1, "yes", "bob", 2_400_000_002);
+    expect(await store.recordAnswer(gate, [second], "bob", 2_400_000_002, 20)).toEqual({ outcome: "recorded" });
+    const stored = (await store.getGate(g.id))!;
+    expect(stored).toMatchObject({ state: "answered", answeredBy: "bob", answeredAt: 20, answerCommentId: 2_400_000_002 });
+    expect(stored.answers).toEqual([first, second]);
+    expect(await store.openGates()).toEqual([]);
+    expect((await store.getIssue(ref))?.openGate).toBeUndefined();
+  });
+
+  it("a later answer to the same question replaces the earlier one while the gate is open", async () => {
+    const store = freshStore();
+    const g = twoQuestions();
+    await store.openGate(g);
+    const gate = (await store.getGate(g.id))!;
+    await store.recordAnswer(gate, [q(0, "Postgres", "alice", 1)], "alice", 1, 1);
+    expect(await store.recordAnswer(gate, [q(0, "SQLite", "carol", 2)], "carol", 2, 2)).toEqual({ outcome: "partial", answers: [q(0, "SQLite", "carol", 2)] });
+  });
+
+  it("an empty answer list records nothing", async () => {
+    const store = freshStore();
+    const g = twoQuestions();
+    await store.openGate(g);
+    expect(await store.recordAnswer((await store.getGate(g.id))!, [], "alice", 1, 1)).toEqual({ outcome: "partial", answers: [] });
+    expect((await store.getGate(g.id))?.state).toBe("open");
+  });
+
+  it("accepts a synthetic answering id (a timeout) and recognises its redelivery", async () => {
+    const store = freshStore();
+    const g = newGate();
+    await store.openGate(g);
+    const gate = (await store.getGate(g.id))!;
+    const byDefault: RecordedAnswer = { question: 0, text: "SQLite", option: "SQLite", optionIndex: 1, by: "escalation", at: 1, source: "default" };
+    expect(await store.recordAnswer(gate, [byDefault], "escalation", `timeout-${g.id}`, 1)).toEqual({ outcome: "recorded" });
+    expect(await store.recordAnswer(gate, [byDefault], "escalation", `timeout-${g.id}`, 2)).toEqual({ outcome: "same", state: "answered" });
+  });
+
+  it("replaceAnswer: an edited reply replaces the answer until the resume starts", async () => {
+    const store = freshStore();
+    const g = newGate();
+    await store.openGate(g);
+    expect(await store.replaceAnswer(g.id, 500, answer("alice", 500))).toBe("open");
+    await store.recordAnswer((await store.getGate(g.id))!, answer("alice", 500), "alice", 500, 1);
+    const edited: RecordedAnswer[] = [{ ...answer("alice", 500)[0]!, text: "1", option: "Postgres", optionIndex: 0 }];
+    expect(await store.replaceAnswer(g.id, 501, edited)).toBe("answered"); // not the answering comment
+    expect(await store.replaceAnswer(g.id, 500, edited)).toBe("replaced");
+    expect((await store.getGate(g.id))?.answers).toEqual(edited);
+    await store.claimResume(g.id, "job-1");
+    expect(await store.replaceAnswer(g.id, 500, answer("alice", 500))).toBe("resuming");
+    expect((await store.getGate(g.id))?.answers).toEqual(edited);
+    expect(await store.replaceAnswer("unknown-gate", 500, edited)).toBe("missing");
+  });
+});
+
 describe("GateStore: resuming", () => {
   async function answeredGate(store: GateStore) {
     const g = newGate();
@@ -261,11 +343,11 @@ describe("GateStore: rounds", () => {
   it("allocates a round per job: stable on retry, increasing across jobs", async () => {
     const store = freshStore();
     expect(await store.currentRound(ref)).toBe(0);
-    expect(await store.allocateRound(ref, "job-1")).toBe(0);
-    expect(await store.allocateRound(ref, "job-1")).toBe(0);
-    expect(await store.allocateRound(ref, "job-2")).toBe(1);
-    expect(await store.allocateRound(ref, "job-3")).toBe(2);
-    expect(await store.allocateRound(ref, "job-2")).toBe(1);
+    expect(await store.allocateRound(ref, "job-1", LIMIT)).toBe(0);
+    expect(await store.allocateRound(ref, "job-1", LIMIT)).toBe(0);
+    expect(await store.allocateRound(ref, "job-2", LIMIT)).toBe(1);
+    expect(await store.allocateRound(ref, "job-3", LIMIT)).toBe(2);
+    expect(await store.allocateRound(ref, "job-2", LIMIT)).toBe(1);
     expect(await store.currentRound(ref)).toBe(2);
     await withIssue(store);
     expect((await store.getIssue(ref))?.nextRound).toBe(3);
@@ -273,10 +355,32 @@ describe("GateStore: rounds", () => {
 
   it("rounds are per issue, and concurrent jobs get distinct rounds", async () => {
     const store = freshStore();
-    const rounds = await Promise.all(Array.from({ length: 15 }, (_, i) => store.allocateRound(ref, `job-${i}`)));
-    expect([...rounds].sort((a, b) => a - b)).toEqual(Array.from({ length: 15 }, (_, i) => i));
-    expect(await store.allocateRound({ repo: REPO, issue: 8 }, "job-0")).toBe(0);
-    expect(await store.allocateRound({ repo: "octo/DEMO", issue: 7 }, "job-new")).toBe(15);
+    const rounds = await Promise.all(Array.from({ length: 15 }, (_, i) => store.allocateRound(ref, `job-${i}`, LIMIT)));
+    expect(rounds.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 15 }, (_, i) => i));
+    expect(await store.allocateRound({ repo: REPO, issue: 8 }, "job-0", LIMIT)).toBe(0);
+    expect(await store.allocateRound({ repo: "octo/DEMO", issue: 7 }, "job-new", LIMIT)).toBe(15);
+  });
+});
+
+describe("GateStore: round limit", () => {
+  it("refuses a new round past the limit, keeps retries' rounds, and honours a raised limit", async () => {
+    const store = freshStore();
+    expect(await store.allocateRound(ref, "job-1", 2)).toBe(0);
+    expect(await store.allocateRound(ref, "job-2", 2)).toBe(1);
+    expect(await store.allocateRound(ref, "job-3", 2)).toBeUndefined();
+    expect(await store.allocateRound(ref, "job-3", 2)).toBeUndefined();
+    expect(await store.allocateRound(ref, "job-2", 2)).toBe(1); // a retry keeps its round
+    expect(await store.currentRound(ref)).toBe(1); // the refusals allocated nothing
+    await store.raiseRoundLimit(ref, 3);
+    expect(await store.allocateRound(ref, "job-3", 2)).toBe(2);
+    expect(await store.allocateRound(ref, "job-4", 2)).toBeUndefined();
+    expect(await store.allocateRound({ repo: REPO, issue: 8 }, "job-1", 2)).toBe(0); // per issue
+  });
+
+  it("concurrent jobs never pass the limit", async () => {
+    const store = freshStore();
+    const rounds = await Promise.all(Array.from({ length: 12 }, (_, i) => store.allocateRound(ref, `job-${i}`, 5)));
+    expect(rounds.filter((r) => r !== undefined).sort()).toEqual([0, 1, 2, 3, 4]);
   });
 });
 
@@ -302,6 +406,43 @@ describe("GateStore: listings", () => {
     await store.recordAnswer((await store.getGate(done.id))!, answer(), "alice", 1, 1);
     expect((await store.openGates()).map((g) => g.id)).toEqual([early.id, middle.id, late.id]);
     expect((await store.openGates(2)).map((g) => g.id)).toEqual([early.id, middle.id]);
+  });
+});
+
+describe("GateStore: lastGate, notes and one-time marks", () => {
+  it("lastGate is the issue's most recent gate, whatever its state", async () => {
+    const store = freshStore();
+    expect(await store.lastGate(ref)).toBeUndefined();
+    const first = newGate();
+    const second = newGate();
+    await store.openGate(first);
+    await store.openGate(second);
+    expect((await store.lastGate(ref))?.id).toBe(second.id);
+    await store.cancelGate(second, "stop");
+    expect(await store.lastGate(ref)).toMatchObject({ id: second.id, state: "cancelled" });
+  });
+
+  it("keeps notes per issue in order", async () => {
+    const store = freshStore();
+    expect(await store.notes(ref)).toEqual([]);
+    const a = { by: "alice", at: 1, url: "u1", text: "Prefer small PRs.\n\nThanks 🙏", round: 0 };
+    const b = { by: "bob", at: 2, url: "u2", text: "Use SQLite", round: 1 };
+    await store.addNote(ref, a);
+    await store.addNote({ repo: "octo/demo", issue: 7 }, b);
+    expect(await store.notes(ref)).toEqual([a, b]);
+    expect(await store.notes({ repo: REPO, issue: 8 })).toEqual([]);
+  });
+
+  it("firstTime is true once per key until it expires", async () => {
+    const store = freshStore();
+    expect(await store.firstTime("help:octo/demo#7")).toBe(true);
+    expect(await store.firstTime("help:octo/demo#7")).toBe(false);
+    expect(await store.firstTime("help:octo/demo#8")).toBe(true);
+    expect(await store.firstTime("short", 1)).toBe(true);
+    const ttl = await redis.ttl(store.keys.once("help:octo/demo#7"));
+    expect(ttl).toBeGreaterThan(29 * 86400);
+    await new Promise((r) => setTimeout(r, 1_150));
+    expect(await store.firstTime("short", 1)).toBe(true);
   });
 });
 

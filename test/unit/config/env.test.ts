@@ -31,7 +31,8 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 describe("loadConfig: defaults", () => {
   it("fills every documented default from the minimal environment", () => {
     const config = loadConfig(minimal());
-    expect(config).toEqual<AppConfig>({
+    // toMatchObject: the settings listed here must have these defaults; new settings may be added.
+    expect(config).toMatchObject({
       appId: 12345,
       privateKey: PEM,
       webhookSecret: "s3cret-hook",
@@ -51,7 +52,11 @@ describe("loadConfig: defaults", () => {
         envPassthrough: [],
         tokenPermissions: { issues: "write", metadata: "read" },
         killGraceSeconds: 10,
+        maxAttempts: 3,
       },
+      maxRounds: 10,
+      answererMinPermission: "write",
+      repoConfigCacheSeconds: 60,
       labels: { awaiting: "awaiting-human", dispatch: "agent" },
       agentLogins: [],
       taskTemplatePath: resolve(projectRoot, "templates/spawn-task.md"),
@@ -176,6 +181,7 @@ describe("loadConfig: durations", () => {
     ["AGENT_KILL_GRACE", "1m30s", (c) => c.agent.killGraceSeconds, 90],
     ["PERMISSION_CACHE_TTL", "5m", (c) => c.permissionCacheSeconds, 300],
     ["SHUTDOWN_GRACE", "1h", (c) => c.shutdownGraceSeconds, 3600],
+    ["REPO_CONFIG_CACHE_TTL", "2m", (c) => c.repoConfigCacheSeconds, 120],
   ])("%s=%s", (name, value, read, seconds) => {
     expect(read(loadConfig(minimal({ [name]: value })))).toBe(seconds);
   });
@@ -212,8 +218,14 @@ describe("loadConfig: other values", () => {
         AWAITING_LABEL: " needs-human ",
         DISPATCH_LABEL: "Agent",
         TASK_TEMPLATE: join(scratch, "t.md"),
+        AGENT_MAX_ATTEMPTS: "5",
+        MAX_ROUNDS: "25",
+        ANSWERER_MIN_PERMISSION: "maintain",
       }),
     );
+    expect(config.agent.maxAttempts).toBe(5);
+    expect(config.maxRounds).toBe(25);
+    expect(config.answererMinPermission).toBe("maintain");
     expect(config.port).toBe(8080);
     expect(config.host).toBe("127.0.0.1");
     expect(config.logLevel).toBe("debug");
@@ -252,6 +264,11 @@ describe("loadConfig: other values", () => {
     ["AGENT_CONCURRENCY", "many", "AGENT_CONCURRENCY:"],
     ["DISPATCH_LABEL", "   ", "DISPATCH_LABEL:"],
     ["AWAITING_LABEL", "x".repeat(51), "AWAITING_LABEL:"],
+    ["AGENT_MAX_ATTEMPTS", "0", "AGENT_MAX_ATTEMPTS:"],
+    ["AGENT_MAX_ATTEMPTS", "21", "AGENT_MAX_ATTEMPTS:"],
+    ["MAX_ROUNDS", "1001", "MAX_ROUNDS:"],
+    ["MAX_ROUNDS", "ten", "MAX_ROUNDS:"],
+    ["ANSWERER_MIN_PERMISSION", "owner", "ANSWERER_MIN_PERMISSION:"],
   ])("%s=%j is a ConfigError naming the variable", (name, value, message) => {
     const error = configError(minimal({ [name]: value }));
     expect(error.message).toContain(`${name}:`);

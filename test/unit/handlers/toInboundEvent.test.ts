@@ -24,12 +24,19 @@ function example(name: string, action: string, where: (p: Json) => boolean = () 
 
 const INSTALLATION = { id: 4242, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNDI0Mg==" };
 const RECEIVED = 1_700_000_000_000;
-const convert = (name: string, payload: unknown, label = "agent") => toInboundEvent(name, payload, "delivery-1", label, RECEIVED);
+const convert = (name: string, payload: unknown) => toInboundEvent(name, payload, "delivery-1", RECEIVED);
 
-const commentCreated = (over: (p: Json) => void = () => {}) => {
-  const p = example("issue_comment", "created", (x) => x.installation !== undefined);
+/** issue_comment.<action>, delivered to an installation. */
+const commentEvent = (action = "created", over: (p: Json) => void = () => {}) => {
+  const p = example("issue_comment", action);
+  p.installation ??= INSTALLATION;
   over(p);
   return p;
+};
+const asBot = (body: string) => (p: Json) => {
+  p.comment.user.type = "Bot";
+  p.comment.user.login = "some-ci[bot]";
+  p.comment.body = body;
 };
 const labeled = (name: string) => {
   const p = example("issues", "labeled");
@@ -45,9 +52,9 @@ const closed = () => {
   return p;
 };
 
-describe("toInboundEvent: issue_comment.created", () => {
-  it("maps a human's comment to a comment event with the fields the loop uses", () => {
-    const p = commentCreated();
+describe("toInboundEvent: issue_comment", () => {
+  it("maps a human's new comment to a comment event with the fields the loop uses", () => {
+    const p = example("issue_comment", "created", (x) => x.installation !== undefined);
     expect(convert("issue_comment", p)).toEqual({
       kind: "comment",
       action: "created",
@@ -61,6 +68,7 @@ describe("toInboundEvent: issue_comment.created", () => {
         url: p.issue.html_url,
         state: p.issue.state,
         isPullRequest: false,
+        assignees: ["Codertocat"],
       },
       sender: { login: p.sender.login, type: p.sender.type },
       receivedAt: RECEIVED,
@@ -74,22 +82,27 @@ describe("toInboundEvent: issue_comment.created", () => {
     });
   });
 
+  it.each<[string]>([["edited"], ["deleted"]])("maps a human's %s comment to a comment event with that action", (action) => {
+    const event = convert("issue_comment", commentEvent(action));
+    expect(event).toMatchObject({ kind: "comment", action, installationId: INSTALLATION.id });
+  });
+
   it("defaults receivedAt to now", () => {
     const before = Date.now();
-    const event = toInboundEvent("issue_comment", commentCreated(), "d", "agent");
+    const event = toInboundEvent("issue_comment", commentEvent(), "d");
     expect(event!.receivedAt).toBeGreaterThanOrEqual(before);
     expect(event!.receivedAt).toBeLessThanOrEqual(Date.now());
   });
 
   it("marks a comment on a pull request", () => {
-    const p = commentCreated((x) => (x.issue.pull_request = { url: "https://api.github.com/repos/Codertocat/Hello-World/pulls/1" }));
+    const p = commentEvent("created", (x) => (x.issue.pull_request = { url: "https://api.github.com/repos/Codertocat/Hello-World/pulls/1" }));
     expect(convert("issue_comment", p)?.issue.isPullRequest).toBe(true);
   });
 
   it("reads a null comment body and a null issue body as empty text", () => {
     const event = convert(
       "issue_comment",
-      commentCreated((x) => {
+      commentEvent("created", (x) => {
         x.comment.body = null;
         x.issue.body = null;
       }),
@@ -99,79 +112,70 @@ describe("toInboundEvent: issue_comment.created", () => {
     if (event?.kind === "comment") expect(event.comment.body).toBe("");
   });
 
+  it.each<[string, unknown, string[]]>([
+    ["no assignees", [], []],
+    ["null assignees", null, []],
+    ["12 assignees (kept: the first 10)", Array.from({ length: 12 }, (_, i) => ({ login: `user${i}` })), Array.from({ length: 10 }, (_, i) => `user${i}`)],
+  ])("reads %s", (_name, assignees, expected) => {
+    expect(convert("issue_comment", commentEvent("created", (x) => (x.issue.assignees = assignees)))?.issue.assignees).toEqual(expected);
+  });
+
   it("ignores a delivery without an installation (not sent to an installed App)", () => {
-    const p = commentCreated((x) => delete x.installation);
-    expect(convert("issue_comment", p)).toBeUndefined();
+    expect(convert("issue_comment", commentEvent("created", (x) => delete x.installation))).toBeUndefined();
     // The stock examples without an installation are ignored as they are.
     expect(convert("issue_comment", example("issue_comment", "created", (x) => x.installation === undefined))).toBeUndefined();
   });
 
-  it("ignores a bot's comment without a marker (bots never answer or command)", () => {
-    const p = commentCreated((x) => {
-      x.comment.user.type = "Bot";
-      x.comment.user.login = "some-ci[bot]";
-      x.comment.body = "/answer 1 yes";
-    });
-    expect(convert("issue_comment", p)).toBeUndefined();
+  it.each<[string]>([["created"], ["edited"]])("ignores a bot's %s comment without a marker (bots never answer or command)", (action) => {
+    expect(convert("issue_comment", commentEvent(action, asBot("/answer 1 yes")))).toBeUndefined();
   });
 
-  it("keeps a bot's comment that carries a marker (an agent's ask)", () => {
+  it("keeps the deletion of a bot's comment even without a marker", () => {
+    expect(convert("issue_comment", commentEvent("deleted", asBot("plain text")))).toMatchObject({ kind: "comment", action: "deleted" });
+  });
+
+  it.each<[string]>([["created"], ["edited"]])("keeps a bot's %s comment that carries a marker (an agent's ask)", (action) => {
     const body = `### 🙋 The agent needs your input\n\n${renderMarker("ask", { v: 1 })}`;
-    const p = commentCreated((x) => {
-      x.comment.user.type = "Bot";
-      x.comment.user.login = "escalation-agent[bot]";
-      x.comment.body = body;
-    });
-    const event = convert("issue_comment", p);
+    const event = convert("issue_comment", commentEvent(action, asBot(body)));
     expect(event?.kind).toBe("comment");
     if (event?.kind === "comment") {
+      expect(event.action).toBe(action);
       expect(event.comment.body).toBe(body);
-      expect(event.comment.author).toEqual({ login: "escalation-agent[bot]", type: "Bot" });
+      expect(event.comment.author).toEqual({ login: "some-ci[bot]", type: "Bot" });
     }
   });
 
   it("keeps a bot's comment with a broken marker too (the loop reports it)", () => {
-    const p = commentCreated((x) => {
-      x.comment.user.type = "Bot";
-      x.comment.body = "<!-- escalation:ask:v1 !!! -->";
-    });
-    expect(convert("issue_comment", p)?.kind).toBe("comment");
+    expect(convert("issue_comment", commentEvent("created", asBot("<!-- escalation:ask:v1 !!! -->")))?.kind).toBe("comment");
   });
 
-  it.each<[string]>([["edited"], ["deleted"]])("ignores issue_comment.%s", (action) => {
-    const p = example("issue_comment", action);
-    p.installation = INSTALLATION;
-    expect(convert("issue_comment", p)).toBeUndefined();
+  it("ignores other issue_comment actions", () => {
+    expect(convert("issue_comment", commentEvent("created", (x) => (x.action = "pinned")))).toBeUndefined();
   });
 });
 
 describe("toInboundEvent: issues", () => {
-  it.each<[string, string]>([
-    ["agent", "agent"],
-    ["Agent", "agent"],
-    ["AGENT", "Agent"],
-  ])("maps labeled with %j to a labeled event when the dispatch label is %j", (labelName, dispatch) => {
+  // Which label dispatches is per-repository configuration; every labeled event goes to the worker.
+  it.each<[string]>([["agent"], ["Agent"], ["bug"], ["needs: human review"]])("maps labeled with %j to a labeled event carrying the label as written", (labelName) => {
     const p = labeled(labelName);
-    const event = convert("issues", p, dispatch);
-    expect(event).toMatchObject({
+    expect(convert("issues", p)).toMatchObject({
       kind: "labeled",
       label: labelName,
       deliveryId: "delivery-1",
       installationId: INSTALLATION.id,
       repo: "Codertocat/Hello-World",
-      issue: { number: p.issue.number, title: p.issue.title, state: "open", isPullRequest: false },
+      issue: { number: p.issue.number, title: p.issue.title, state: "open", isPullRequest: false, assignees: ["Codertocat"] },
       sender: { login: "Codertocat", type: "User" },
     });
   });
 
-  it.each<[string]>([["bug"], ["agents"], ["agent-done"], [""]])("ignores labeled with the other label %j", (labelName) => {
-    expect(convert("issues", labeled(labelName), "agent")).toBeUndefined();
-  });
-
-  it("ignores labeled without an installation", () => {
-    const p = labeled("agent");
-    delete p.installation;
-    expect(convert("issues", p, "agent")).toBeUndefined();
+  it("ignores labeled without a label or without an installation", () => {
+    const noLabel = labeled("agent");
+    delete noLabel.label;
+    expect(convert("issues", noLabel)).toBeUndefined();
+    const noInstallation = labeled("agent");
+    delete noInstallation.installation;
+    expect(convert("issues", noInstallation)).toBeUndefined();
   });
 
   it("maps closed to a closed event", () => {
@@ -185,21 +189,22 @@ describe("toInboundEvent: issues", () => {
   it.each<[string]>([["opened"], ["edited"], ["unlabeled"], ["assigned"], ["reopened"]])("ignores issues.%s", (action) => {
     const p = example("issues", action);
     p.installation = INSTALLATION;
-    if (p.label) p.label.name = "agent"; // an unlabeled "agent" is not a dispatch
+    if (p.label) p.label.name = "agent"; // removing the label is no dispatch
     expect(convert("issues", p)).toBeUndefined();
   });
 
   it("ignores events of other names that carry the same fields", () => {
     expect(convert("pull_request", labeled("agent"))).toBeUndefined();
-    expect(convert("issues", commentCreated())).toBeUndefined();
+    expect(convert("issues", commentEvent())).toBeUndefined();
   });
 });
 
 describe("toInboundEvent: malformed payloads", () => {
   it.each<[string, string, () => unknown, RegExp]>([
-    ["no repository", "issue_comment", () => commentCreated((p) => delete p.repository), /repository/],
-    ["an issue number as text", "issue_comment", () => commentCreated((p) => (p.issue.number = "1")), /issue\.number/],
-    ["a comment without user", "issue_comment", () => commentCreated((p) => delete p.comment.user), /comment\.user/],
+    ["no repository", "issue_comment", () => commentEvent("created", (p) => delete p.repository), /repository/],
+    ["an issue number as text", "issue_comment", () => commentEvent("created", (p) => (p.issue.number = "1")), /issue\.number/],
+    ["a comment without user", "issue_comment", () => commentEvent("created", (p) => delete p.comment.user), /comment\.user/],
+    ["an assignee without login", "issue_comment", () => commentEvent("created", (p) => (p.issue.assignees = [{}])), /issue\.assignees\.0\.login/],
     ["an installation id as text", "issues", () => Object.assign(closed(), { installation: { id: "1" } }), /installation\.id/],
     ["a label without name", "issues", () => Object.assign(labeled("agent"), { label: {} }), /label\.name/],
     ["not an object", "issues", () => "hello", /\(value\)/],
@@ -210,9 +215,9 @@ describe("toInboundEvent: malformed payloads", () => {
   });
 
   it("throws ProtocolError when the narrowed event breaks the job schema", () => {
-    const p = commentCreated((x) => (x.repository.full_name = "not a repo name"));
+    const p = commentEvent("created", (x) => (x.repository.full_name = "not a repo name"));
     expect(() => convert("issue_comment", p)).toThrow(/^Rejected issue_comment event: repo:/);
-    const zero = commentCreated((x) => (x.installation.id = 0));
+    const zero = commentEvent("created", (x) => (x.installation.id = 0));
     expect(() => convert("issue_comment", zero)).toThrow(/^Rejected issue_comment event: installationId:/);
   });
 });

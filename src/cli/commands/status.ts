@@ -1,0 +1,72 @@
+import { parseArgs } from "node:util";
+import { formatDuration } from "../../protocol/duration.js";
+import { openGatesReport, type GateView, type OpenGatesReport, type QuestionView } from "../../observe/gateView.js";
+import { withStore } from "../store.js";
+import { UsageError } from "../usage.js";
+
+/** `escalate status [--json] [--repo OWNER/REPO]`: the open gates, read from the app's Redis. */
+export async function statusCommand(argv: string[], env: NodeJS.ProcessEnv, out: (text: string) => void, now = Date.now()): Promise<OpenGatesReport> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { json: { type: "boolean" }, repo: { type: "string" } }, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError((error as Error).message, { cause: error });
+  }
+  if (values.repo !== undefined && !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(values.repo)) {
+    throw new UsageError(`--repo must be OWNER/REPO (got ${JSON.stringify(values.repo)}).`);
+  }
+  const report = await withStore(env, ({ store }) => openGatesReport(store, { repo: values.repo, now }));
+  out(values.json ? JSON.stringify(report, null, 2) : renderStatusTable(report));
+  return report;
+}
+
+/** "1d 2h", "5m", "45s": the two largest units, enough to compare ages at a glance. */
+export function shortDuration(seconds: number): string {
+  return formatDuration(Math.abs(seconds)).split(" ").slice(0, 2).join(" ");
+}
+
+function timeLeft(seconds: number | null): string {
+  if (seconds === null) return "-";
+  return seconds < 0 ? `overdue ${shortDuration(seconds)}` : shortDuration(seconds);
+}
+
+function questionLines(question: QuestionView, several: boolean, gate: GateView): string[] {
+  const lines: string[] = [];
+  let head = several ? `Q${question.number}. ${question.text}` : question.text;
+  if (several && question.timeoutSeconds !== null && question.answer === null) {
+    const left = question.timeoutSeconds - gate.ageSeconds;
+    head += `  (${left < 0 ? `overdue ${shortDuration(left)}` : `${shortDuration(left)} left`})`;
+  }
+  lines.push(head);
+  if (question.options.length > 0) {
+    lines.push(`    ${question.options.map((o, i) => `${i + 1}) ${o}${o === question.default ? " (default)" : ""}`).join("  ")}`);
+  }
+  if (question.default !== null && !question.options.includes(question.default)) lines.push(`    default: ${question.default}`);
+  if (question.answer) lines.push(`    answered by @${question.answer.by}: ${question.answer.option ?? question.answer.text}`);
+  return lines;
+}
+
+/** The terminal view: one row per gate, its questions indented below, then the counts. */
+export function renderStatusTable(report: OpenGatesReport): string {
+  const header = ["GATE", "ISSUE", "KIND", "AGE", "TIME LEFT", "LINK"];
+  const rows = report.gates.map((g) => [g.id, `${g.repo}#${g.issue}`, g.kind, shortDuration(g.ageSeconds), timeLeft(g.timeLeftSeconds), g.url]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
+  const indent = " ".repeat(widths[0]! + 2);
+  const out: string[] = [];
+  if (report.gates.length === 0) {
+    out.push("No open gates.");
+  } else {
+    out.push(line(header));
+    report.gates.forEach((gate, index) => {
+      out.push(line(rows[index]!));
+      if (gate.title) out.push(`${indent}"${gate.title}"`);
+      if (gate.context) out.push(`${indent}${gate.context.replace(/\s*\n\s*/g, " ")}`);
+      const several = gate.questions.length > 1;
+      for (const question of gate.questions) for (const text of questionLines(question, several, gate)) out.push(`${indent}${text}`);
+    });
+  }
+  const c = report.counts;
+  out.push("", `${c.open} open: ${c.waiting} waiting, ${c.overdue} overdue, ${c.noTimeout} without timeout, ${c.partial} partly answered`);
+  return out.join("\n");
+}

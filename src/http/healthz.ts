@@ -1,0 +1,40 @@
+import { Queue } from "bullmq";
+import type { Services } from "../services.js";
+import { route, within, type HttpHandler } from "./route.js";
+
+/** Every BullMQ queue the app produces to (inbound, spawn, feedback, and any added later). */
+export function loopQueues(services: Services): Queue[] {
+  return Object.values(services.queues).filter((q): q is Queue => q instanceof Queue);
+}
+
+/**
+ * GET /healthz: 200 when the gate store and every queue answer within 2 s, 503 otherwise.
+ * The body names what failed and the queues' job counts, for a person looking at it.
+ */
+export function healthHandler(services: Services): HttpHandler {
+  return route(["/healthz"], async (_req, res) => {
+    const checks: Record<string, unknown> = {};
+    let ok = true;
+    try {
+      await within(2000, "Redis", services.store.openGates(1));
+      checks.redis = "ok";
+    } catch (error) {
+      ok = false;
+      checks.redis = (error as Error).message;
+    }
+    const queues: Record<string, unknown> = {};
+    await Promise.all(
+      loopQueues(services).map(async (queue) => {
+        try {
+          queues[queue.name] = await within(2000, `queue ${queue.name}`, queue.getJobCounts("waiting", "active", "delayed", "failed"));
+        } catch (error) {
+          ok = false;
+          queues[queue.name] = { error: (error as Error).message };
+        }
+      }),
+    );
+    res
+      .writeHead(ok ? 200 : 503, { "content-type": "application/json", "cache-control": "no-store" })
+      .end(JSON.stringify({ ok, ...(ok ? {} : { error: Object.values(checks).find((c) => c !== "ok") ?? "a queue is unreachable" }), ...checks, queues }));
+  });
+}

@@ -1,0 +1,205 @@
+import { randomBytes } from "node:crypto";
+import { openGatesReport, type GateView, type OpenGatesReport } from "../observe/gateView.js";
+import type { Services } from "../services.js";
+import { PRIVATE_HEADERS, checkAdmin, hideTokenInUrl, refuse } from "./auth.js";
+import { Html, html, safeHref } from "./html.js";
+import { route, within, type HttpHandler } from "./route.js";
+
+export const STATUS_PAGE_PATH = "/escalation";
+/** How often the page re-reads the JSON. */
+export const REFRESH_MS = 5000;
+
+/** "1d 2h", "5m": the two largest units (the page's script has the same function). */
+function shortDuration(totalSeconds: number): string {
+  let rest = Math.max(0, Math.round(Math.abs(totalSeconds)));
+  const out: string[] = [];
+  for (const [unit, size] of [["d", 86400], ["h", 3600], ["m", 60], ["s", 1]] as const) {
+    if (rest >= size) {
+      out.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+  }
+  return out.length > 0 ? out.slice(0, 2).join(" ") : "0s";
+}
+
+/** Open gates grouped by repository; groups ordered by their oldest gate, gates oldest first. */
+export function groupByRepo(gates: GateView[]): Array<{ repo: string; gates: GateView[] }> {
+  const groups = new Map<string, { repo: string; gates: GateView[] }>();
+  for (const gate of gates) {
+    const key = gate.repo.toLowerCase();
+    if (!groups.has(key)) groups.set(key, { repo: gate.repo, gates: [] });
+    groups.get(key)!.gates.push(gate);
+  }
+  return [...groups.values()];
+}
+
+function link(url: string, text: Html | string): Html {
+  const href = safeHref(url);
+  return href ? html`<a href="${href}" rel="noreferrer noopener" target="_blank">${text}</a>` : html`${text}`;
+}
+
+function timeLeft(gate: GateView): Html {
+  if (gate.timeLeftSeconds === null) return html`<span class="left none">no timeout</span>`;
+  if (gate.timeLeftSeconds < 0) return html`<span class="left overdue">overdue ${shortDuration(gate.timeLeftSeconds)}</span>`;
+  return html`<span class="left">${shortDuration(gate.timeLeftSeconds)} left</span>`;
+}
+
+function renderGate(gate: GateView): Html {
+  const questions = gate.questions.map(
+    (q) => html`<li class="question">
+        <p class="text">${q.text}</p>
+        ${q.options.length > 0 ? html`<ol class="options">${q.options.map((o) => html`<li${o === q.default ? html` class="default"` : ""}>${o}${o === q.default ? html` <em>(default)</em>` : ""}</li>`)}</ol>` : ""}
+        ${q.default !== null && !q.options.includes(q.default) ? html`<p class="default">Default: ${q.default}</p>` : ""}
+        ${q.answer ? html`<p class="answered">Answered by @${q.answer.by}: ${q.answer.option ?? q.answer.text}</p>` : ""}
+      </li>`,
+  );
+  return html`<article class="gate" id="gate-${gate.id}" data-gate="${gate.id}">
+      <h3>${link(gate.issueUrl, `#${gate.issue}${gate.title ? ` ${gate.title}` : ""}`)}</h3>
+      <p class="meta"><span class="kind">${gate.kind}</span> · round ${gate.round} · asked <span class="age">${shortDuration(gate.ageSeconds)}</span> ago by ${gate.askedBy} · ${timeLeft(gate)}</p>
+      ${gate.context ? html`<p class="context">${gate.context}</p>` : ""}
+      <ol class="questions">${questions}</ol>
+      <p class="links">${link(gate.url, "Answer on GitHub")} · gate <code>${gate.id}</code></p>
+    </article>`;
+}
+
+function renderGates(report: OpenGatesReport): Html {
+  if (report.gates.length === 0) return html`<p class="empty">No open gates.</p>`;
+  return html`${groupByRepo(report.gates).map(
+    (group) => html`<section class="repo" data-repo="${group.repo}">
+      <h2>${group.repo} <span class="count">${group.gates.length}</span></h2>
+      ${group.gates.map(renderGate)}
+    </section>`,
+  )}`;
+}
+
+function summary(report: OpenGatesReport): string {
+  const c = report.counts;
+  return `${c.open} open · ${c.overdue} overdue · ${c.noTimeout} without timeout · updated ${report.generatedAt.slice(11, 19)} UTC`;
+}
+
+const STYLE = `
+body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:960px;padding:1rem 1.5rem;color:#1f2328;background:#fff}
+h1{font-size:1.5rem;margin:.5rem 0}h2{font-size:1.15rem;border-bottom:1px solid #d0d7de;padding-bottom:.25rem;margin-top:1.5rem}
+h3{font-size:1rem;margin:.25rem 0}.count{background:#eaeef2;border-radius:1em;padding:0 .5em;font-size:.85rem}
+.gate{border:1px solid #d0d7de;border-radius:6px;padding:.5rem 1rem;margin:.75rem 0}
+.meta,.links,#summary{color:#59636e;font-size:.9rem;margin:.25rem 0}.kind{font-weight:600}
+.overdue{color:#cf222e;font-weight:600}.context{white-space:pre-wrap}.question .text{font-weight:600;margin:.4rem 0 .1rem;white-space:pre-wrap}
+.options{margin:.1rem 0}.options .default{font-weight:600}.answered{color:#1a7f37}.empty{color:#59636e}
+#error{color:#cf222e}a{color:#0969da}code{font-size:.85rem}
+`;
+
+/** The page's script: re-reads the JSON every few seconds and redraws with textContent only (no HTML from data). */
+const SCRIPT = `
+(() => {
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token");
+  const repo = params.get("repo");
+  const api = location.pathname.replace(/\\/+$/, "") + "/api/gates" + (repo ? "?repo=" + encodeURIComponent(repo) : "");
+  const headers = token ? { authorization: "Bearer " + token } : {};
+  const el = (tag, attrs, ...children) => {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+    for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) node.append(typeof c === "string" ? document.createTextNode(c) : c);
+    return node;
+  };
+  const dur = (s) => {
+    let rest = Math.max(0, Math.round(Math.abs(s)));
+    const out = [];
+    for (const [u, n] of [["d", 86400], ["h", 3600], ["m", 60], ["s", 1]]) if (rest >= n) { out.push(Math.floor(rest / n) + u); rest %= n; }
+    return out.length ? out.slice(0, 2).join(" ") : "0s";
+  };
+  const link = (url, text) => /^https?:\\/\\//i.test(url) ? el("a", { href: url, rel: "noreferrer noopener", target: "_blank" }, text) : text;
+  const left = (g) => g.timeLeftSeconds === null ? el("span", { class: "left none" }, "no timeout")
+    : g.timeLeftSeconds < 0 ? el("span", { class: "left overdue" }, "overdue " + dur(g.timeLeftSeconds))
+    : el("span", { class: "left" }, dur(g.timeLeftSeconds) + " left");
+  const question = (q) => el("li", { class: "question" },
+    el("p", { class: "text" }, q.text),
+    q.options.length ? el("ol", { class: "options" }, q.options.map((o) => o === q.default ? el("li", { class: "default" }, o, " ", el("em", {}, "(default)")) : el("li", {}, o))) : null,
+    q.default !== null && !q.options.includes(q.default) ? el("p", { class: "default" }, "Default: " + q.default) : null,
+    q.answer ? el("p", { class: "answered" }, "Answered by @" + q.answer.by + ": " + (q.answer.option ?? q.answer.text)) : null);
+  const gate = (g) => el("article", { class: "gate", id: "gate-" + g.id, "data-gate": g.id },
+    el("h3", {}, link(g.issueUrl, "#" + g.issue + (g.title ? " " + g.title : ""))),
+    el("p", { class: "meta" }, el("span", { class: "kind" }, g.kind), " · round " + g.round + " · asked ", el("span", { class: "age" }, dur(g.ageSeconds)), " ago by " + g.askedBy + " · ", left(g)),
+    g.context ? el("p", { class: "context" }, g.context) : null,
+    el("ol", { class: "questions" }, g.questions.map(question)),
+    el("p", { class: "links" }, link(g.url, "Answer on GitHub"), " · gate ", el("code", {}, g.id)));
+  const render = (report) => {
+    const groups = new Map();
+    for (const g of report.gates) {
+      const key = g.repo.toLowerCase();
+      if (!groups.has(key)) groups.set(key, { repo: g.repo, gates: [] });
+      groups.get(key).gates.push(g);
+    }
+    const main = document.getElementById("gates");
+    main.replaceChildren(...(report.gates.length === 0 ? [el("p", { class: "empty" }, "No open gates.")]
+      : [...groups.values()].map((grp) => el("section", { class: "repo", "data-repo": grp.repo },
+          el("h2", {}, grp.repo + " ", el("span", { class: "count" }, String(grp.gates.length))), grp.gates.map(gate)))));
+    const c = report.counts;
+    document.getElementById("summary").textContent = c.open + " open · " + c.overdue + " overdue · " + c.noTimeout + " without timeout · updated " + report.generatedAt.slice(11, 19) + " UTC";
+    document.title = "Escalation: " + c.open + " open gate" + (c.open === 1 ? "" : "s");
+  };
+  const refresh = async () => {
+    const error = document.getElementById("error");
+    try {
+      const res = await fetch(api, { headers, cache: "no-store" });
+      if (!res.ok) throw new Error("HTTP " + res.status);
+      render(await res.json());
+      error.textContent = "";
+    } catch (e) {
+      error.textContent = "Refresh failed (" + e.message + "); retrying.";
+    }
+  };
+  setInterval(refresh, ${REFRESH_MS});
+})();
+`;
+
+export function renderStatusPage(report: OpenGatesReport, nonce: string): string {
+  const count = report.counts.open;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Escalation: ${count} open gate${count === 1 ? "" : "s"}</title>
+<style nonce="${nonce}">${new Html(STYLE)}</style>
+</head>
+<body>
+<header>
+<h1>Open gates</h1>
+<p id="summary">${summary(report)}</p>
+<p id="error" role="status"></p>
+</header>
+<main id="gates">${renderGates(report)}</main>
+<footer><p class="meta">Questions agents asked and nobody answered yet, oldest first. Refreshes every ${REFRESH_MS / 1000} s.</p></footer>
+<script nonce="${nonce}">${new Html(SCRIPT)}</script>
+</body>
+</html>
+`.value;
+}
+
+/** GET /escalation: the open gates as a page, for people. Requires ADMIN_TOKEN. */
+export function statusPageHandler(services: Services): HttpHandler {
+  return route([STATUS_PAGE_PATH], async (req, res, url) => {
+    const check = checkAdmin(req, url, services.config.adminToken);
+    hideTokenInUrl(req);
+    if (!check.ok) return refuse(res, check, "text");
+    let report: OpenGatesReport;
+    try {
+      report = await within(5000, "Redis", openGatesReport(services.store, { repo: url.searchParams.get("repo") ?? undefined }));
+    } catch (error) {
+      services.log.warn({ err: error }, "status page: could not read the open gates");
+      res.writeHead(503, { ...PRIVATE_HEADERS, "content-type": "text/plain; charset=utf-8" }).end(`503: could not read the open gates: ${(error as Error).message}\n`);
+      return;
+    }
+    const nonce = randomBytes(16).toString("base64");
+    res
+      .writeHead(200, {
+        ...PRIVATE_HEADERS,
+        "content-type": "text/html; charset=utf-8",
+        "content-security-policy": `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+        "x-frame-options": "DENY",
+      })
+      .end(req.method === "HEAD" ? undefined : renderStatusPage(report, nonce));
+  });
+}

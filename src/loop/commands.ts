@@ -1,0 +1,163 @@
+import type { RepoSettings } from "../config/repoConfig.js";
+import type { Gate } from "../gates/types.js";
+import { newAskId } from "../protocol/ask.js";
+import type { Command } from "../protocol/commands.js";
+import { formatDuration } from "../protocol/duration.js";
+import { HELP_TEXT } from "../protocol/help.js";
+import { parseReply } from "../protocol/reply.js";
+import { jobIds } from "../queue/names.js";
+import type { CommentEvent } from "../queue/jobs.js";
+import type { Services } from "../services.js";
+import { answerFromReply, applyAnswers, defaultAnswers } from "./answerGate.js";
+import { dispatch } from "./dispatch.js";
+import { sendFeedback, targetOf } from "./feedback.js";
+
+type Handler = (services: Services, event: CommentEvent, args: string, settings: RepoSettings) => Promise<string>;
+
+const reply = (services: Services, event: CommentEvent, body: string, statusLine?: string) =>
+  sendFeedback(services, targetOf(event), [{ type: "comment", body }], statusLine, `reply-${event.comment.id}`);
+
+async function openGateOf(services: Services, event: CommentEvent): Promise<Gate | undefined> {
+  const gate = await services.store.lastGate({ repo: event.repo, issue: event.issue.number });
+  return gate?.state === "open" ? gate : undefined;
+}
+
+const at = (event: CommentEvent) => Date.parse(event.comment.createdAt) || event.receivedAt;
+
+const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
+  agent: (services, event) => dispatch(services, event, event.comment.author.login, event.comment.id),
+
+  answer: async (services, event) => {
+    const gate = await openGateOf(services, event);
+    return gate ? answerFromReply(services, event, gate) : "ignored: /answer without an open gate";
+  },
+
+  defaults: async (services, event) => {
+    const gate = await openGateOf(services, event);
+    if (!gate) return "ignored: /defaults without an open gate";
+    const answers = defaultAnswers(gate, event.comment.author.login, at(event), "human").map((a) => ({ ...a, note: "accepted the default with /defaults", commentId: event.comment.id, url: event.comment.url }));
+    if (answers.length === 0) {
+      await reply(services, event, `@${event.comment.author.login} the open question has no defaults left to accept; please answer it.`);
+      return "defaults: none";
+    }
+    return applyAnswers(services, targetOf(event), gate, answers, { by: event.comment.author.login, commentId: event.comment.id, at: at(event), receivedAt: event.receivedAt, url: event.comment.url });
+  },
+
+  note: async (services, event, args) => {
+    if (!args.trim()) {
+      await reply(services, event, "`/note` needs the guidance after it, e.g. `/note keep the public API unchanged`.");
+      return "note: empty";
+    }
+    const ref = { repo: event.repo, issue: event.issue.number };
+    await services.store.addNote(ref, { by: event.comment.author.login, at: at(event), url: event.comment.url, text: args.trim(), round: await services.store.currentRound(ref) });
+    await sendFeedback(services, targetOf(event), [{ type: "react", commentId: event.comment.id, content: "+1" }], `note from @${event.comment.author.login} recorded; it is folded into the next round`, `note-${event.comment.id}`);
+    return "note recorded";
+  },
+
+  stop: async (services, event) => {
+    await services.agents.requestStop(event.repo, event.issue.number, event.comment.author.login, "command");
+    await sendFeedback(services, targetOf(event), [{ type: "react", commentId: event.comment.id, content: "+1" }], `@${event.comment.author.login} asked to stop the running agent`, `stop-${event.comment.id}`);
+    return "stop requested";
+  },
+
+  cancel: async (services, event, _args, settings) => {
+    const gate = await openGateOf(services, event);
+    if (!gate) {
+      await reply(services, event, "There is no open question to cancel.");
+      return "cancel: nothing open";
+    }
+    if (!(await services.store.cancelGate(gate, `cancelled by @${event.comment.author.login}`))) return "cancel: already settled";
+    services.events.notify("gate.closed", { gate, state: "cancelled", reason: `cancelled by @${event.comment.author.login}` });
+    await sendFeedback(
+      services,
+      targetOf(event),
+      [{ type: "removeLabel", label: settings.labels.awaiting }, { type: "react", commentId: event.comment.id, content: "+1" }],
+      `gate ${gate.id} cancelled by @${event.comment.author.login}; the agent is not resumed`,
+      `cancel-${event.comment.id}`,
+    );
+    return "gate cancelled";
+  },
+
+  retry: async (services, event, _args, settings) => {
+    if (await openGateOf(services, event)) {
+      await reply(services, event, "A question is open: answer it (or `/cancel` it) before `/retry`.");
+      return "retry refused: gate open";
+    }
+    await services.queues.addSpawn(
+      { installationId: event.installationId, repo: event.repo, issue: event.issue.number, trigger: { type: "dispatch", by: event.comment.author.login, commentId: event.comment.id, retry: true }, receivedAt: event.receivedAt },
+      jobIds.retry(event.repo, event.issue.number, event.comment.id),
+      settings.maxAttempts,
+    );
+    return "retry queued";
+  },
+
+  reopen: async (services, event, args) => reopen(services, event, args),
+
+  status: async (services, event) => {
+    await reply(services, event, await describeStatus(services, event));
+    return "status replied";
+  },
+
+  help: async (services, event) => {
+    await reply(services, event, HELP_TEXT);
+    return "help replied";
+  },
+};
+
+/** Runs a slash command from a permitted human. An unknown one gets the help text, once per person and issue. */
+export async function runCommand(services: Services, event: CommentEvent, command: Command, settings: RepoSettings): Promise<string> {
+  if (command.name === "unknown") {
+    const first = await services.store.firstTime(`help:${event.repo.toLowerCase()}#${event.issue.number}:${event.comment.author.login.toLowerCase()}`);
+    if (first) await reply(services, event, `Unknown command \`/${command.raw}\`.\n\n${HELP_TEXT}`);
+    return `unknown command /${command.raw}`;
+  }
+  return HANDLERS[command.name](services, event, command.args, settings);
+}
+
+/**
+ * `/reopen TEXT` corrects the last answer (a default taken at timeout, or a misread reply): a
+ * correction gate with the same questions is recorded as answered and resumes like any other, so
+ * the one-spawn-per-answer rule holds and the history shows both.
+ */
+async function reopen(services: Services, event: CommentEvent, args: string): Promise<string> {
+  const last = await services.store.lastGate({ repo: event.repo, issue: event.issue.number });
+  if (!last || last.state === "open" || last.state === "cancelled" || last.state === "superseded") {
+    await reply(services, event, last?.state === "open" ? "The question is still open: just answer it." : "There is no answered question to reopen.");
+    return "reopen: nothing to correct";
+  }
+  const parsed = parseReply(args, last.ask.questions);
+  if (parsed.answers.length === 0) {
+    await reply(services, event, "`/reopen` needs the corrected answer after it, e.g. `/reopen 2` or `/reopen 1. Postgres`.");
+    return "reopen: no answer";
+  }
+  const by = event.comment.author.login;
+  const when = at(event);
+  const id = `r${event.comment.id}`;
+  const ask = { ...last.ask, id: newAskId(), context: `Correction by @${by} of the earlier answer to gate ${last.id}.` };
+  const ref = { repo: event.repo, issue: event.issue.number };
+  await services.store.openGate({ id, repo: event.repo, issue: event.issue.number, installationId: event.installationId, round: await services.store.currentRound(ref), ask, askedAt: when, askedBy: by, askUrl: event.comment.url });
+  const gate = await services.store.getGate(id);
+  if (!gate) return "reopen: gate vanished";
+  const corrected = parsed.answers.map((a) => ({ ...a, by, at: when, source: "human" as const, commentId: event.comment.id, url: event.comment.url }));
+  const kept = last.answers.filter((a) => !corrected.some((c) => c.question === a.question));
+  await sendFeedback(services, targetOf(event), [], `@${by} reopened gate ${last.id} with a correction; the agent is re-spawned with it`);
+  return applyAnswers(services, targetOf(event), gate, [...corrected, ...kept], { by, commentId: event.comment.id, at: when, receivedAt: event.receivedAt, url: event.comment.url });
+}
+
+async function describeStatus(services: Services, event: CommentEvent): Promise<string> {
+  const ref = { repo: event.repo, issue: event.issue.number };
+  const [gate, round, notes] = await Promise.all([services.store.lastGate(ref), services.store.currentRound(ref), services.store.notes(ref)]);
+  const lines = [`**Escalation status** · round ${round} · ${notes.length} note(s) from humans`];
+  if (!gate) {
+    lines.push("No question has been asked on this issue.");
+  } else if (gate.state === "open") {
+    lines.push(`Open question (gate ${gate.id}, asked ${formatDuration((Date.now() - gate.askedAt) / 1000)} ago by @${gate.askedBy}):`);
+    gate.ask.questions.forEach((q, i) => {
+      const answer = gate.answers.find((a) => a.question === i);
+      lines.push(`- ${i + 1}. ${q.text}${q.options.length ? ` (options: ${q.options.join(" / ")})` : ""}${q.default ? ` · default: ${q.default}` : ""} — ${answer ? `answered by @${answer.by}` : "waiting"}`);
+    });
+  } else {
+    lines.push(`Last question (gate ${gate.id}) is **${gate.state}**${gate.answeredBy ? `, answered by @${gate.answeredBy}` : ""}${gate.closedReason ? ` (${gate.closedReason})` : ""}.`);
+  }
+  return lines.join("\n");
+}

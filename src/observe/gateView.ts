@@ -1,0 +1,135 @@
+import type { GateStore } from "../gates/store.js";
+import type { Gate } from "../gates/types.js";
+import { questionTimeout } from "../protocol/ask.js";
+
+/**
+ * What every surface (`escalate status`, the status page, its JSON API) shows of an open gate.
+ * Times are ISO strings plus whole seconds, so the JSON is exact and readable at once.
+ */
+export interface QuestionView {
+  /** 1-based, as the human refers to it in a reply. */
+  number: number;
+  text: string;
+  options: string[];
+  default: string | null;
+  /** The effective timeout: the question's own, else the ask's. */
+  timeoutSeconds: number | null;
+  deadline: string | null;
+  /** An answer already recorded for this question (a partial reply to several questions). */
+  answer: { text: string; option: string | null; by: string } | null;
+}
+
+export interface GateView {
+  id: string;
+  repo: string;
+  issue: number;
+  title: string | null;
+  kind: string;
+  round: number;
+  state: string;
+  askedBy: string;
+  askedAt: string;
+  ageSeconds: number;
+  context: string | null;
+  questions: QuestionView[];
+  /** The earliest deadline of a still unanswered question; null when none has a timeout. */
+  deadline: string | null;
+  /** Seconds until `deadline`, negative once it has passed; null without a deadline. */
+  timeLeftSeconds: number | null;
+  /** The ask comment on GitHub. */
+  url: string;
+  issueUrl: string;
+}
+
+export interface GateCounts {
+  open: number;
+  /** Open with a timeout still ahead. */
+  waiting: number;
+  /** Open past its timeout (the default or reminder is due). */
+  overdue: number;
+  /** Open without any timeout. */
+  noTimeout: number;
+  /** Open with some of several questions answered. */
+  partial: number;
+}
+
+export interface OpenGatesReport {
+  generatedAt: string;
+  gates: GateView[];
+  counts: GateCounts;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function viewGate(gate: Gate, now: number, title?: string): GateView {
+  const answered = new Map(gate.answers.map((a) => [a.question, a]));
+  const questions = gate.ask.questions.map((question, index): QuestionView => {
+    const timeout = questionTimeout(gate.ask, question) ?? null;
+    const answer = answered.get(index);
+    return {
+      number: index + 1,
+      text: question.text,
+      options: [...question.options],
+      default: question.default ?? null,
+      timeoutSeconds: timeout,
+      deadline: timeout === null ? null : iso(gate.askedAt + timeout * 1000),
+      answer: answer ? { text: answer.text, option: answer.option ?? null, by: answer.by } : null,
+    };
+  });
+  const deadlines = questions.filter((q) => q.answer === null && q.timeoutSeconds !== null).map((q) => gate.askedAt + q.timeoutSeconds! * 1000);
+  const deadline = deadlines.length > 0 ? Math.min(...deadlines) : undefined;
+  return {
+    id: gate.id,
+    repo: gate.repo,
+    issue: gate.issue,
+    title: title || null,
+    kind: gate.ask.kind,
+    round: gate.round,
+    state: gate.state,
+    askedBy: gate.askedBy,
+    askedAt: iso(gate.askedAt),
+    ageSeconds: Math.max(0, Math.floor((now - gate.askedAt) / 1000)),
+    context: gate.ask.context ?? null,
+    questions,
+    deadline: deadline === undefined ? null : iso(deadline),
+    timeLeftSeconds: deadline === undefined ? null : Math.floor((deadline - now) / 1000),
+    url: gate.askUrl,
+    issueUrl: issueUrlOf(gate),
+  };
+}
+
+/** The issue's page: the ask comment's URL without its #issuecomment anchor. */
+function issueUrlOf(gate: Gate): string {
+  const hash = gate.askUrl.indexOf("#");
+  return hash >= 0 ? gate.askUrl.slice(0, hash) : gate.askUrl;
+}
+
+export function countGates(gates: GateView[]): GateCounts {
+  const counts: GateCounts = { open: gates.length, waiting: 0, overdue: 0, noTimeout: 0, partial: 0 };
+  for (const gate of gates) {
+    if (gate.timeLeftSeconds === null) counts.noTimeout++;
+    else if (gate.timeLeftSeconds < 0) counts.overdue++;
+    else counts.waiting++;
+    if (gate.questions.some((q) => q.answer !== null)) counts.partial++;
+  }
+  return counts;
+}
+
+/** Reads the open gates (oldest first) with their issues' titles; `repo` filters case-insensitively. */
+export async function openGatesReport(store: GateStore, options: { repo?: string; now?: number } = {}): Promise<OpenGatesReport> {
+  const now = options.now ?? Date.now();
+  let gates = await store.openGates();
+  if (options.repo) {
+    const wanted = options.repo.toLowerCase();
+    gates = gates.filter((g) => g.repo.toLowerCase() === wanted);
+  }
+  const titles = new Map<string, string>();
+  await Promise.all(
+    [...new Map(gates.map((g) => [`${g.repo.toLowerCase()}#${g.issue}`, g])).entries()].map(async ([key, g]) => {
+      const issue = await store.getIssue({ repo: g.repo, issue: g.issue });
+      if (issue?.title) titles.set(key, issue.title);
+    }),
+  );
+  const views = gates.map((g) => viewGate(g, now, titles.get(`${g.repo.toLowerCase()}#${g.issue}`)));
+  return { generatedAt: iso(now), gates: views, counts: countGates(views) };
+}

@@ -1,0 +1,116 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Queue } from "bullmq";
+import type { Services } from "../services.js";
+
+/** Ask → answer: minutes to days. */
+const ANSWER_BUCKETS = [30, 60, 300, 900, 1800, 3600, 7200, 14400, 28800, 86400, 172800, 604800];
+/** Answer → agent started: the loop's own latency, sub-second to a minute. */
+const SPAWN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
+const JOB_STATES = ["waiting", "active", "delayed", "failed"] as const;
+
+export interface MetricsOptions {
+  /** Queues whose job counts are exported; read on each scrape. */
+  queues?: () => Queue[];
+  /** Bound on the Redis reads of one scrape. */
+  scrapeTimeoutMs?: number;
+}
+
+/**
+ * The app's Prometheus metrics, in a registry of its own (never prom-client's global one, so two
+ * apps in one process, as in tests, do not collide). Counters and histograms follow the loop's
+ * events; gauges read Redis when scraped.
+ */
+export class LoopMetrics {
+  readonly registry = new Registry();
+
+  constructor(services: Services, options: MetricsOptions = {}) {
+    const registers = [this.registry];
+    const timeoutMs = options.scrapeTimeoutMs ?? 3000;
+    const redisUp = new Gauge({ name: "escalation_redis_up", help: "1 when the last scrape could read the gate store, else 0.", registers });
+    const oldest = new Gauge({ name: "escalation_oldest_open_gate_age_seconds", help: "Age of the oldest open gate, 0 when none is open.", registers });
+    new Gauge({
+      name: "escalation_open_gates",
+      help: "Gates awaiting a human answer (read from Redis at scrape time).",
+      registers,
+      async collect() {
+        try {
+          const gates = await bounded(services.store.openGates(), timeoutMs);
+          this.set(gates.length);
+          oldest.set(gates.length > 0 ? Math.max(0, (Date.now() - Math.min(...gates.map((g) => g.askedAt))) / 1000) : 0);
+          redisUp.set(1);
+        } catch {
+          redisUp.set(0);
+        }
+      },
+    });
+    const answers = new Counter({ name: "escalation_answers_total", help: "Gates answered, by source: a human reply or the defaults taken at timeout.", labelNames: ["source"], registers });
+    const askToAnswer = new Histogram({ name: "escalation_ask_to_answer_seconds", help: "Time from the ask comment to its answer.", labelNames: ["source"], buckets: ANSWER_BUCKETS, registers });
+    const answerToSpawn = new Histogram({
+      name: "escalation_answer_to_spawn_seconds",
+      help: "Time from the webhook that triggered a spawn (an answer, or a dispatch) to the agent process starting.",
+      labelNames: ["trigger"],
+      buckets: SPAWN_BUCKETS,
+      registers,
+    });
+    const spawns = new Counter({ name: "escalation_spawn_outcomes_total", help: "Agent runs that ended, by outcome.", labelNames: ["outcome"], registers });
+    const opened = new Counter({ name: "escalation_gates_opened_total", help: "Gates opened (agent questions recorded).", registers });
+    const closed = new Counter({ name: "escalation_gates_closed_total", help: "Gates closed without an answer, by state.", labelNames: ["state"], registers });
+    const deliveries = new Counter({ name: "escalation_webhook_deliveries_total", help: "Webhook deliveries handled, by event and result.", labelNames: ["event", "result"], registers });
+    if (options.queues) {
+      const queues = options.queues;
+      new Gauge({
+        name: "escalation_queue_jobs",
+        help: "Jobs in the app's BullMQ queues, by queue and state (read at scrape time).",
+        labelNames: ["queue", "state"],
+        registers,
+        async collect() {
+          await Promise.all(
+            queues().map(async (queue) => {
+              try {
+                const counts = await bounded(queue.getJobCounts(...JOB_STATES), timeoutMs);
+                for (const state of JOB_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
+              } catch {
+                // Left at the last value; escalation_redis_up says the store is unreachable.
+              }
+            }),
+          );
+        },
+      });
+    }
+    // Pre-create the common series so dashboards see zeros rather than gaps.
+    for (const source of ["human", "default"]) answers.inc({ source }, 0);
+    for (const outcome of ["success", "failure", "timeout", "stopped"]) spawns.inc({ outcome }, 0);
+
+    const events = services.events;
+    events.on("gate.opened", () => opened.inc());
+    events.on("gate.answered", ({ gate, source }) => {
+      answers.inc({ source });
+      const answeredAt = gate.answeredAt ?? Date.now();
+      askToAnswer.observe({ source }, Math.max(0, (answeredAt - gate.askedAt) / 1000));
+    });
+    events.on("gate.closed", ({ state }) => closed.inc({ state }));
+    events.on("agent.started", ({ replyToSpawnMs, resumedGate }) => {
+      answerToSpawn.observe({ trigger: resumedGate ? "answer" : "dispatch" }, Math.max(0, replyToSpawnMs / 1000));
+    });
+    events.on("agent.exited", ({ outcome }) => spawns.inc({ outcome }));
+    events.on("webhook.delivery", ({ event, result }) => deliveries.inc({ event, result }));
+  }
+
+  /** The exposition text (Prometheus format). */
+  async text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
+
+async function bounded<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("timed out")), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
