@@ -26,5 +26,7 @@ export interface Services {
     identity(): Promise<AppIdentity>;
     installation(installationId: number): Promise<InstallationOctokit>;
     agentToken(installationId: number, repo: string): Promise<AgentToken>;
+    /** The App itself (JWT): lists installations. */
+    app(): Promise<InstallationOctokit>;
   };
 }

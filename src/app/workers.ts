@@ -2,6 +2,7 @@ import { Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { handleInbound } from "../loop/handleInbound.js";
 import { processTimeout } from "../loop/timeouts.js";
+import { reconcileAll } from "../reconcile/reconcileAll.js";
 import { InboundEventSchema, TimeoutJobSchema } from "../queue/jobs.js";
 import { QUEUES } from "../queue/names.js";
 import type { Services } from "../services.js";
@@ -13,6 +14,7 @@ export interface LoopWorkers {
   spawn: Worker;
   feedback: Worker;
   timeouts: Worker;
+  maintenance: Worker;
   /** Stops taking jobs, gives running agents `graceMs`, then stops them so their jobs are retried. */
   close(graceMs: number): Promise<void>;
 }
@@ -59,7 +61,12 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     },
     { connection, prefix, concurrency: 4 },
   );
-  for (const [name, worker] of Object.entries({ inbound, spawn, feedback, timeouts })) {
+  const maintenance = new Worker(
+    QUEUES.maintenance,
+    async () => reconcileAll(services, { lookbackMs: services.config.reconcileLookbackSeconds * 1000 }),
+    { connection, prefix, concurrency: 1, lockDuration: 120_000 },
+  );
+  for (const [name, worker] of Object.entries({ inbound, spawn, feedback, timeouts, maintenance })) {
     worker.on("failed", (job, error) => services.log.warn({ queue: name, job: job?.id, err: error }, "job failed"));
     worker.on("error", (error) => services.log.error({ queue: name, err: error }, "worker error"));
   }
@@ -68,14 +75,15 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     spawn,
     feedback,
     timeouts,
+    maintenance,
     async close(graceMs: number) {
-      const closing = Promise.all([inbound.close(), spawn.close(), feedback.close(), timeouts.close()]);
+      const closing = Promise.all([inbound.close(), spawn.close(), feedback.close(), timeouts.close(), maintenance.close()]);
       const timer = setTimeout(() => running.forEach((controller) => controller.abort(new ShutdownInterrupt("the app shut down while the agent ran; the round will be retried"))), graceMs);
       // worker.close() has no deadline of its own: after the grace and the agents' kill, force it.
       const forced = new Promise<void>((resolve) => setTimeout(resolve, graceMs + services.config.agent.killGraceSeconds * 1000 + 5000).unref());
       await Promise.race([closing, forced]);
       clearTimeout(timer);
-      await Promise.all([inbound.close(true), spawn.close(true), feedback.close(true), timeouts.close(true)]);
+      await Promise.all([inbound.close(true), spawn.close(true), feedback.close(true), timeouts.close(true), maintenance.close(true)]);
     },
   };
 }

@@ -2,6 +2,7 @@ import { EscalationError } from "../errors.js";
 import { answerCommand } from "./commands/answer.js";
 import { askCommand } from "./commands/ask.js";
 import { mcpCommand } from "./commands/mcp.js";
+import { reconcileCommand } from "./commands/reconcile.js";
 import { statusCommand } from "./commands/status.js";
 import { USAGE, UsageError } from "./usage.js";
 
@@ -18,6 +19,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         return;
       case "answer":
         await answerCommand(rest, env, (line) => console.log(line));
+        return;
+      case "reconcile":
+        process.exitCode = await reconcileCommand(rest, env, (line) => console.log(line));
         return;
       case "mcp":
         await mcpCommand(rest, env);

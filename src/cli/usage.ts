@@ -28,6 +28,11 @@ Commands:
            --text TEXT         free text, posted as it is
            --defaults          accept every default ("/defaults")
            --raw JSON          {"1":"Postgres","2":"yes"}: one answer per question number
+  reconcile
+           Rebuild Redis from GitHub now (what the app does at start-up and every
+           RECONCILE_INTERVAL) and print what changed. Uses the app's environment.
+           --json              the report as JSON
+           --lookback HOURS    scan issues updated this far back on a first run (default 24)
   help     Show this text.
 
 Environment: ask and mcp use what the app sets for agents: GITHUB_TOKEN, GITHUB_API_URL,

@@ -37,6 +37,9 @@ export interface AppConfig {
   maxRounds: number;
   answererMinPermission: PermissionLevel;
   repoConfigCacheSeconds: number;
+  /** Seconds between reconciliation runs; undefined when RECONCILE_INTERVAL=off. */
+  reconcileIntervalSeconds: number | undefined;
+  reconcileLookbackSeconds: number;
   labels: { awaiting: string; dispatch: string };
   agentLogins: string[];
   taskTemplatePath: string;
@@ -113,6 +116,8 @@ const EnvSchema = z.object({
   MAX_ROUNDS: z.string().regex(/^\d+$/).default("10").transform(Number).pipe(z.number().int().min(1).max(1000)),
   ANSWERER_MIN_PERMISSION: z.enum(["read", "triage", "write", "maintain", "admin"]).default("write"),
   REPO_CONFIG_CACHE_TTL: duration("REPO_CONFIG_CACHE_TTL", "60s"),
+  RECONCILE_INTERVAL: z.string().default("5m"),
+  RECONCILE_LOOKBACK: duration("RECONCILE_LOOKBACK", "24h"),
   AWAITING_LABEL: label("awaiting-human"),
   DISPATCH_LABEL: label("agent"),
   TASK_TEMPLATE: z.string().optional(),
@@ -186,6 +191,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     maxRounds: e.MAX_ROUNDS,
     answererMinPermission: e.ANSWERER_MIN_PERMISSION,
     repoConfigCacheSeconds: e.REPO_CONFIG_CACHE_TTL,
+    reconcileIntervalSeconds: /^(off|0)$/i.test(e.RECONCILE_INTERVAL.trim()) ? undefined : parseDuration(e.RECONCILE_INTERVAL, "RECONCILE_INTERVAL"),
+    reconcileLookbackSeconds: e.RECONCILE_LOOKBACK,
     labels: { awaiting: e.AWAITING_LABEL, dispatch: e.DISPATCH_LABEL },
     agentLogins: e.AGENT_LOGINS.map((l) => l.toLowerCase()),
     taskTemplatePath: resolve(e.TASK_TEMPLATE ?? resolve(projectRoot, "templates/spawn-task.md")),

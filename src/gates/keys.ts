@@ -51,6 +51,10 @@ export class Keys {
   slackMessage(gateId: string): string {
     return `${this.prefix}:mirror:slack:${gateId}`;
   }
+  /** String: when reconciliation last finished (ms), so the next one scans issues updated since. */
+  lastReconcile(): string {
+    return `${this.prefix}:reconcile:last`;
+  }
   /** String with TTL: a user's cached permission on a repository. */
   permission(repo: string, login: string): string {
     return `${this.prefix}:perm:${repo.toLowerCase()}:${login.toLowerCase()}`;

@@ -103,3 +103,18 @@ local round = redis.call('HINCRBY', KEYS[2], 'nextRound', 1) - 1
 redis.call('HSET', KEYS[1], ARGV[1], round)
 return round
 `;
+
+/**
+ * KEYS: gate, issueGates, issue. ARGV: gateId, state, then field/value pairs. Re-creates a settled
+ * gate from the issue's status comment after Redis lost it; a gate Redis still has is left alone.
+ */
+export const RESTORE_GATE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('HSET', KEYS[1], 'state', ARGV[2])
+local ids = redis.call('LRANGE', KEYS[2], 0, -1)
+local present = false
+for _, id in ipairs(ids) do if id == ARGV[1] then present = true end end
+if not present then redis.call('RPUSH', KEYS[2], ARGV[1]) end
+return 1
+`;

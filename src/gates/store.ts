@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { AskSchema, type Ask } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
-import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, OPEN_GATE, RECORD_ANSWER, REPLACE_ANSWER } from "./scripts.js";
+import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, OPEN_GATE, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE } from "./scripts.js";
 import type { Gate, GateState, HumanNote, IssueRecord, RecordedAnswer } from "./types.js";
 
 export type RecordResult =
@@ -30,6 +30,7 @@ type ScriptedRedis = Redis & {
   escClaimResume(...args: (string | number)[]): Promise<string>;
   escCancelGate(...args: (string | number)[]): Promise<number>;
   escAllocateRound(...args: (string | number)[]): Promise<number>;
+  escRestoreGate(...args: (string | number)[]): Promise<number>;
 };
 
 /** Gate and issue records in Redis, and their atomic transitions. The only writer of those keys. */
@@ -47,6 +48,7 @@ export class GateStore {
       redis.defineCommand("escClaimResume", { numberOfKeys: 1, lua: CLAIM_RESUME });
       redis.defineCommand("escCancelGate", { numberOfKeys: 3, lua: CANCEL_GATE });
       redis.defineCommand("escAllocateRound", { numberOfKeys: 2, lua: ALLOCATE_ROUND });
+      redis.defineCommand("escRestoreGate", { numberOfKeys: 3, lua: RESTORE_GATE });
     }
     this.#redis = scripted;
   }
@@ -172,6 +174,48 @@ export class GateStore {
   async allocateRound(ref: IssueKeyRef, jobId: string, maxRounds: number): Promise<number | undefined> {
     const round = Number(await this.#redis.escAllocateRound(this.keys.issueSpawns(ref), this.keys.issue(ref), jobId, maxRounds));
     return round < 0 ? undefined : round;
+  }
+
+  /**
+   * Re-creates a settled gate (answered, resumed, cancelled…) that Redis lost, from the issue's
+   * status comment. Returns false when Redis still had it.
+   */
+  async restoreGate(gate: Gate): Promise<boolean> {
+    const ref = { repo: gate.repo, issue: gate.issue };
+    const fields: Record<string, string> = {
+      id: gate.id,
+      repo: gate.repo,
+      issue: String(gate.issue),
+      installationId: String(gate.installationId),
+      round: String(gate.round),
+      ask: JSON.stringify(gate.ask),
+      askedAt: String(gate.askedAt),
+      askedBy: gate.askedBy,
+      askUrl: gate.askUrl,
+      answers: JSON.stringify(gate.answers),
+      ...(gate.answeredBy ? { answeredBy: gate.answeredBy } : {}),
+      ...(gate.answeredAt ? { answeredAt: String(gate.answeredAt) } : {}),
+      ...(gate.answerCommentId ? { answerCommentId: String(gate.answerCommentId) } : {}),
+      ...(gate.closedReason ? { closedReason: gate.closedReason } : {}),
+    };
+    const restored = await this.#redis.escRestoreGate(this.keys.gate(gate.id), this.keys.issueGates(ref), this.keys.issue(ref), gate.id, gate.state, ...Object.entries(fields).flat());
+    return restored === 1;
+  }
+
+  /** Restores the round counter and status comment id from the status comment, where Redis lost them. */
+  async restoreIssueCounters(ref: IssueKeyRef, nextRound: number, statusCommentId: number): Promise<void> {
+    const key = this.keys.issue(ref);
+    await this.#redis.hsetnx(key, "nextRound", nextRound);
+    await this.#redis.hsetnx(key, "statusCommentId", statusCommentId);
+  }
+
+  async lastReconcile(): Promise<number | undefined> {
+    const value = await this.#redis.get(this.keys.lastReconcile());
+    return value ? Number(value) : undefined;
+  }
+
+  async setLastReconcile(at: number): Promise<void> {
+    await this.#redis.set(this.keys.lastReconcile(), at);
   }
 
   /** The issue's most recent gate, whatever its state. */

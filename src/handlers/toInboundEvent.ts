@@ -20,6 +20,7 @@ const Payload = z.object({
     state: z.string(),
     pull_request: z.unknown().optional(),
     assignees: z.array(z.object({ login: z.string() })).nullable().optional(),
+    labels: z.array(z.union([z.object({ name: z.string() }), z.string()])).nullable().optional(),
   }),
   sender: User,
   comment: z
@@ -50,6 +51,7 @@ export function toInboundEvent(
       state: p.issue.state,
       isPullRequest: p.issue.pull_request !== undefined && p.issue.pull_request !== null,
       assignees: (p.issue.assignees ?? []).slice(0, 10).map((a) => a.login),
+      labels: (p.issue.labels ?? []).slice(0, 100).map((l) => (typeof l === "string" ? l : l.name)),
     },
     sender: p.sender,
     receivedAt,

@@ -13,6 +13,7 @@ import { commentDeleted, commentEdited } from "./commentChanges.js";
 import { dispatch } from "./dispatch.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 import { openGate } from "./openGate.js";
+import { reconcileIssue, type IssueSnapshot } from "../reconcile/reconcileIssue.js";
 
 /** Processes one recorded webhook event. Returns a short outcome for logs and tests. */
 export async function handleInbound(services: Services, event: InboundEvent): Promise<string> {
@@ -55,8 +56,15 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
   const command = parseCommand(event.comment.body);
   if (command && command.name !== "answer") return runCommand(services, event, command, settings);
   const gate = await gateToAnswer(services, event);
-  if (!gate) return "ignored: no open gate";
-  return answerFromReply(services, event, gate);
+  if (gate) return answerFromReply(services, event, gate);
+  if (event.issue.labels.some((l) => l.toLowerCase() === settings.labels.awaiting.toLowerCase()) && !(await services.store.lastGate({ repo: event.repo, issue: event.issue.number }))) {
+    // GitHub says a question is waiting but Redis knows none (it was wiped): rebuild this issue now,
+    // which replays this reply too, instead of waiting for the next scheduled reconciliation.
+    const octokit = await services.github.installation(event.installationId);
+    const changes = await reconcileIssue(services, octokit, event.installationId, event.repo, snapshotOf(event), settings);
+    return `rebuilt from GitHub: ${changes.length} change(s)`;
+  }
+  return "ignored: no open gate";
 }
 
 /** Replies this close behind another human's answer are racing it, not starting a new discussion. */
@@ -139,4 +147,16 @@ async function reportConfigProblem(services: Services, event: InboundEvent, prob
   await sendFeedback(services, targetOf(event), [
     { type: "comment", body: `⚠️ \`.github/escalation.yml\` is invalid, so the defaults apply until it is fixed: ${problem}` },
   ]);
+}
+
+function snapshotOf(event: InboundEvent): IssueSnapshot {
+  return {
+    number: event.issue.number,
+    title: event.issue.title,
+    body: event.issue.body,
+    html_url: event.issue.url,
+    state: event.issue.state,
+    pull_request: event.issue.isPullRequest ? {} : undefined,
+    assignees: event.issue.assignees.map((login) => ({ login })),
+  };
 }

@@ -3,6 +3,10 @@ import type { Logger } from "pino";
 import type { SlackConfig } from "../config/env.js";
 import type { Block } from "./message.js";
 
+/** Our blocks are plain JSON built in message.ts; this is the WebClient's name for them. */
+type SlackBlocks = NonNullable<Extract<Parameters<WebClient["chat"]["postMessage"]>[0], { blocks: unknown }>["blocks"]>;
+const asSlackBlocks = (blocks: Block[]) => blocks as unknown as SlackBlocks;
+
 export interface PostedMessage {
   channel: string;
   ts: string;
@@ -42,12 +46,12 @@ export function slackApi(config: SlackConfig, log: Logger): SlackApi {
   });
   return {
     async post(channel, text, blocks) {
-      const result = await client.chat.postMessage({ channel, text, blocks, unfurl_links: false, unfurl_media: false });
+      const result = await client.chat.postMessage({ channel, text, blocks: asSlackBlocks(blocks), unfurl_links: false, unfurl_media: false });
       if (!result.ts || !result.channel) throw new Error("Slack answered chat.postMessage without a channel and ts");
       return { channel: result.channel, ts: result.ts };
     },
     async update(message, text, blocks) {
-      await client.chat.update({ channel: message.channel, ts: message.ts, text, blocks });
+      await client.chat.update({ channel: message.channel, ts: message.ts, text, blocks: asSlackBlocks(blocks) });
     },
   };
 }

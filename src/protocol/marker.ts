@@ -7,13 +7,14 @@ import { ProtocolError } from "../errors.js";
  */
 export type MarkerKind = "ask" | "status";
 
-const MAX_MARKER_CHARS = 16_384;
-const MARKER_PATTERN = /<!--\s*escalation:(ask|status):v1\s+([A-Za-z0-9_-]{1,16384})\s*-->/g;
+/** Asks stay small; the status state may use most of a comment (GitHub's limit is 65,536). */
+export const MAX_MARKER_CHARS: Record<MarkerKind, number> = { ask: 16_384, status: 49_152 };
+const MARKER_PATTERN = /<!--\s*escalation:(ask|status):v1\s+([A-Za-z0-9_-]{1,49152})\s*-->/g;
 
 export function renderMarker(kind: MarkerKind, payload: unknown): string {
   const encoded = Buffer.from(JSON.stringify(payload), "utf8").toString("base64url");
-  if (encoded.length > MAX_MARKER_CHARS) {
-    throw new ProtocolError(`The ${kind} marker would be ${encoded.length} characters; keep it under ${MAX_MARKER_CHARS} (shorten the questions or options).`);
+  if (encoded.length > MAX_MARKER_CHARS[kind]) {
+    throw new ProtocolError(`The ${kind} marker would be ${encoded.length} characters; keep it under ${MAX_MARKER_CHARS[kind]} (shorten the questions or options).`);
   }
   return `<!-- escalation:${kind}:v1 ${encoded} -->`;
 }
@@ -28,6 +29,7 @@ export function findMarker(body: string, kind: MarkerKind): unknown {
     if (match[1] === kind) last = match[2];
   }
   if (last === undefined) return undefined;
+  if (last.length > MAX_MARKER_CHARS[kind]) throw new ProtocolError(`The ${kind} marker is longer than ${MAX_MARKER_CHARS[kind]} characters.`);
   try {
     return JSON.parse(Buffer.from(last, "base64url").toString("utf8"));
   } catch (error) {

@@ -1,10 +1,14 @@
 import { z } from "zod";
+import { ProtocolError } from "../errors.js";
 import { findMarker, renderMarker } from "./marker.js";
 
 /**
  * The app's one status comment per issue: a readable log for people, and a hidden state marker
  * recording each gate's outcome, so the issue alone is enough to rebuild what Redis held.
  */
+/** Answer texts longer than this are cut in the hidden state (the comment has a size limit). */
+export const ANSWER_CHARS = 1000;
+
 export const StatusStateSchema = z.object({
   v: z.literal(1),
   nextRound: z.number().int().nonnegative(),
@@ -13,11 +17,29 @@ export const StatusStateSchema = z.object({
       z.object({
         id: z.string().max(40),
         state: z.string().max(20),
+        round: z.number().int().nonnegative(),
         answeredBy: z.string().max(100).optional(),
+        answeredAt: z.number().optional(),
         answerCommentId: z.number().int().optional(),
+        /** What was folded into the task, so a rebuilt history is the same history. */
+        answers: z
+          .array(
+            z.object({
+              question: z.number().int().nonnegative(),
+              text: z.string().max(ANSWER_CHARS + 1),
+              option: z.string().max(300).optional(),
+              optionIndex: z.number().int().nonnegative().optional(),
+              note: z.string().max(ANSWER_CHARS + 1).optional(),
+              by: z.string().max(100),
+              at: z.number(),
+              source: z.enum(["human", "default"]),
+              url: z.string().max(2048).optional(),
+            }),
+          )
+          .max(20),
       }),
     )
-    .max(500),
+    .max(200),
 });
 export type StatusState = z.infer<typeof StatusStateSchema>;
 
@@ -28,8 +50,21 @@ export function renderStatusComment(lines: readonly string[], state: StatusState
   const out = ["### 🤖 Escalation status", ""];
   if (lines.length > shown.length) out.push(`_${lines.length - shown.length} earlier entries omitted._`, "");
   out.push(...shown.map((line) => `- ${line}`));
-  out.push("", renderMarker("status", state));
+  out.push("", renderStateWithin(state));
   return out.join("\n");
+}
+
+/** Keeps the newest gates when the whole history would not fit in one comment. */
+function renderStateWithin(state: StatusState): string {
+  let gates = state.gates;
+  for (;;) {
+    try {
+      return renderMarker("status", { ...state, gates });
+    } catch (error) {
+      if (!(error instanceof ProtocolError) || gates.length === 0) throw error;
+      gates = gates.slice(Math.ceil(gates.length / 2));
+    }
+  }
 }
 
 export function parseStatusComment(body: string): StatusState | undefined {

@@ -12,6 +12,7 @@ const IssueFields = z.object({
   state: z.string().max(20),
   isPullRequest: z.boolean(),
   assignees: z.array(z.string().max(100)).max(10),
+  labels: z.array(z.string().max(100)).max(100),
 });
 
 const Common = {

@@ -12,6 +12,8 @@ export const QUEUES = {
   feedback: "feedback",
   /** Delayed jobs that fire when an open gate's timeout passes. */
   timeouts: "timeouts",
+  /** Reconciliation with GitHub, at start-up and on a schedule. */
+  maintenance: "maintenance",
 } as const;
 
 const safe = (text: string) => text.replace(/[^A-Za-z0-9_.#/-]/g, "_");

@@ -15,6 +15,7 @@ export class Queues {
   readonly spawn: Queue<SpawnJob>;
   readonly feedback: Queue<{ installationId: number; repo: string; issue: number; ops: FeedbackOp[] }>;
   readonly timeouts: Queue<TimeoutJob>;
+  readonly maintenance: Queue;
 
   constructor(connection: Redis, prefix: string) {
     const options = { connection, prefix };
@@ -22,6 +23,17 @@ export class Queues {
     this.spawn = new Queue(QUEUES.spawn, options);
     this.feedback = new Queue(QUEUES.feedback, options);
     this.timeouts = new Queue(QUEUES.timeouts, options);
+    this.maintenance = new Queue(QUEUES.maintenance, options);
+  }
+
+  /** Reconciliation now, and every `everySeconds` (one scheduler however many replicas start). */
+  async scheduleReconcile(everySeconds: number | undefined): Promise<void> {
+    await this.maintenance.add("reconcile", {}, { removeOnComplete: 100, removeOnFail: 100 });
+    if (everySeconds !== undefined) {
+      await this.maintenance.upsertJobScheduler("reconcile", { every: everySeconds * 1000 }, { name: "reconcile", opts: { removeOnComplete: 100, removeOnFail: 100 } });
+    } else {
+      await this.maintenance.removeJobScheduler("reconcile");
+    }
   }
 
   /** A delayed job that applies defaults or posts a reminder when the gate is still open then. */
@@ -60,6 +72,6 @@ export class Queues {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.inbound.close(), this.spawn.close(), this.feedback.close(), this.timeouts.close()]);
+    await Promise.all([this.inbound.close(), this.spawn.close(), this.feedback.close(), this.timeouts.close(), this.maintenance.close()]);
   }
 }

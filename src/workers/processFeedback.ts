@@ -1,5 +1,5 @@
 import type { Job } from "bullmq";
-import { renderStatusComment, type StatusState } from "../protocol/statusComment.js";
+import { ANSWER_CHARS, renderStatusComment, type StatusState } from "../protocol/statusComment.js";
 import { FeedbackJobSchema, type FeedbackOp } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
 
@@ -83,7 +83,25 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
   const state: StatusState = {
     v: 1,
     nextRound: issue?.nextRound ?? 0,
-    gates: gates.map((g) => ({ id: g.id, state: g.state, answeredBy: g.answeredBy, answerCommentId: g.answerCommentId })),
+    gates: gates.slice(-50).map((g) => ({
+      id: g.id,
+      state: g.state,
+      round: g.round,
+      answeredBy: g.answeredBy,
+      answeredAt: g.answeredAt,
+      answerCommentId: g.answerCommentId,
+      answers: g.answers.map((a) => ({
+        question: a.question,
+        text: a.text.slice(0, ANSWER_CHARS),
+        option: a.option,
+        optionIndex: a.optionIndex,
+        note: a.note?.slice(0, ANSWER_CHARS),
+        by: a.by,
+        at: a.at,
+        source: a.source,
+        url: a.url,
+      })),
+    })),
   };
   const body = renderStatusComment(lines, state);
   let commentId = issue?.statusCommentId;

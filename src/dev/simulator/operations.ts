@@ -54,13 +54,15 @@ export class Operations {
     return comment;
   }
 
-  createIssue(ctx: OpContext, repo: Repo, input: { title?: unknown; body?: unknown; labels?: unknown }): Issue {
+  createIssue(ctx: OpContext, repo: Repo, input: { title?: unknown; body?: unknown; labels?: unknown; assignees?: unknown }): Issue {
     requireVisible(ctx.actor, repo);
     requireIssuesAccess(ctx.actor, "write");
     const title = requiredText("Issue", "title", input.title);
     const body = optionalBody("Issue", input.body);
     // GitHub silently drops labels on new issues from people without push access.
     const labelNames = input.labels === undefined || !hasRole(ctx.actor, repo, "write") ? [] : labelList(input.labels);
+    // Assignees likewise, and GitHub drops logins that cannot be assigned; here: unknown accounts and organizations.
+    const assignees = input.assignees === undefined || !hasRole(ctx.actor, repo, "write") ? [] : this.assignable(input.assignees);
     const now = isoNow();
     const issue: Issue = {
       id: this.state.nextId("issue"),
@@ -73,6 +75,7 @@ export class Operations {
       state: "open",
       stateReason: null,
       labels: [],
+      assignees,
       comments: [],
       createdAt: now,
       updatedAt: now,
@@ -229,6 +232,12 @@ export class Operations {
     issue.closedAt = null;
     issue.updatedAt = isoNow();
     this.fireIssue(ctx, issue, "reopened", {});
+  }
+
+  private assignable(value: unknown): Account[] {
+    if (!Array.isArray(value) || !value.every((login) => typeof login === "string")) throw wrongType("assignees", value, "an array");
+    const accounts = value.map((login: string) => this.state.findAccount(login)).filter((a): a is Account => a !== undefined && a.type !== "Organization");
+    return [...new Set(accounts)].slice(0, 10);
   }
 
   private labelableIssue(actor: Actor, repo: Repo, number: number): Issue {

@@ -136,7 +136,7 @@ export class GitHubSimulator {
     this.repo(repoFullName).files.set(path.replace(/^\/+/, ""), content);
   }
 
-  createIssue(repo: string, input: { title: string; body?: string; author: string; labels?: string[] }): SimIssue {
+  createIssue(repo: string, input: { title: string; body?: string; author: string; labels?: string[]; assignees?: string[] }): SimIssue {
     const { target, ctx } = this.asPerson(repo, input.author);
     return this.issueSnapshot(this.ops.createIssue(ctx, target, input));
   }
@@ -261,6 +261,7 @@ export class GitHubSimulator {
       state: issue.state,
       state_reason: issue.stateReason,
       labels: issue.labels.map((l) => l.name),
+      assignees: issue.assignees.map((a) => a.login),
       user: userRef(issue.author),
       comments: issue.comments.length,
       created_at: issue.createdAt,

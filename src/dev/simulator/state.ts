@@ -54,6 +54,7 @@ export interface Issue {
   state: "open" | "closed";
   stateReason: "completed" | "not_planned" | "reopened" | null;
   labels: Label[];
+  assignees: Account[];
   comments: Comment[];
   createdAt: string;
   updatedAt: string;

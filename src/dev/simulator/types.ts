@@ -51,6 +51,8 @@ export interface SimIssue {
   state: "open" | "closed";
   state_reason: "completed" | "not_planned" | "reopened" | null;
   labels: string[];
+  /** Logins of the assignees. */
+  assignees: string[];
   user: SimUserRef;
   /** Number of comments, as in GitHub's issue object. */
   comments: number;

@@ -202,6 +202,26 @@ describe("escalate ask: bad usage exits 2 and names the flag", () => {
     expect(requests).toEqual([]);
   });
 
+  /** 20 questions of 900 characters: each valid, together too large for the hidden marker. */
+  const tooLarge = () => Array.from({ length: 20 }, (_, i) => ["--question", `${i + 1}: ${"why ".repeat(225)}`]).flat();
+
+  it("an ask too large for the marker is refused before anything is posted", async () => {
+    const run = await escalate(["ask", ...tooLarge()]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/ask marker would be \d+ characters; keep it under 16384/);
+    expect(requests).toEqual([]);
+  });
+
+  // BUG (src/cli/commands/ask.ts, submitAsk): `renderAskComment(ask)` is called outside the try that
+  // turns ProtocolError into UsageError, so the marker-size ProtocolError thrown by renderMarker
+  // reaches main() as a plain EscalationError: exit 1 ("GitHub or Redis refused or could not be
+  // reached") without the usage text, although nothing was sent and the agent's input is at fault.
+  // Expected: exit 2 (bad usage), as for every other invalid ask.
+  it.fails("an ask too large for the marker is bad usage (exit 2)", async () => {
+    const run = await escalate(["ask", ...tooLarge()]);
+    expect(run.code).toBe(2);
+  });
+
   it("help prints the usage and exits 0", async () => {
     const run = await escalate(["help"]);
     expect(run.code).toBe(0);

@@ -1,24 +1,75 @@
 #!/usr/bin/env node
 // Test agent: records what it was given (argv, env, stdin task) as JSON in the directory named by
-// its first argument, then, in round 0 only, asks the question given in ASK_QUESTION-like argv.
-// Usage: recording-agent.mjs OUT_DIR ROUND [ask|done|fail|sleep]
+// its first argument, then behaves according to its mode.
+// Usage: recording-agent.mjs OUT_DIR ROUND [MODE]
+//
+// The issue title may override MODE with "[mode:NAME]", so one app (one AGENT_COMMAND) can run
+// different agents on different issues. Modes:
+//   ask            round 0: asks "Which database…" (Postgres / SQLite); later rounds succeed
+//   ask-every      asks that question in every round (for the round limit)
+//   ask2           round 0: two questions in one ask (the database, and a free-text one)
+//   ask-default    round 0: the database question with --default SQLite --timeout 2s
+//   ask-defaults2  round 0: two questions, both with defaults, no timeout (for /defaults)
+//   ask-nodefault  round 0: a free-text question with --timeout 1s and no default
+//   done           succeeds at once
+//   fail           prints two lines and exits 3, every round
+//   sleep          runs for a minute; on SIGTERM records it and exits 143
+//   stubborn       runs for a minute and ignores SIGTERM (records it), so only SIGKILL ends it
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 
 const startedAt = Date.now();
-const [outDir, round, mode = "ask"] = process.argv.slice(2);
+const [outDir, round, argvMode = "ask"] = process.argv.slice(2);
 const task = readFileSync(0, "utf8");
+const mode = /^# Task: .*\[mode:([a-z0-9-]+)\]/m.exec(task)?.[1] ?? argvMode;
 mkdirSync(outDir, { recursive: true });
-writeFileSync(
-  join(outDir, `round-${round}-${process.pid}.json`),
-  JSON.stringify({ startedAt, argv: process.argv.slice(2), env: process.env, task, cwd: process.cwd() }),
-);
-if (mode === "ask" && round === "0") {
-  execFileSync("escalate", ["ask", "--question", "Which database should the cache use?", "--option", "Postgres", "--option", "SQLite"], { stdio: "inherit" });
-} else if (mode === "fail") {
-  console.error("something broke\nlast line of output");
-  process.exit(3);
-} else if (mode === "sleep") {
-  await new Promise((r) => setTimeout(r, 60_000));
+const record = join(outDir, `round-${round}-${process.pid}.json`);
+writeFileSync(record, JSON.stringify({ startedAt, pid: process.pid, mode, argv: process.argv.slice(2), env: process.env, task, cwd: process.cwd() }));
+
+const DATABASE = ["--question", "Which database should the cache use?", "--option", "Postgres", "--option", "SQLite"];
+const ask = (...args) => execFileSync("escalate", ["ask", ...args], { stdio: "inherit" });
+/** Written as signal-PID-NAME when a signal arrives, so a test can see what the agent was sent and when. */
+const noteSignal = (signal) => writeFileSync(join(outDir, `signal-${process.pid}-${signal}`), String(Date.now()));
+const sleepMinute = () => new Promise((r) => setTimeout(r, 60_000));
+
+switch (mode) {
+  case "ask":
+    if (round === "0") ask(...DATABASE);
+    break;
+  case "ask-every":
+    ask(...DATABASE);
+    break;
+  case "ask2":
+    if (round === "0") ask(...DATABASE, "--question", "Should old entries expire?");
+    break;
+  case "ask-default":
+    if (round === "0") ask(...DATABASE, "--default", "SQLite", "--timeout", "2s");
+    break;
+  case "ask-defaults2":
+    if (round === "0") ask(...DATABASE, "--default", "SQLite", "--question", "How long should entries live?", "--default", "1h");
+    break;
+  case "ask-nodefault":
+    if (round === "0") ask("--question", "Which region should we deploy to?", "--timeout", "1s");
+    break;
+  case "done":
+    break;
+  case "fail":
+    console.error("something broke\nlast line of output");
+    process.exit(3);
+    break;
+  case "sleep":
+    process.on("SIGTERM", () => {
+      noteSignal("SIGTERM");
+      process.exit(143);
+    });
+    await sleepMinute();
+    break;
+  case "stubborn":
+    process.on("SIGTERM", () => noteSignal("SIGTERM"));
+    await sleepMinute();
+    break;
+  default:
+    console.error(`recording-agent: unknown mode ${mode}`);
+    process.exit(2);
 }

@@ -1,0 +1,48 @@
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { Probot, ProbotOctokit } from "probot";
+import { RunningAgents } from "../agent/runningAgents.js";
+import type { AppConfig } from "../config/env.js";
+import { serverDefaults } from "../config/repoConfig.js";
+import { LoopEvents } from "../events.js";
+import { GateStore } from "../gates/store.js";
+import { agentTokenIssuer } from "../github/agentToken.js";
+import { appIdentityLoader } from "../github/appIdentity.js";
+import { RepoSettingsLoader } from "../github/repoSettings.js";
+import type { Queues } from "../queue/queues.js";
+import type { Services } from "../services.js";
+
+export interface OctokitSwitches {
+  throttle: boolean;
+  retry: boolean;
+}
+
+/** Probot's Octokit with retry and throttling on (production) or off (tests: immediate, countable calls). */
+export function probotClass(config: AppConfig, log: Logger, switches?: OctokitSwitches): typeof Probot {
+  const Octokit = ProbotOctokit.defaults({
+    throttle: { enabled: switches?.throttle ?? true },
+    retry: { enabled: switches?.retry ?? true },
+  });
+  return Probot.defaults({ appId: config.appId, privateKey: config.privateKey, secret: config.webhookSecret, baseUrl: config.baseUrl, log, Octokit });
+}
+
+/** The services the loop shares, built around one Probot instance. Used by the server and the CLI. */
+export function createServices(app: Probot, config: AppConfig, log: Logger, commands: Redis, queues: Queues): Services {
+  const store = new GateStore(commands, config.redisPrefix);
+  const settingsLoader = new RepoSettingsLoader(serverDefaults(config), config.repoConfigCacheSeconds * 1000);
+  return {
+    config,
+    store,
+    queues,
+    log,
+    agents: new RunningAgents(commands, store.keys.controlChannel()),
+    settings: async (installationId, repo) => settingsLoader.load(await app.auth(installationId), repo),
+    events: new LoopEvents((error, event) => log.warn({ err: error, event }, "a loop observer failed")),
+    github: {
+      identity: appIdentityLoader(app),
+      installation: (installationId) => app.auth(installationId),
+      agentToken: agentTokenIssuer(app, config.agent.tokenPermissions),
+      app: () => app.auth(),
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { parseArgs } from "node:util";
+import { pino } from "pino";
+import { createServices, probotClass } from "../../app/createServices.js";
+import { loadConfig } from "../../config/env.js";
+import { commandConnection, producerConnection } from "../../queue/connection.js";
+import { Queues } from "../../queue/queues.js";
+import { reconcileAll } from "../../reconcile/reconcileAll.js";
+import { UsageError } from "../usage.js";
+
+/**
+ * `escalate reconcile`: one reconciliation run by hand, with the app's own environment (APP_ID,
+ * PRIVATE_KEY, GHE_HOST, REDIS_URL…). Answers it recovers are queued for the running app's workers.
+ */
+export async function reconcileCommand(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { json: { type: "boolean" }, lookback: { type: "string" } }, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError((error as Error).message, { cause: error });
+  }
+  const config = loadConfig(env);
+  if (!config.redisUrl) throw new UsageError("REDIS_URL must point at the app's Redis for `escalate reconcile`.");
+  const log = pino({ level: env.LOG_LEVEL === "debug" ? "debug" : "warn" });
+  const producer = producerConnection(config.redisUrl);
+  const commands = commandConnection(config.redisUrl);
+  const queues = new Queues(producer, config.redisPrefix);
+  try {
+    const ProbotWithConfig = probotClass(config, log);
+    const services = createServices(new ProbotWithConfig(), config, log, commands, queues);
+    const lookbackMs = values.lookback ? Number.parseFloat(values.lookback) * 3600_000 : config.reconcileLookbackSeconds * 1000;
+    const report = await reconcileAll(services, { lookbackMs });
+    if (values.json) {
+      out(JSON.stringify(report, null, 2));
+    } else {
+      out(`Reconciled ${report.issues} issue(s) in ${report.repositories} repositor${report.repositories === 1 ? "y" : "ies"} of ${report.installations} installation(s).`);
+      out(report.changes.length === 0 ? "No changes: Redis agreed with GitHub." : report.changes.map((c) => `- ${c}`).join("\n"));
+      for (const error of report.errors) out(`! ${error}`);
+    }
+    return report.errors.length === 0 ? 0 : 1;
+  } finally {
+    await queues.close();
+    await Promise.all([producer.quit(), commands.quit()]);
+  }
+}

@@ -1,0 +1,155 @@
+import type { RepoSettings } from "../config/repoConfig.js";
+import { ProtocolError } from "../errors.js";
+import type { Gate, RecordedAnswer } from "../gates/types.js";
+import { handleInbound } from "../loop/handleInbound.js";
+import { parseAskComment, type Ask } from "../protocol/ask.js";
+import { parseCommand } from "../protocol/commands.js";
+import { parseStatusComment, type StatusState } from "../protocol/statusComment.js";
+import type { CommentEvent } from "../queue/jobs.js";
+import type { InstallationOctokit, Services } from "../services.js";
+
+/** What reconciliation needs of an issue, as GitHub's REST API returns it. */
+export interface IssueSnapshot {
+  number: number;
+  title: string;
+  body?: string | null;
+  html_url: string;
+  state: string;
+  pull_request?: unknown;
+  assignees?: Array<{ login: string }> | null;
+}
+
+interface CommentSnapshot {
+  id: number;
+  body?: string;
+  html_url: string;
+  created_at: string;
+  user: { login: string; type: string } | null;
+}
+
+/** Replies that are safe to replay: answers, and commands whose effect is idempotent per comment. */
+const REPLAYABLE = new Set(["answer", "defaults", "cancel", "agent", "retry"]);
+
+/**
+ * Rebuilds one issue from GitHub, the source of truth: gates Redis lost are restored from the ask
+ * markers and the status comment's hidden state, and human replies after the open question are
+ * replayed through the normal path, so an answer given while the app was down (or whose webhook
+ * never arrived) is recorded and resumed exactly once. Returns what it changed.
+ */
+export async function reconcileIssue(services: Services, octokit: InstallationOctokit, installationId: number, repo: string, issue: IssueSnapshot, settings: RepoSettings): Promise<string[]> {
+  const [owner, name] = repo.split("/") as [string, string];
+  const ref = { repo, issue: issue.number };
+  const changes: string[] = [];
+  const comments = (await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+    owner,
+    repo: name,
+    issue_number: issue.number,
+    per_page: 100,
+  })) as CommentSnapshot[];
+  const identity = await services.github.identity();
+  const isAgent = (login: string) => login === identity.botLogin || services.config.agentLogins.includes(login.toLowerCase());
+  const base = {
+    deliveryId: "reconcile",
+    installationId,
+    repo,
+    issue: {
+      number: issue.number,
+      title: issue.title,
+      body: issue.body ?? "",
+      url: issue.html_url,
+      state: issue.state,
+      isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null,
+      assignees: (issue.assignees ?? []).map((a) => a.login).slice(0, 10),
+      labels: [],
+    },
+    receivedAt: Date.now(),
+  };
+  await services.store.upsertIssue({ ...ref, installationId, title: base.issue.title, body: base.issue.body, url: base.issue.url, assignees: base.issue.assignees });
+
+  const statusComment = [...comments].reverse().find((c) => c.user && isAgent(c.user.login) && c.body && parseStatusComment(c.body));
+  const state: StatusState | undefined = statusComment?.body ? parseStatusComment(statusComment.body) : undefined;
+  if (statusComment && state) await services.store.restoreIssueCounters(ref, state.nextRound, statusComment.id);
+
+  const asks = comments.flatMap((c) => {
+    if (!c.user || !isAgent(c.user.login) || !c.body) return [];
+    const ask = safeAsk(c.body);
+    return ask ? [{ comment: c, ask }] : [];
+  });
+  const last = asks.at(-1);
+  for (const { comment, ask } of asks) {
+    if (await services.store.getGate(String(comment.id))) continue;
+    const known = state?.gates.find((g) => g.id === String(comment.id));
+    if (known && known.state !== "open") {
+      await services.store.restoreGate(settledGate(known, comment, ask, installationId, repo, issue.number));
+      changes.push(`${repo}#${issue.number}: restored ${known.state} gate ${comment.id} from the status comment`);
+    } else if (comment === last?.comment && issue.state === "open") {
+      const outcome = await handleInbound(services, { ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
+      changes.push(`${repo}#${issue.number}: reopened gate ${comment.id} that Redis had lost (${outcome})`);
+    } else {
+      await services.store.restoreGate({ ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number), closedReason: "a newer question was asked" });
+    }
+  }
+
+  const open = await services.store.lastGate(ref);
+  if (open?.state === "open" && issue.state === "closed") {
+    const outcome = await handleInbound(services, { ...base, kind: "closed", deliveryId: `reconcile-closed-${issue.number}`, sender: { login: "reconcile", type: "Bot" } });
+    changes.push(`${repo}#${issue.number}: issue is closed; ${outcome}`);
+    return changes;
+  }
+  if (open?.state === "open" || (open?.state === "answered" && open.answerCommentId !== undefined)) {
+    for (const comment of comments) {
+      if (!comment.user || isAgent(comment.user.login) || comment.user.type === "Bot" || !comment.body) continue;
+      if (Date.parse(comment.created_at) < open.askedAt - 1000) continue;
+      const command = parseCommand(comment.body);
+      if (command && !REPLAYABLE.has(command.name)) continue;
+      const outcome = await handleInbound(services, { ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
+      if (/recorded|partial|cancelled|dispatched|queued/.test(outcome)) changes.push(`${repo}#${issue.number}: replayed comment ${comment.id} by @${comment.user.login}: ${outcome}`);
+      const now = await services.store.getGate(open.id);
+      if (now?.state !== "open") break;
+    }
+  }
+  return changes;
+}
+
+function safeAsk(body: string): Ask | undefined {
+  try {
+    return parseAskComment(body);
+  } catch (error) {
+    if (error instanceof ProtocolError) return undefined;
+    throw error;
+  }
+}
+
+function userOf(comment: CommentSnapshot) {
+  return { login: comment.user?.login ?? "ghost", type: comment.user?.type ?? "User" };
+}
+
+function commentOf(comment: CommentSnapshot): CommentEvent["comment"] {
+  return { id: comment.id, body: comment.body ?? "", url: comment.html_url, createdAt: comment.created_at, author: userOf(comment) };
+}
+
+function settledGate(
+  known: { id: string; state: string; round: number; answers: Omit<RecordedAnswer, "commentId">[]; answeredBy?: string; answeredAt?: number; answerCommentId?: number },
+  comment: CommentSnapshot,
+  ask: Ask,
+  installationId: number,
+  repo: string,
+  issue: number,
+): Gate {
+  return {
+    id: known.id,
+    repo,
+    issue,
+    installationId,
+    round: known.round,
+    ask,
+    askedAt: Date.parse(comment.created_at),
+    askedBy: comment.user?.login ?? "",
+    askUrl: comment.html_url,
+    state: known.state as Gate["state"],
+    answers: known.answers,
+    answeredBy: known.answeredBy,
+    answeredAt: known.answeredAt,
+    answerCommentId: known.answerCommentId,
+  };
+}

@@ -1,0 +1,154 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Gates, REPO, settle, waitFor } from "./support.js";
+
+/** Issue 3, "Answers": options, several questions, quoted text, edits and deletes. */
+describe("gates: answers", () => {
+  let g: Gates | undefined;
+  afterEach(async () => {
+    await g?.close();
+    g = undefined;
+  });
+
+  it("an option is selected by its number, its label in any case, or its label with trailing words kept as a note", async () => {
+    g = await Gates.start("ask");
+    const [byNumber, byLabel, withNote] = await Promise.all([g.asked("By number"), g.asked("By label"), g.asked("With a note")]);
+    const replies = [
+      g.comment(byNumber.issue, "maintainer", "2"),
+      g.comment(byLabel.issue, "maintainer", "postgres"),
+      g.comment(withNote.issue, "maintainer", "SQLite, keep it embedded"),
+    ];
+    const [one, two, three] = await Promise.all([g.run(byNumber.issue, 1), g.run(byLabel.issue, 1), g.run(withNote.issue, 1)]);
+
+    expect(one.task).toContain('Answer from human @maintainer');
+    expect(one.task).toContain('choosing option "SQLite"');
+    expect(one.task).not.toContain("Note that came with the choice");
+    expect(two.task).toContain('choosing option "Postgres"');
+    expect(two.task).toContain("> postgres");
+    expect(two.task).not.toContain("Note that came with the choice");
+    expect(three.task).toContain('choosing option "SQLite"');
+    expect(three.task).toContain("Note that came with the choice:\n\n> keep it embedded");
+
+    // What GitHub shows: 🚀 on each reply once its agent started, and the label gone.
+    for (const [issue, reply] of [byNumber.issue, byLabel.issue, withNote.issue].map((n, i) => [n, replies[i]!] as const)) {
+      await g.reacted(reply.id, issue, "rocket");
+      await waitFor(`label removed on #${issue}`, () => !g!.labels(issue).includes("awaiting-human"));
+    }
+  });
+
+  it("several questions: numbered lines answer them in order; a partial reply says what remains and only a complete set resumes", async () => {
+    g = await Gates.start("ask2");
+    const [whole, parts] = await Promise.all([g.asked("Answered at once"), g.asked("Answered in parts")]);
+    expect(whole.ask.questions.map((q) => q.text)).toEqual(["Which database should the cache use?", "Should old entries expire?"]);
+
+    g.comment(whole.issue, "maintainer", "1. Postgres\n2: yes, after a day");
+    g.comment(parts.issue, "maintainer", "1. SQLite");
+
+    const complete = await g.run(whole.issue, 1);
+    expect(complete.task).toMatch(/\*\*Q1\. Which database should the cache use\?\*\*\nOptions: 1\. Postgres; 2\. SQLite\nAnswer from human @maintainer at \S+ \(\S+\), choosing option "Postgres":\n\n> Postgres\n/);
+    expect(complete.task).toMatch(/\*\*Q2\. Should old entries expire\?\*\*\nAnswer from human @maintainer at \S+ \(\S+\):\n\n> yes, after a day\n/);
+    expect(g.replies(whole.issue)).toEqual([]);
+
+    const partial = await g.reply(parts.issue, "Recorded 1 of 2 answers");
+    expect(partial.body).toContain("Still open: **2.** Should old entries expire?");
+    expect(partial.body).not.toContain("**1.**");
+    expect(partial.body).toContain("`/answer 2 your answer`");
+    await settle(800);
+    expect(g.runs(parts.issue, 1)).toEqual([]);
+    expect(g.labels(parts.issue)).toContain("awaiting-human");
+
+    const last = g.comment(parts.issue, "admin", "/answer 2 no, keep them forever");
+    const resumed = await g.run(parts.issue, 1);
+    expect(resumed.task).toMatch(/Answer from human @maintainer at \S+ \(\S+\), choosing option "SQLite":\n\n> SQLite\n/);
+    expect(resumed.task).toMatch(/\*\*Q2\. Should old entries expire\?\*\*\nAnswer from human @admin at \S+ \(\S+\):\n\n> no, keep them forever\n/);
+    await g.reacted(last.id, parts.issue, "rocket");
+    // One short comment for the partial answer, none for the completing one.
+    expect(g.replies(parts.issue).map((c) => c.body.slice(0, 25))).toEqual(["Recorded 1 of 2 answers. "]);
+    expect(g.runs(parts.issue)).toHaveLength(2);
+  });
+
+  it("quoted lines and the quoted tail of an e-mail reply are never taken as the answer", async () => {
+    g = await Gates.start("ask");
+    const { issue } = await g.asked("E-mail replies");
+    // Only a quote of the question: no answer at all.
+    const quoteOnly = g.comment(issue, "maintainer", "> **Which database should the cache use?**\n> 2. SQLite");
+    await settle(800);
+    expect(g.runs(issue, 1)).toEqual([]);
+    expect(g.reactions(quoteOnly.id, issue)).toEqual([]);
+    expect(g.labels(issue)).toContain("awaiting-human");
+
+    g.comment(
+      issue,
+      "maintainer",
+      [
+        "> Which database should the cache use?",
+        "",
+        "Postgres, it is already in production",
+        "",
+        "On Tue, Jan 2, 2024 at 10:00 AM escalation[bot] <notifications@github.com> wrote:",
+        "",
+        "SQLite is what the agent suggested",
+        "> 2. SQLite",
+      ].join("\n"),
+    );
+    const { task } = await g.run(issue, 1);
+    expect(task).toContain('choosing option "Postgres":\n\n> Postgres, it is already in production\n');
+    expect(task).toContain("Note that came with the choice:\n\n> it is already in production\n");
+    expect(task).not.toContain("wrote:");
+    expect(task).not.toContain("SQLite is what the agent suggested");
+    expect(task).not.toContain("> > ");
+  });
+
+  it("an answer edited before the resume started replaces the recorded one", async () => {
+    // One agent slot, held by a sleeping agent on another issue, keeps the resume queued.
+    g = await Gates.start("ask", { AGENT_CONCURRENCY: "1" });
+    const { issue, comment: ask } = await g.asked("Edited in time");
+    const busy = g.dispatch("Long job", { mode: "sleep" });
+    const sleeper = await g.run(busy, 0);
+
+    const reply = g.comment(issue, "maintainer", "Postgres");
+    await waitFor("the answer recorded", async () => (await g!.loop.app.services.store.getGate(String(ask.id)))?.state === "answered");
+    g.sim.editComment(REPO, reply.id, "maintainer", "SQLite, on second thought");
+    await g.statusLine(issue, `@maintainer edited the answer to gate ${ask.id} before the agent resumed; the edit is what the agent gets`);
+    expect(g.runs(issue, 1)).toEqual([]);
+
+    g.comment(busy, "maintainer", "/stop");
+    const { task } = await g.run(issue, 1);
+    expect(g.signalled(sleeper.pid, "SIGTERM")).toBeDefined();
+    expect(task).toContain('choosing option "SQLite"');
+    expect(task).toContain("> on second thought");
+    expect(task).not.toContain('choosing option "Postgres"');
+    await g.reacted(reply.id, issue, "rocket");
+    expect(g.replies(issue)).toEqual([]);
+  });
+
+  it("an answer edited after the resume started is left as it was and gets a visible note", async () => {
+    g = await Gates.start("ask");
+    const { issue } = await g.asked("Edited too late");
+    const reply = g.comment(issue, "maintainer", "Postgres");
+    await g.run(issue, 1);
+    await g.statusLine(issue, "round 1: agent finished");
+
+    g.sim.editComment(REPO, reply.id, "maintainer", "SQLite");
+    const note = await g.reply(issue, "your edit came after the agent had resumed");
+    expect(note.body).toContain("@maintainer");
+    expect(note.body).toContain("/reopen");
+    await settle(800);
+    expect(g.runs(issue, 2)).toEqual([]);
+    expect(g.statusBody(issue)).not.toContain("edited the answer");
+    expect(g.replies(issue)).toHaveLength(1);
+  });
+
+  it("deleting the question comment cancels its gate: no resume, label removed, later replies ignored", async () => {
+    g = await Gates.start("ask");
+    const { issue, comment: ask } = await g.asked("Question withdrawn");
+    g.sim.deleteComment(REPO, ask.id, "maintainer");
+    await g.statusLine(issue, `the question of gate ${ask.id} was deleted by @maintainer; gate cancelled, no resume`);
+    await waitFor("label removed", () => !g!.labels(issue).includes("awaiting-human"));
+
+    const late = g.comment(issue, "maintainer", "SQLite");
+    await settle(1000);
+    expect(g.runs(issue, 1)).toEqual([]);
+    expect(g.reactions(late.id, issue)).toEqual([]);
+    expect(g.replies(issue)).toEqual([]);
+  });
+});

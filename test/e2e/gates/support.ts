@@ -1,0 +1,162 @@
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseAskComment, type Ask } from "../../../src/protocol/ask.js";
+import type { SimComment } from "../../../src/dev/simulator/index.js";
+import { REPO, startLoop, waitFor, type Loop } from "../../support/harness.js";
+
+export { REPO, settle, waitFor } from "../../support/harness.js";
+
+const AGENT = resolve("test/support/agents/recording-agent.mjs");
+
+/** What one run of test/support/agents/recording-agent.mjs was given. */
+export interface Recorded {
+  startedAt: number;
+  pid: number;
+  mode: string;
+  argv: string[];
+  env: Record<string, string>;
+  task: string;
+}
+
+function askOf(comment: SimComment): Ask | undefined {
+  try {
+    return parseAskComment(comment.body);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One real loop (simulator, app, queues, workers, Redis) whose AGENT_COMMAND runs the recording
+ * agent in `mode`; an issue titled "… [mode:NAME]" runs that mode instead.
+ */
+export class Gates {
+  private constructor(
+    readonly loop: Loop,
+    readonly out: string,
+  ) {}
+
+  static async start(mode: string, env: Record<string, string> = {}): Promise<Gates> {
+    const out = mkdtempSync(join(tmpdir(), "esc-gates-"));
+    const loop = await startLoop({ AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, out, "{round}", mode]), ...env });
+    return new Gates(loop, out);
+  }
+
+  get sim() {
+    return this.loop.sim;
+  }
+
+  close(): Promise<void> {
+    return this.loop.close();
+  }
+
+  /** Agent runs on `issue` (all rounds, or one), in start order. */
+  runs(issue: number, round?: number, repo = REPO): Recorded[] {
+    return readdirSync(this.out)
+      .filter((f) => f.startsWith(round === undefined ? "round-" : `round-${round}-`))
+      .map((f) => JSON.parse(readFileSync(join(this.out, f), "utf8")) as Recorded)
+      .filter((r) => r.env.ESCALATION_ISSUE === String(issue) && r.env.GITHUB_REPOSITORY === repo)
+      .sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  /** Waits for the agent's run of `round` on `issue`. */
+  run(issue: number, round: number, repo = REPO): Promise<Recorded> {
+    return waitFor(`round ${round} of #${issue}`, () => this.runs(issue, round, repo)[0]);
+  }
+
+  /** When the agent of `pid` received `signal`, if it did. */
+  signalled(pid: number, signal: string): number | undefined {
+    const file = readdirSync(this.out).find((f) => f === `signal-${pid}-${signal}`);
+    return file ? Number(readFileSync(join(this.out, file), "utf8")) : undefined;
+  }
+
+  comments(issue: number, repo = REPO): SimComment[] {
+    return this.sim.comments(repo, issue);
+  }
+
+  comment(issue: number, author: string, body: string, repo = REPO): SimComment {
+    return this.sim.comment(repo, issue, author, body);
+  }
+
+  /** The app's comments that are neither asks nor the status comment: its replies and notices. */
+  replies(issue: number, repo = REPO): SimComment[] {
+    return this.comments(issue, repo).filter((c) => c.user.login === this.sim.botLogin && !askOf(c) && !c.body.includes("Escalation status"));
+  }
+
+  /** Ask comments on the issue (the agent's and the app's own), with their parsed asks. */
+  asks(issue: number, repo = REPO): Array<{ comment: SimComment; ask: Ask }> {
+    return this.comments(issue, repo).flatMap((comment) => {
+      const ask = askOf(comment);
+      return ask ? [{ comment, ask }] : [];
+    });
+  }
+
+  statusBody(issue: number, repo = REPO): string {
+    return this.comments(issue, repo).find((c) => c.user.login === this.sim.botLogin && c.body.includes("Escalation status"))?.body ?? "";
+  }
+
+  /** Waits until the status comment has a line matching `pattern`. */
+  statusLine(issue: number, pattern: RegExp | string, repo = REPO): Promise<string> {
+    const matches = (line: string) => (typeof pattern === "string" ? line.includes(pattern) : pattern.test(line));
+    return waitFor(`status line ${String(pattern)} on #${issue}`, () => this.statusBody(issue, repo).split("\n").find(matches));
+  }
+
+  /** Waits for the app's reply containing `text`. */
+  reply(issue: number, text: string | RegExp, repo = REPO): Promise<SimComment> {
+    const matches = (body: string) => (typeof text === "string" ? body.includes(text) : text.test(body));
+    return waitFor(`a reply ${String(text)} on #${issue}`, () => this.replies(issue, repo).find((c) => matches(c.body)));
+  }
+
+  labels(issue: number, repo = REPO): string[] {
+    return this.sim.issue(repo, issue).labels;
+  }
+
+  reactions(commentId: number, issue: number, repo = REPO): string[] {
+    return (this.comments(issue, repo).find((c) => c.id === commentId)?.reactions ?? []).map((r) => `${r.content}:${r.user}`);
+  }
+
+  /** Waits until the app reacted with `content` on the comment. */
+  reacted(commentId: number, issue: number, content: string, repo = REPO): Promise<true> {
+    return waitFor(`${content} on comment ${commentId}`, () => this.reactions(commentId, issue, repo).includes(`${content}:${this.sim.botLogin}`) || undefined);
+  }
+
+  /** Opens an issue and dispatches the agent with `/agent`; `mode` goes in the title. */
+  dispatch(title: string, opts: { mode?: string; assignees?: string[]; repo?: string } = {}): number {
+    const repo = opts.repo ?? REPO;
+    const issue = this.sim.createIssue(repo, {
+      title: opts.mode ? `${title} [mode:${opts.mode}]` : title,
+      body: `Please work on: ${title}.`,
+      author: "maintainer",
+      assignees: opts.assignees,
+    });
+    this.sim.comment(repo, issue.number, "maintainer", "/agent");
+    return issue.number;
+  }
+
+  /** Waits for the newest ask on the issue to be registered as an open gate (👀 and the label). */
+  async gate(issue: number, opts: { count?: number; label?: string; repo?: string } = {}): Promise<{ comment: SimComment; ask: Ask }> {
+    const repo = opts.repo ?? REPO;
+    const count = opts.count ?? 1;
+    const found = await waitFor(`ask #${count} on #${issue}`, () => this.asks(issue, repo)[count - 1]);
+    await this.reacted(found.comment.id, issue, "eyes", repo);
+    await waitFor(`the ${opts.label ?? "awaiting-human"} label on #${issue}`, () => this.labels(issue, repo).includes(opts.label ?? "awaiting-human"));
+    return found;
+  }
+
+  /** Dispatches and waits for the agent's question. */
+  async asked(title: string, opts: { mode?: string; assignees?: string[] } = {}): Promise<{ issue: number; comment: SimComment; ask: Ask }> {
+    const issue = this.dispatch(title, opts);
+    return { issue, ...(await this.gate(issue)) };
+  }
+}
+
+/** True while a process with this pid exists (a reaped child no longer does). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,23 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { it } from "vitest";
+import { parseAskComment } from "../../../src/protocol/ask.js";
+import { REPO, startLoop, waitFor } from "../../support/harness.js";
+const AGENT = resolve("test/support/agents/recording-agent.mjs");
+it("probe", async () => {
+  const out = mkdtempSync(join(tmpdir(), "esc-probe-"));
+  let t = Date.now();
+  const loop = await startLoop({ AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, out, "{round}", "ask"]) });
+  console.log("start", Date.now() - t); t = Date.now();
+  const { sim } = loop;
+  const issue = sim.createIssue(REPO, { title: "x", body: "y", author: "maintainer" });
+  sim.comment(REPO, issue.number, "maintainer", "/agent");
+  await waitFor("ask", () => sim.comments(REPO, issue.number).find((c) => c.user.login === sim.botLogin && parseAskComment(c.body) !== undefined));
+  console.log("ask", Date.now() - t); t = Date.now();
+  sim.comment(REPO, issue.number, "maintainer", "1");
+  await waitFor("status", () => sim.comments(REPO, issue.number).find((c) => c.body.includes("round 1: agent finished")));
+  console.log("resume", Date.now() - t); t = Date.now();
+  await loop.close();
+  console.log("close", Date.now() - t);
+}, 60000);

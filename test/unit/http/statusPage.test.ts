@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { escapeHtml, html } from "../../../src/http/html.js";
+import { groupByRepo, renderStatusPage } from "../../../src/http/statusPage.js";
+import { countGates, viewGate, type GateView } from "../../../src/observe/gateView.js";
+import { gateFixture } from "../../support/gates.js";
+
+const T0 = Date.parse("2025-01-01T12:00:00Z");
+const report = (gates: GateView[]) => ({ generatedAt: new Date(T0 + 600_000).toISOString(), gates, counts: countGates(gates) });
+
+describe("escapeHtml / html``", () => {
+  it("escapes the five HTML metacharacters", () => {
+    expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe("&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
+  });
+  it("escapes interpolated values but not nested html``", () => {
+    expect(html`<p>${"<b>"}${html`<i>${"&"}</i>`}</p>`.value).toBe("<p>&lt;b&gt;<i>&amp;</i></p>");
+  });
+});
+
+describe("renderStatusPage", () => {
+  it("groups gates by repository in order of their oldest gate, oldest first within a group", () => {
+    const now = T0 + 600_000;
+    const views = [
+      viewGate(gateFixture({ id: "1", repo: "acme/b", askedAt: T0 }), now),
+      viewGate(gateFixture({ id: "2", repo: "acme/a", askedAt: T0 + 1000 }), now),
+      viewGate(gateFixture({ id: "3", repo: "ACME/b", askedAt: T0 + 2000 }), now),
+    ];
+    expect(groupByRepo(views).map((g) => [g.repo, g.gates.map((x) => x.id)])).toEqual([
+      ["acme/b", ["1", "3"]],
+      ["acme/a", ["2"]],
+    ]);
+  });
+
+  it("shows prompts, options, defaults, age, time left and links", () => {
+    const view = viewGate(gateFixture({ ask: { timeoutSeconds: 3600, context: "Migrating." } }), T0 + 600_000, "Add a cache");
+    const page = renderStatusPage(report([view]), "NONCE");
+    expect(page).toContain("<title>Escalation: 1 open gate</title>");
+    expect(page).toContain('<section class="repo" data-repo="acme/widgets">');
+    expect(page).toContain('<a href="https://github.com/acme/widgets/issues/12" rel="noreferrer noopener" target="_blank">#12 Add a cache</a>');
+    expect(page).toContain("Which database should the cache use?");
+    expect(page).toContain("<li>Postgres</li>");
+    expect(page).toContain('<li class="default">SQLite <em>(default)</em></li>');
+    expect(page).toContain('asked <span class="age">10m</span> ago');
+    expect(page).toContain('<span class="left">50m left</span>');
+    expect(page).toContain('<p class="context">Migrating.</p>');
+    expect(page).toContain('href="https://github.com/acme/widgets/issues/12#issuecomment-4711"');
+    expect(page).toContain('<script nonce="NONCE">');
+    expect(page).toContain("1 open · 0 overdue · 0 without timeout · updated 12:10:00 UTC");
+  });
+
+  it("escapes everything that comes from an agent or an issue", () => {
+    const xss = `<img src=x onerror="alert(1)">`;
+    const view = viewGate(
+      gateFixture({
+        repo: "acme/widgets",
+        askUrl: `javascript:alert(1)//#"><script>`,
+        askedBy: xss,
+        ask: { kind: "question", context: `</p><script>alert(2)</script>`, questions: [{ text: xss, options: [`<b>bold</b>`, `"quoted"`], default: `"quoted"` }] },
+      }),
+      T0,
+      `</title><script>alert(3)</script>`,
+    );
+    const page = renderStatusPage(report([view]), "N");
+    expect(page).not.toContain("<img");
+    expect(page).not.toContain("<script>alert");
+    expect(page).not.toContain("<b>bold</b>");
+    expect(page).not.toContain("javascript:");
+    expect(page).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
+    expect(page).toContain("&lt;/title&gt;&lt;script&gt;alert(3)&lt;/script&gt;");
+    expect(page).toContain("&lt;b&gt;bold&lt;/b&gt;");
+    // Exactly one script element: the page's own.
+    expect(page.match(/<script/g)).toHaveLength(1);
+  });
+
+  it("says when nothing is open", () => {
+    const page = renderStatusPage(report([]), "N");
+    expect(page).toContain('<p class="empty">No open gates.</p>');
+    expect(page).toContain("<title>Escalation: 0 open gates</title>");
+  });
+});
