@@ -25,24 +25,23 @@ export class LoopMetrics {
 
   constructor(services: Services, options: MetricsOptions = {}) {
     const registers = [this.registry];
-    const timeoutMs = options.scrapeTimeoutMs ?? 3000;
-    const redisUp = new Gauge({ name: "escalation_redis_up", help: "1 when the last scrape could read the gate store, else 0.", registers });
-    const oldest = new Gauge({ name: "escalation_oldest_open_gate_age_seconds", help: "Age of the oldest open gate, 0 when none is open.", registers });
-    new Gauge({
-      name: "escalation_open_gates",
-      help: "Gates awaiting a human answer (read from Redis at scrape time).",
-      registers,
-      async collect() {
+    const timeoutMs = options.scrapeTimeoutMs ?? 2000;
+    // One Redis read per scrape feeds the three store gauges, whichever prom-client collects first.
+    let inFlight: Promise<void> | undefined;
+    const readStore = () =>
+      (inFlight ??= (async () => {
         try {
           const gates = await bounded(services.store.openGates(), timeoutMs);
-          this.set(gates.length);
+          open.set(gates.length);
           oldest.set(gates.length > 0 ? Math.max(0, (Date.now() - Math.min(...gates.map((g) => g.askedAt))) / 1000) : 0);
           redisUp.set(1);
         } catch {
           redisUp.set(0);
         }
-      },
-    });
+      })().finally(() => (inFlight = undefined)));
+    const redisUp = new Gauge({ name: "escalation_redis_up", help: "1 when the last scrape could read the gate store, else 0.", registers, collect: readStore });
+    const open = new Gauge({ name: "escalation_open_gates", help: "Gates awaiting a human answer (read from Redis at scrape time).", registers, collect: readStore });
+    const oldest = new Gauge({ name: "escalation_oldest_open_gate_age_seconds", help: "Age of the oldest open gate, 0 when none is open.", registers, collect: readStore });
     const answers = new Counter({ name: "escalation_answers_total", help: "Gates answered, by source: a human reply or the defaults taken at timeout.", labelNames: ["source"], registers });
     const askToAnswer = new Histogram({ name: "escalation_ask_to_answer_seconds", help: "Time from the ask comment to its answer.", labelNames: ["source"], buckets: ANSWER_BUCKETS, registers });
     const answerToSpawn = new Histogram({

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
 import { pino } from "pino";
 import { loadConfig, type AppConfig } from "../../src/config/env.js";
 import { startApp, type RunningApp } from "../../src/app/startApp.js";
@@ -11,8 +12,26 @@ export const WEBHOOK_SECRET = "e2e-webhook-secret";
 export interface Loop {
   sim: GitHubSimulator;
   app: RunningApp;
-  config: AppConfig;
+  config: AppConfig & { redisUrl: string };
+  /** Stops the app (as a deploy or crash would) and starts a new one on the same Redis namespace. */
+  restart(options?: { whileDown?: () => Promise<void> | void }): Promise<void>;
+  /** Deletes every key of this loop's namespace: what a Redis wipe does to this app. */
+  wipeRedis(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Starts the real app against `config`; webhooks from the simulator go to it. */
+export async function bootApp(sim: GitHubSimulator, config: AppConfig & { redisUrl: string }): Promise<RunningApp> {
+  const booted = Date.now();
+  const app = await startApp({
+    config,
+    log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+    octokit: { throttle: false, retry: false },
+  });
+  sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
+  // Tests start from a quiet app: the start-up reconciliation has finished.
+  await waitFor("the start-up reconciliation", async () => ((await app.services.store.lastReconcile()) ?? 0) >= booted);
+  return app;
 }
 
 /**
@@ -43,21 +62,32 @@ export async function startLoop(env: Record<string, string> = {}): Promise<Loop>
     AGENT_KILL_GRACE: "1s",
     ...env,
   });
-  const app = await startApp({
-    config: { ...config, redisUrl: config.redisUrl! },
-    log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
-    octokit: { throttle: false, retry: false },
-  });
-  sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
-  return {
+  const full = { ...config, redisUrl: config.redisUrl! };
+  const loop: Loop = {
     sim,
-    app,
-    config,
+    app: await bootApp(sim, full),
+    config: full,
+    async restart(options) {
+      await loop.app.close();
+      sim.setWebhookUrl(undefined);
+      await options?.whileDown?.();
+      loop.app = await bootApp(sim, full);
+    },
+    async wipeRedis() {
+      const redis = new Redis(full.redisUrl);
+      try {
+        const keys = await redis.keys(`${full.redisPrefix}:*`);
+        if (keys.length > 0) await redis.del(...keys);
+      } finally {
+        await redis.quit();
+      }
+    },
     async close() {
-      await app.close();
+      await loop.app.close();
       await sim.stop();
     },
   };
+  return loop;
 }
 
 /** Polls until `check` returns a truthy value; fails with `what` after `timeoutMs`. */

@@ -1,14 +1,13 @@
 import { execFile, type ExecFileException } from "node:child_process";
-import { existsSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { projectRoot } from "../../../src/config/projectRoot.js";
 import { parseAskComment, type Ask } from "../../../src/protocol/ask.js";
+import { ensureBuilt } from "../../support/build.js";
 
 const BIN = join(projectRoot, "bin", "escalate");
-const BUILT = join(projectRoot, "dist", "cli", "main.js");
 
 interface Recorded {
   method: string;
@@ -29,14 +28,8 @@ const COMMENT_URL = "https://github.com/octo/demo/issues/7#issuecomment-9001";
 const CREATED: Reply = { status: 201, json: { id: 9001, html_url: COMMENT_URL } };
 
 beforeAll(async () => {
-  // bin/escalate imports dist/: build it from the current src (incremental tsc; a type error
-  // elsewhere still emits, so only a missing output is fatal).
-  await new Promise<void>((resolve, reject) => {
-    execFile("npm", ["run", "build", "--silent"], { cwd: projectRoot, timeout: 120_000 }, (error, _stdout, stderr) => {
-      if (error && !existsSync(BUILT)) reject(new Error(`npm run build failed and ${BUILT} is missing:\n${stderr}`));
-      else resolve();
-    });
-  });
+  // bin/escalate imports dist/: (re)built from the current src when older than it.
+  await ensureBuilt();
   server = createServer((req, res) => {
     let body = "";
     req.setEncoding("utf8");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ProtocolError } from "../../../src/errors.js";
-import { findMarker, hasMarker, renderMarker } from "../../../src/protocol/marker.js";
+import { MAX_MARKER_CHARS, findMarker, hasMarker, renderMarker } from "../../../src/protocol/marker.js";
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
 
@@ -20,10 +20,21 @@ describe("renderMarker", () => {
     expect(findMarker(`text ${marker} text`, "status")).toEqual(hostile);
   });
 
-  it("refuses a payload whose encoding exceeds the size limit, naming the kind", () => {
-    expect(() => renderMarker("ask", { big: "x".repeat(13_000) })).toThrow(ProtocolError);
-    expect(() => renderMarker("ask", { big: "x".repeat(13_000) })).toThrow(/The ask marker would be \d+ characters/);
-    expect(() => renderMarker("ask", { small: "x".repeat(1000) })).not.toThrow();
+  it("asks stay small; the status state may use most of a comment", () => {
+    expect(MAX_MARKER_CHARS.ask).toBe(16_384);
+    expect(MAX_MARKER_CHARS.status).toBeLessThan(65_536);
+    expect(MAX_MARKER_CHARS.status).toBeGreaterThan(MAX_MARKER_CHARS.ask);
+  });
+
+  it.each<["ask" | "status"]>([["ask"], ["status"]])("refuses a %s payload whose encoding exceeds its limit, naming the kind", (kind) => {
+    const limit = MAX_MARKER_CHARS[kind];
+    // base64url makes 4 characters of 3 bytes; {"big":"…"} adds 10 bytes.
+    const fits = { big: "x".repeat(Math.floor((limit * 3) / 4) - 10) };
+    const tooBig = { big: "x".repeat(Math.floor((limit * 3) / 4)) };
+    expect(renderMarker(kind, fits).length).toBeLessThanOrEqual(limit + 30);
+    expect(findMarker(renderMarker(kind, fits), kind)).toEqual(fits);
+    expect(() => renderMarker(kind, tooBig)).toThrow(ProtocolError);
+    expect(() => renderMarker(kind, tooBig)).toThrow(new RegExp(`^The ${kind} marker would be \\d+ characters; keep it under ${limit}`));
   });
 });
 
@@ -82,6 +93,22 @@ describe("findMarker", () => {
     const body = `<!-- escalation:ask:v1 ${payload} -->`;
     expect(() => findMarker(body, "ask")).toThrow(ProtocolError);
     expect(() => findMarker(body, "ask")).toThrow(/ask marker is not valid base64url JSON/);
+  });
+});
+
+describe("findMarker: size", () => {
+  it("refuses an ask marker longer than the ask limit (hand-made: renderMarker never writes one)", () => {
+    const long = encode({ big: "x".repeat(15_000) });
+    expect(long.length).toBeGreaterThan(MAX_MARKER_CHARS.ask);
+    expect(() => findMarker(`<!-- escalation:ask:v1 ${long} -->`, "ask")).toThrow(/ask marker is longer than 16384 characters/);
+    // The same payload is fine as a status marker.
+    expect(findMarker(`<!-- escalation:status:v1 ${long} -->`, "status")).toEqual({ big: "x".repeat(15_000) });
+  });
+
+  it("does not recognise a marker longer than any limit", () => {
+    const huge = encode({ big: "x".repeat(40_000) });
+    expect(huge.length).toBeGreaterThan(MAX_MARKER_CHARS.status);
+    expect(findMarker(`<!-- escalation:status:v1 ${huge} -->`, "status")).toBeUndefined();
   });
 });
 

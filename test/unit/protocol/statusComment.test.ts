@@ -1,17 +1,47 @@
 import { describe, expect, it } from "vitest";
 import { ProtocolError } from "../../../src/errors.js";
-import { renderMarker } from "../../../src/protocol/marker.js";
-import { StatusStateSchema, parseStatusComment, renderStatusComment, type StatusState } from "../../../src/protocol/statusComment.js";
+import { MAX_MARKER_CHARS, renderMarker } from "../../../src/protocol/marker.js";
+import { ANSWER_CHARS, StatusStateSchema, parseStatusComment, renderStatusComment, type StatusState } from "../../../src/protocol/statusComment.js";
+
+type StatusGate = StatusState["gates"][number];
+type StatusAnswer = StatusGate["answers"][number];
+
+const answer = (over: Partial<StatusAnswer> = {}): StatusAnswer => ({
+  question: 0,
+  text: "2 - keep it embedded",
+  option: "SQLite",
+  optionIndex: 1,
+  note: "keep it embedded",
+  by: "alice",
+  at: 1_712_345_678_901,
+  source: "human",
+  url: "https://github.com/octo/demo/issues/7#issuecomment-101",
+  ...over,
+});
 
 const state: StatusState = {
   v: 1,
   nextRound: 3,
   gates: [
-    { id: "gateAAAAAAAA", state: "resumed", answeredBy: "alice", answerCommentId: 101 },
-    { id: "gateBBBBBBBB", state: "superseded" },
-    { id: "gateCCCCCCCC", state: "open" },
+    { id: "gateAAAAAAAA", state: "resumed", round: 0, answeredBy: "alice", answeredAt: 1_712_345_678_901, answerCommentId: 101, answers: [answer()] },
+    { id: "gateBBBBBBBB", state: "superseded", round: 1, answers: [] },
+    { id: "gateCCCCCCCC", state: "open", round: 2, answers: [answer({ question: 1, text: "partial", option: undefined, optionIndex: undefined, note: undefined, source: "default" })] },
   ],
 };
+
+/** `n` gates in ask order, each with `answers` answers of `chars` characters. */
+const gates = (n: number, answers = 1, chars = 40): StatusGate[] =>
+  Array.from({ length: n }, (_, i) => ({
+    id: `g${String(i).padStart(11, "0")}`,
+    state: "resumed",
+    round: i,
+    answeredBy: "octocat",
+    answeredAt: 1_712_345_678_901 + i,
+    answerCommentId: 2_400_000_000 + i,
+    answers: Array.from({ length: answers }, (_, q) => answer({ question: q, text: "x".repeat(chars), by: "octocat" })),
+  }));
+
+const markerOf = (body: string) => body.split("\n").at(-1)!;
 
 describe("renderStatusComment", () => {
   it("renders a heading, one bullet per line and the state marker last", () => {
@@ -20,13 +50,14 @@ describe("renderStatusComment", () => {
     expect(lines[0]).toBe("### 🤖 Escalation status");
     expect(lines).toContain("- round 0: agent started");
     expect(lines).toContain("- round 0: agent finished (exit 0, 3s)");
-    expect(lines.at(-1)).toMatch(/^<!-- escalation:status:v1 [A-Za-z0-9_-]+ -->$/);
+    expect(markerOf(body)).toMatch(/^<!-- escalation:status:v1 [A-Za-z0-9_-]+ -->$/);
     expect(body).not.toContain("omitted");
   });
 
   it("keeps the state recoverable from the comment alone", () => {
     expect(parseStatusComment(renderStatusComment(["x"], state))).toEqual(state);
-    expect(parseStatusComment(renderStatusComment([], { v: 1, nextRound: 0, gates: [] }))).toEqual({ v: 1, nextRound: 0, gates: [] });
+    const empty: StatusState = { v: 1, nextRound: 0, gates: [] };
+    expect(parseStatusComment(renderStatusComment([], empty))).toEqual(empty);
   });
 
   it.each<[number, number, number]>([
@@ -46,6 +77,44 @@ describe("renderStatusComment", () => {
   });
 });
 
+describe("renderStatusComment: large histories", () => {
+  it("keeps the whole state of 50 gates (what processFeedback sends)", () => {
+    const big: StatusState = { v: 1, nextRound: 50, gates: gates(50) }; // processFeedback keeps the last 50
+    expect(parseStatusComment(renderStatusComment(["x"], big))).toEqual(big);
+  });
+
+  it.each<[string, number, number, number]>([
+    // [name, gates, answers per gate, characters per answer]
+    ["the schema's 200 gates with one short answer each", 200, 1, 40],
+    ["200 gates with 20 answers of the full length each", 200, 20, ANSWER_CHARS],
+    ["one gate too large on its own, among others", 3, 20, ANSWER_CHARS],
+  ])("%s: renders, within the marker limit, the newest gates that fit", (_name, n, answers, chars) => {
+    const full: StatusState = { v: 1, nextRound: n, gates: gates(n, answers, chars) };
+    expect(StatusStateSchema.safeParse(full).success).toBe(true);
+    const body = renderStatusComment(["round 0: agent started"], full);
+    expect(markerOf(body).length).toBeLessThanOrEqual(MAX_MARKER_CHARS.status + "<!-- escalation:status:v1  -->".length);
+    const parsed = parseStatusComment(body);
+    expect(parsed).toBeDefined();
+    expect(parsed!.nextRound).toBe(n);
+    expect(parsed!.gates.length).toBeGreaterThan(0);
+    // The kept gates are the newest ones, unchanged.
+    expect(parsed!.gates).toEqual(full.gates.slice(full.gates.length - parsed!.gates.length));
+  });
+
+  // BUG (src/protocol/statusComment.ts, renderStatusComment): only the hidden state is bounded
+  // (MAX_MARKER_CHARS.status = 49,152, "most of a comment (GitHub's limit is 65,536)"); the log lines
+  // are not. A line may be long — src/workers/processSpawn.ts endLine() appends up to 16 KiB of the
+  // agent's output tail for a failed run — so a few failed runs plus a full state produce a body
+  // over 65,536 characters, which GitHub rejects (422), and the status comment stops updating.
+  // Expected: the rendered comment always fits GitHub's limit (trim or cut the shown lines).
+  it.fails("keeps the whole comment within GitHub's 65,536-character limit", () => {
+    const failure = (round: number) => `round ${round}: agent failed (exit 1) after 2m\n\n  \`\`\`text\n${Array.from({ length: 20 }, () => `  ${"e".repeat(790)}`).join("\n")}\n  \`\`\``;
+    const lines = [failure(0), failure(1), failure(2), failure(3)];
+    const body = renderStatusComment(lines, { v: 1, nextRound: 4, gates: gates(200, 20, ANSWER_CHARS) });
+    expect(body.length).toBeLessThanOrEqual(65_536);
+  });
+});
+
 describe("parseStatusComment", () => {
   it("returns undefined for a comment without a status marker (an ask marker does not count)", () => {
     expect(parseStatusComment("### 🤖 Escalation status\n\n- nothing")).toBeUndefined();
@@ -56,14 +125,18 @@ describe("parseStatusComment", () => {
     ["another version", { ...state, v: 2 }],
     ["a negative round", { ...state, nextRound: -1 }],
     ["gates not an array", { ...state, gates: {} }],
-    ["a gate without id", { v: 1, nextRound: 0, gates: [{ state: "open" }] }],
-    ["an over-long gate id", { v: 1, nextRound: 0, gates: [{ id: "x".repeat(41), state: "open" }] }],
+    ["a gate without id", { v: 1, nextRound: 0, gates: [{ state: "open", round: 0, answers: [] }] }],
+    ["a gate without round", { v: 1, nextRound: 0, gates: [{ id: "g", state: "open", answers: [] }] }],
+    ["an over-long gate id", { v: 1, nextRound: 0, gates: [{ id: "x".repeat(41), state: "open", round: 0, answers: [] }] }],
+    ["an answer with an unknown source", { v: 1, nextRound: 0, gates: [{ id: "g", state: "answered", round: 0, answers: [{ ...answer(), source: "bot" }] }] }],
+    ["an over-long answer text", { v: 1, nextRound: 0, gates: [{ id: "g", state: "answered", round: 0, answers: [answer({ text: "x".repeat(ANSWER_CHARS + 2) })] }] }],
+    ["201 gates", { v: 1, nextRound: 0, gates: gates(201, 0) }],
   ])("returns undefined for a status marker with %s", (_name, payload) => {
     expect(parseStatusComment(`text\n${renderMarker("status", payload)}`)).toBeUndefined();
   });
 
   it("reads the last status marker when the comment was edited to carry two", () => {
-    const older = { v: 1 as const, nextRound: 1, gates: [] };
+    const older: StatusState = { v: 1, nextRound: 1, gates: [] };
     const body = `${renderMarker("status", older)}\n${renderMarker("status", state)}`;
     expect(parseStatusComment(body)).toEqual(state);
   });
@@ -72,30 +145,3 @@ describe("parseStatusComment", () => {
     expect(() => parseStatusComment("<!-- escalation:status:v1 bm90IGpzb24 -->")).toThrow(ProtocolError);
   });
 });
-
-describe("renderStatusComment: large histories", () => {
-  const gates = (n: number) =>
-    Array.from({ length: n }, (_, i) => ({ id: `g${String(i).padStart(11, "0")}`, state: "resumed", answeredBy: "octocat", answerCommentId: 2_400_000_000 + i }));
-
-  it("renders and round-trips a state of 100 gates", () => {
-    const big: StatusState = { v: 1, nextRound: 100, gates: gates(100) };
-    expect(parseStatusComment(renderStatusComment(["x"], big))).toEqual(big);
-  });
-
-  // BUG (src/protocol/statusComment.ts + src/protocol/marker.ts): StatusStateSchema allows up to 500
-  // gates, and src/workers/processFeedback.ts puts every gate the issue ever had (superseded ones too)
-  // into the state, but the encoded marker is capped at 16,384 characters, which realistic entries
-  // ({id: 12 chars, state, answeredBy, answerCommentId}) exceed at about 140 gates. From then on
-  // renderStatusComment throws ProtocolError ("…shorten the questions or options") on every status
-  // update, so the issue's status comment can never be updated again.
-  // Expected: any state the schema accepts can be rendered (or the state is bounded/compacted).
-  it.fails("renders a state with the schema's maximum of 500 gates", () => {
-    const max: StatusState = { v: 1, nextRound: 500, gates: gates(500) };
-    expect(StatusStateSchemaAccepts(max)).toBe(true);
-    expect(parseStatusComment(renderStatusComment(["x"], max))).toEqual(max);
-  });
-});
-
-function StatusStateSchemaAccepts(state: StatusState): boolean {
-  return StatusStateSchema.safeParse(state).success;
-}

@@ -1,0 +1,89 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Gates, REPO, settle } from "./support.js";
+
+/** Issue 3, "Defaults and timeouts": real delayed BullMQ jobs on the real Redis, seconds long. */
+describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
+  let g: Gates | undefined;
+  afterEach(async () => {
+    await g?.close();
+    g = undefined;
+  });
+
+  it("at the timeout a default is taken with a visible comment, the next task marks it an ASSUMPTION, and /reopen re-spawns with the correction", async () => {
+    g = await Gates.start("ask-default");
+    const { issue, comment: ask } = await g.asked("Unattended");
+    expect(ask.body).toContain("SQLite _(default)_");
+
+    const notice = await g.reply(issue, "No answer by");
+    const [, by] = /⏰ No answer by (\S+); proceeding with \*\*SQLite\*\* \(the default\)\./.exec(notice.body) ?? [];
+    expect(by).toBeDefined();
+    // Not before the 2 s timeout (GitHub's timestamps have whole seconds, as do both of these).
+    expect(Date.parse(by!)).toBeGreaterThanOrEqual(Date.parse(ask.created_at) + 2000);
+    expect(notice.body).toContain("`/reopen <your answer>`");
+
+    const assumed = await g.run(issue, 1);
+    expect(assumed.task).toMatch(/Options: 1\. Postgres; 2\. SQLite\nASSUMPTION: nobody answered by \S+; the default was taken\.\n\n> SQLite\n/);
+    expect(assumed.task).not.toContain("Answer from human");
+    await g.statusLine(issue, `round 1: agent started with the defaults taken at timeout to gate ${ask.id}`);
+    await g.statusLine(issue, "round 1: agent finished");
+
+    const correction = g.comment(issue, "maintainer", "/reopen Postgres, we already run it");
+    const corrected = await g.run(issue, 2);
+    expect(corrected.task).toContain(`Correction by @maintainer of the earlier answer to gate ${ask.id}.`);
+    expect(corrected.task).toMatch(/Answer from human @maintainer at \S+ \(\S+\), choosing option "Postgres":\n\n> Postgres, we already run it\n/);
+    // The history keeps the assumption that was corrected.
+    expect(corrected.task).toContain("ASSUMPTION: nobody answered by");
+    await g.statusLine(issue, `@maintainer reopened gate ${ask.id} with a correction`);
+    await g.reacted(correction.id, issue, "rocket");
+    expect(g.replies(issue)).toHaveLength(1);
+  });
+
+  it("a timeout without a default posts one reminder mentioning the assignees (or the configured answerers) and the gate stays open", async () => {
+    g = await Gates.start("ask-nodefault");
+    // No assignees on the second issue: the configured answerers are named, and the file's default timeout applies to its ask.
+    g.sim.setFile(REPO, ".github/escalation.yml", "answerers:\n  users: [admin]\ntimeout: 1s\n");
+    const [assigned, unassigned] = await Promise.all([
+      g.asked("Assigned", { assignees: ["maintainer"] }),
+      g.asked("Unassigned", { mode: "ask" }),
+    ]);
+    expect(g.sim.issue(REPO, assigned.issue).assignees).toEqual(["maintainer"]);
+
+    const toAssignee = await g.reply(assigned.issue, "⏰ Reminder");
+    expect(toAssignee.body).toMatch(/^⏰ Reminder for @maintainer: the agent is still waiting for an answer to \*\*Which region should we deploy to\?\*\* \(asked \d+s ago, no default\)\. Nothing proceeds until someone answers\.$/);
+    const toAnswerer = await g.reply(unassigned.issue, "⏰ Reminder");
+    expect(toAnswerer.body).toContain("⏰ Reminder for @admin: the agent is still waiting for an answer to **Which database should the cache use?**");
+    expect(toAnswerer.body).not.toContain("@maintainer");
+
+    await settle(2500);
+    for (const { issue } of [assigned, unassigned]) {
+      expect(g.replies(issue)).toHaveLength(1);
+      expect(g.runs(issue, 1)).toEqual([]);
+      expect(g.labels(issue)).toContain("awaiting-human");
+    }
+    expect(g.statusBody(assigned.issue)).toContain("timed out without a default for 1 question(s); reminder posted");
+
+    // Still open: a human's answer resumes it.
+    g.comment(assigned.issue, "maintainer", "eu-west-1");
+    const { task } = await g.run(assigned.issue, 1);
+    expect(task).toMatch(/\*\*Q1\. Which region should we deploy to\?\*\*\nAnswer from human @maintainer at \S+ \(\S+\):\n\n> eu-west-1\n/);
+  });
+
+  it("/defaults accepts every default of the open gate at once, as the human's choice", async () => {
+    g = await Gates.start("ask-defaults2");
+    const [withDefaults, without] = await Promise.all([g.asked("Two defaults"), g.asked("No defaults", { mode: "ask" })]);
+
+    const accept = g.comment(withDefaults.issue, "maintainer", "/defaults");
+    const { task } = await g.run(withDefaults.issue, 1);
+    expect(task).toMatch(/Answer from human @maintainer at \S+ \(\S+\), choosing option "SQLite":\n\n> SQLite\n\nNote that came with the choice:\n\n> accepted the default with \/defaults\n/);
+    expect(task).toMatch(/\*\*Q2\. How long should entries live\?\*\*\nAnswer from human @maintainer at \S+ \(\S+\):\n\n> 1h\n/);
+    expect(task).not.toContain("ASSUMPTION");
+    await g.reacted(accept.id, withDefaults.issue, "rocket");
+
+    g.comment(without.issue, "maintainer", "/defaults");
+    await g.reply(without.issue, "@maintainer the open question has no defaults left to accept; please answer it.");
+    await settle(500);
+    expect(g.runs(without.issue, 1)).toEqual([]);
+    expect(g.labels(without.issue)).toContain("awaiting-human");
+    expect(g.replies(withDefaults.issue)).toEqual([]);
+  });
+});

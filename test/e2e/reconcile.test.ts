@@ -1,0 +1,113 @@
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseAskComment } from "../../src/protocol/ask.js";
+import { REPO, WEBHOOK_SECRET, settle, startLoop, waitFor, type Loop } from "../support/harness.js";
+
+const AGENT = resolve("test/support/agents/recording-agent.mjs");
+const run = promisify(execFile);
+
+function rounds(dir: string, round: number): number {
+  return readdirSync(dir).filter((f) => f.startsWith(`round-${round}-`)).length;
+}
+
+describe("GitHub is the source of truth: rebuilding after Redis or the app lost events", () => {
+  let loop: Loop;
+  let out: string;
+
+  beforeEach(async () => {
+    out = mkdtempSync(join(tmpdir(), "esc-reconcile-"));
+    loop = await startLoop({ AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, out, "{round}", "ask"]), RECONCILE_INTERVAL: "off" });
+  });
+  afterEach(async () => {
+    await loop.close();
+  });
+
+  async function askedGate(): Promise<number> {
+    const { sim } = loop;
+    const issue = sim.createIssue(REPO, { title: "Add a cache", body: "Cache it.", author: "maintainer" });
+    sim.comment(REPO, issue.number, "maintainer", "/agent");
+    await waitFor("the awaiting-human label", () => sim.issue(REPO, issue.number).labels.includes("awaiting-human"));
+    await waitFor("the status comment's hidden state", () => sim.comments(REPO, issue.number).some((c) => c.body.includes("escalation:status") && c.body.includes("asked a question")));
+    return issue.number;
+  }
+
+  it("a reply after Redis was wiped rebuilds the gate from the issue and resumes once", async () => {
+    const issue = await askedGate();
+    await loop.wipeRedis();
+    loop.sim.comment(REPO, issue, "maintainer", "SQLite");
+    await waitFor("round 1 after the wipe", () => rounds(out, 1) === 1);
+    await settle(1000);
+    expect(rounds(out, 1)).toBe(1);
+  });
+
+  it("an answer given while the app was down is picked up at start-up", async () => {
+    const issue = await askedGate();
+    await loop.restart({ whileDown: () => void loop.sim.comment(REPO, issue, "maintainer", "Postgres") });
+    await waitFor("round 1 after the restart", () => rounds(out, 1) === 1);
+    await settle(1000);
+    expect(rounds(out, 1)).toBe(1);
+  });
+
+  it("a gate already resumed is restored as resumed after a wipe, not resumed twice", async () => {
+    const { sim } = loop;
+    const issue = await askedGate();
+    sim.comment(REPO, issue, "maintainer", "SQLite");
+    await waitFor("round 1", () => rounds(out, 1) === 1);
+    await waitFor("the status comment recording the resume", () => sim.comments(REPO, issue).some((c) => c.body.includes("round 1: agent finished")));
+    await loop.wipeRedis();
+    await loop.restart();
+    await settle(1500);
+    expect(rounds(out, 1)).toBe(1);
+    const gate = await loop.app.services.store.lastGate({ repo: REPO, issue });
+    expect(gate?.state).toBe("resumed");
+    expect(gate?.answers[0]?.option).toBe("SQLite");
+  });
+
+  it("`escalate reconcile` opens a gate whose webhook never arrived and prints the change", async () => {
+    const { sim } = loop;
+    const issue = sim.createIssue(REPO, { title: "Lost webhook", body: "", author: "maintainer" });
+    sim.setWebhookUrl(undefined); // GitHub failed to deliver: the ask exists only on the issue
+    sim.comment(REPO, issue.number, sim.botLogin, (await import("../../src/protocol/ask.js")).renderAskComment({ v: 1, id: "lost-ask-1", kind: "question", round: 0, questions: [{ text: "Ship it?", options: ["yes", "no"] }] }));
+    sim.setWebhookUrl(`${loop.app.url}/api/github/webhooks`);
+    const env = {
+      ...process.env,
+      APP_ID: String(sim.appId),
+      PRIVATE_KEY: sim.privateKey,
+      WEBHOOK_SECRET,
+      GHE_HOST: sim.host,
+      GHE_PROTOCOL: "http",
+      REDIS_URL: loop.config.redisUrl,
+      REDIS_PREFIX: loop.config.redisPrefix,
+    };
+    const { stdout } = await run(resolve("bin/escalate"), ["reconcile"], { env });
+    expect(stdout).toMatch(/reopened gate \d+ that Redis had lost/);
+    await waitFor("the label added by the recovered gate", () => sim.issue(REPO, issue.number).labels.includes("awaiting-human"));
+    const ask = sim.comments(REPO, issue.number).find((c) => parseAskComment(c.body));
+    expect(ask).toBeDefined();
+    const again = await run(resolve("bin/escalate"), ["reconcile"], { env });
+    expect(again.stdout).toContain("No changes");
+  });
+
+  it("two replicas sharing one Redis turn one reply delivered to both into one spawn", async () => {
+    const { sim } = loop;
+    const issue = await askedGate();
+    const { bootApp } = await import("../support/harness.js");
+    const replica = await bootApp(sim, { ...loop.config, port: loop.config.port + 1 });
+    try {
+      sim.setWebhookUrl(`${loop.app.url}/api/github/webhooks`);
+      sim.comment(REPO, issue, "maintainer", "SQLite");
+      await waitFor("round 1", () => rounds(out, 1) === 1);
+      const delivery = sim.deliveries.filter((d) => d.event === "issue_comment").at(-1)!;
+      sim.setWebhookUrl(`${replica.url}/api/github/webhooks`);
+      expect(await sim.redeliver(delivery.id)).toBeLessThan(300);
+      await settle(1500);
+      expect(rounds(out, 1)).toBe(1);
+    } finally {
+      await replica.close();
+    }
+  });
+});

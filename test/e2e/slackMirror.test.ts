@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { FakeSlack } from "../support/fakeSlack.js";
+import { agentRuns, askedGate, recordingAgent } from "../support/flow.js";
+import { REPO, startLoop, waitFor, type Loop } from "../support/harness.js";
+
+const SLACK_TOKEN = "xoxb-test-token";
+const CHANNEL = "C0TEST";
+
+interface Timing {
+  /** /agent comment → the agent's question registered (👀). */
+  askMs: number;
+  /** Answer comment → the round-1 agent process started. */
+  answerToSpawnMs: number;
+}
+
+let loop: Loop | undefined;
+let slack: FakeSlack | undefined;
+afterEach(async () => {
+  // Slack first: dropping its held connections lets the mirror worker stop at once.
+  await slack?.stop();
+  await loop?.close();
+  loop = undefined;
+  slack = undefined;
+});
+
+/** A full ask → answer → spawn; `beforeAnswer` runs while the gate is open. */
+async function fullRound(l: Loop, out: string, beforeAnswer?: () => Promise<void>): Promise<Timing & { issue: number; gateId: string }> {
+  const { issue, gateId, dispatchedAt, registeredAt } = await askedGate(l);
+  await beforeAnswer?.();
+  const answeredAt = Date.now();
+  l.sim.comment(REPO, issue, "maintainer", "2");
+  const [run] = await waitFor("round 1", () => (agentRuns(out, 1).length > 0 ? agentRuns(out, 1) : undefined));
+  expect(run!.task).toContain('choosing option "SQLite"');
+  return { issue, gateId, askMs: registeredAt - dispatchedAt, answerToSpawnMs: run!.startedAt - answeredAt };
+}
+
+describe("the Slack mirror", () => {
+  it("never delays the loop: with Slack answering 500 and hanging, ask → answer → spawn takes as long as without Slack", async () => {
+    const baselineAgent = recordingAgent();
+    loop = await startLoop(baselineAgent.env);
+    const baseline = await fullRound(loop, baselineAgent.out);
+    await loop.close();
+    loop = undefined;
+
+    slack = await new FakeSlack().start();
+    // The first call fails with a 500; every later one is held open without an answer.
+    slack.behave = ({ index }) => (index === 0 ? "500" : "hang");
+    const agent = recordingAgent();
+    loop = await startLoop({ ...agent.env, SLACK_BOT_TOKEN: SLACK_TOKEN, SLACK_CHANNEL: CHANNEL, SLACK_API_URL: slack.apiUrl, SLACK_TIMEOUT: "20s" });
+    const s = slack;
+    const outage = await fullRound(loop, agent.out, async () => {
+      // Answer only once Slack has failed and the retry is hanging: the resume runs during the hang.
+      await waitFor("a 500 then a hanging retry", () => s.calls.length >= 2, 10_000);
+    });
+
+    expect(s.calls.map((c) => [c.method, c.behaviour])).toEqual([
+      ["chat.postMessage", "500"],
+      ["chat.postMessage", "hang"],
+    ]);
+    // Tolerances absorb scheduling noise; a loop waiting on Slack would exceed them by seconds.
+    expect(outage.askMs).toBeLessThan(baseline.askMs * 2 + 1500);
+    expect(outage.answerToSpawnMs).toBeLessThan(baseline.answerToSpawnMs * 2 + 1500);
+    expect(outage.answerToSpawnMs).toBeLessThan(5000);
+    // The loop's own state is untouched by the mirror.
+    const gate = await loop.app.services.store.getGate(outage.gateId);
+    expect(gate?.state).toBe("resumed");
+  });
+
+  it("posts the gate's questions to the channel and updates that message when it is answered", async () => {
+    slack = await new FakeSlack().start();
+    const agent = recordingAgent();
+    loop = await startLoop({ ...agent.env, SLACK_BOT_TOKEN: SLACK_TOKEN, SLACK_CHANNEL: CHANNEL, SLACK_API_URL: slack.apiUrl, SLACK_TIMEOUT: "2s" });
+    const s = slack;
+    const { issue, gateId } = await fullRound(loop, agent.out, async () => {
+      await waitFor("the Slack message", () => s.calls.find((c) => c.method === "chat.postMessage"));
+    });
+    const update = await waitFor("the Slack update", () => s.calls.find((c) => c.method === "chat.update"));
+
+    const post = s.calls[0]!;
+    expect(post.method).toBe("chat.postMessage");
+    expect(post.headers.authorization).toBe(`Bearer ${SLACK_TOKEN}`);
+    expect(post.params.channel).toBe(CHANNEL);
+    expect(post.params.text).toBe(`An agent needs input on ${REPO}#${issue}: Which database should the cache use?`);
+    const posted = JSON.stringify(FakeSlack.blocks(post));
+    expect(posted).toContain("*Which database should the cache use?*\\n1. Postgres\\n2. SQLite");
+    expect(posted).toContain(`#issuecomment-${gateId}`);
+    expect(posted).toContain("Answer on GitHub");
+
+    expect(update.params.channel).toBe(CHANNEL);
+    expect(update.params.ts).toBe("1700000000.000001");
+    const updated = JSON.stringify(FakeSlack.blocks(update));
+    expect(updated).toContain(`✅ Answered: ${REPO}#${issue}`);
+    expect(updated).toContain("*Answered by @maintainer: SQLite.*");
+    expect(s.calls.filter((c) => c.method === "chat.postMessage")).toHaveLength(1);
+  });
+});
