@@ -7,6 +7,7 @@ import { registerHttp } from "../http/index.js";
 import { startMirror } from "../mirror/mirror.js";
 import { commandConnection, producerConnection, workerConnection } from "../queue/connection.js";
 import { Queues } from "../queue/queues.js";
+import { withDeadline } from "../deadline.js";
 import type { Services } from "../services.js";
 import { createServices, probotClass, type OctokitSwitches } from "./createServices.js";
 import { startWorkers, type LoopWorkers } from "./workers.js";
@@ -36,7 +37,15 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
 
   const producer = producerConnection(config.redisUrl);
   const commands = commandConnection(config.redisUrl);
-  const connections: Redis[] = [producer, commands];
+  const connections: Redis[] = [];
+  // One log line per failure instead of ioredis's "unhandled error event" on stderr.
+  const track = (connection: Redis) => {
+    connection.on("error", (error: Error) => log.warn({ err: error.message }, "Redis connection error"));
+    connections.push(connection);
+    return connection;
+  };
+  track(producer);
+  track(commands);
   const queues = new Queues(producer, config.redisPrefix);
   let services: Services | undefined;
 
@@ -48,13 +57,13 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   if (!services) throw new Error("Probot did not load the app");
   // A dedicated connection: a subscribed ioredis client can run no other command.
   const subscriber = workerConnection(config.redisUrl);
-  connections.push(subscriber);
+  track(subscriber);
   await services.agents.listen(subscriber);
   const httpServer = await server.start();
   let workers: LoopWorkers | undefined;
   if (options.workers ?? true) {
     const workerRedis = workerConnection(config.redisUrl);
-    connections.push(workerRedis);
+    track(workerRedis);
     workers = startWorkers(services, workerRedis);
     await queues.scheduleReconcile(config.reconcileIntervalSeconds);
   }
@@ -71,8 +80,10 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
       await server.stop().catch(() => undefined);
       await workers?.close(config.shutdownGraceSeconds * 1000);
       await mirror?.close();
-      await queues.close();
-      await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
+      // With Redis gone, close() and QUIT would wait for it forever: give up after a few seconds.
+      const giveUp = () => new Error("Redis did not answer during shutdown");
+      await withDeadline(queues.close(), 3000, giveUp).catch(() => undefined);
+      await Promise.all(connections.map((c) => withDeadline(c.quit(), 2000, giveUp).catch(() => c.disconnect())));
     },
   };
 }

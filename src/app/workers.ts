@@ -1,5 +1,6 @@
 import { Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
+import { withDeadline } from "../deadline.js";
 import { handleInbound } from "../loop/handleInbound.js";
 import { processTimeout } from "../loop/timeouts.js";
 import { reconcileAll } from "../reconcile/reconcileAll.js";
@@ -77,13 +78,13 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     timeouts,
     maintenance,
     async close(graceMs: number) {
-      const closing = Promise.all([inbound.close(), spawn.close(), feedback.close(), timeouts.close(), maintenance.close()]);
+      const all = [inbound, spawn, feedback, timeouts, maintenance];
       const timer = setTimeout(() => running.forEach((controller) => controller.abort(new ShutdownInterrupt("the app shut down while the agent ran; the round will be retried"))), graceMs);
+      const late = () => new Error("workers did not close in time");
       // worker.close() has no deadline of its own: after the grace and the agents' kill, force it.
-      const forced = new Promise<void>((resolve) => setTimeout(resolve, graceMs + services.config.agent.killGraceSeconds * 1000 + 5000).unref());
-      await Promise.race([closing, forced]);
+      await withDeadline(Promise.all(all.map((w) => w.close())), graceMs + services.config.agent.killGraceSeconds * 1000 + 5000, late).catch(() => undefined);
       clearTimeout(timer);
-      await Promise.all([inbound.close(true), spawn.close(true), feedback.close(true), timeouts.close(true), maintenance.close(true)]);
+      await withDeadline(Promise.all(all.map((w) => w.close(true))), 3000, late).catch(() => undefined);
     },
   };
 }

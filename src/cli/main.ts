@@ -1,9 +1,5 @@
 import { EscalationError } from "../errors.js";
-import { answerCommand } from "./commands/answer.js";
 import { askCommand } from "./commands/ask.js";
-import { mcpCommand } from "./commands/mcp.js";
-import { reconcileCommand } from "./commands/reconcile.js";
-import { statusCommand } from "./commands/status.js";
 import { USAGE, UsageError } from "./usage.js";
 
 /** Entry point of the `escalate` command. Sets process.exitCode: 0 ok, 1 failure, 2 usage. */
@@ -15,16 +11,17 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         await askCommand(rest, env, (line) => console.log(line));
         return;
       case "status":
-        await statusCommand(rest, env, (text) => console.log(text));
+        // The other commands load on demand: `escalate ask`, run by every agent, starts in ~0.2 s.
+        await (await import("./commands/status.js")).statusCommand(rest, env, (text) => console.log(text));
         return;
       case "answer":
-        await answerCommand(rest, env, (line) => console.log(line));
+        await (await import("./commands/answer.js")).answerCommand(rest, env, (line) => console.log(line));
         return;
       case "reconcile":
-        process.exitCode = await reconcileCommand(rest, env, (line) => console.log(line));
+        process.exitCode = await (await import("./commands/reconcile.js")).reconcileCommand(rest, env, (line) => console.log(line));
         return;
       case "mcp":
-        await mcpCommand(rest, env);
+        await (await import("./commands/mcp.js")).mcpCommand(rest, env);
         return;
       case "help":
       case "--help":

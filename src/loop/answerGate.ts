@@ -19,7 +19,10 @@ export interface AnswerSource {
  * spawn job id comes from the gate, so duplicates of any kind collapse to one spawn.
  */
 export async function applyAnswers(services: Services, target: IssueTarget, gate: Gate, answers: RecordedAnswer[], source: AnswerSource): Promise<string> {
-  const result = await services.store.recordAnswer(gate, answers, source.by, source.commentId, source.at);
+  // Only a real comment is stored as the answering comment: a synthetic id would read back as NaN
+  // and make the status comment's hidden state unreadable. "" still makes a retried timeout "same".
+  const answeringComment = typeof source.commentId === "number" ? source.commentId : "";
+  const result = await services.store.recordAnswer(gate, answers, source.by, answeringComment, source.at);
   if (result.outcome === "taken") {
     if (typeof source.commentId === "number") {
       await sendFeedback(services, target, [

@@ -15,9 +15,10 @@ export const MIRROR_QUEUE = "mirror";
 const MirrorJobSchema = z.object({ type: z.enum(["open", "update"]), gateId: z.string().min(1) });
 export type MirrorJob = z.infer<typeof MirrorJobSchema>;
 
+/** Retries 1 s, 2 s, 4 s … about two minutes in all: a Slack hiccup heals, a long outage is dropped. */
 const JOB_OPTIONS = {
-  attempts: 6,
-  backoff: { type: "exponential", delay: 2000 },
+  attempts: 8,
+  backoff: { type: "exponential", delay: 1000 },
   removeOnComplete: { age: 24 * 3600, count: 10_000 },
   removeOnFail: { age: 7 * 24 * 3600 },
 } satisfies JobsOptions;

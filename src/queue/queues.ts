@@ -1,5 +1,7 @@
 import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
+import { withDeadline } from "../deadline.js";
+import { StoreUnavailableError } from "../errors.js";
 import type { FeedbackOp, InboundEvent, SpawnJob, TimeoutJob } from "./jobs.js";
 import { QUEUES, jobIds } from "./names.js";
 
@@ -41,14 +43,16 @@ export class Queues {
     await this.timeouts.add("timeout", { gateId, sequence }, { ...KEEP, jobId: jobIds.timeout(gateId, sequence), delay: Math.max(0, delayMs), attempts: 5, backoff: { type: "exponential", delay: 5000 } });
   }
 
-  /** Records a webhook event; the delivery id makes a redelivered event a no-op. */
-  async addInbound(event: InboundEvent): Promise<void> {
-    await this.inbound.add("event", event, {
-      ...KEEP,
-      jobId: jobIds.inbound(event.deliveryId),
-      attempts: 5,
-      backoff: { type: "exponential", delay: 1000 },
-    });
+  /**
+   * Records a webhook event; the delivery id makes a redelivered event a no-op. BullMQ waits for a
+   * lost connection to come back, so a deadline turns an unreachable Redis into a fast failure.
+   */
+  async addInbound(event: InboundEvent, deadlineMs = 3000): Promise<void> {
+    await withDeadline(
+      this.inbound.add("event", event, { ...KEEP, jobId: jobIds.inbound(event.deliveryId), attempts: 5, backoff: { type: "exponential", delay: 1000 } }),
+      deadlineMs,
+      () => new StoreUnavailableError(`Redis did not take the event within ${deadlineMs} ms`),
+    );
   }
 
   /** `attempts` bounds the agent's retries on failure (the bounded ladder before attempts_exhausted). */

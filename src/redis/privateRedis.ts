@@ -52,20 +52,20 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   const output: string[] = [];
   child.stdout?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+  const exited = new Promise<number | null>((resolveExit) => child.once("exit", (code) => resolveExit(code)));
   await new Promise<void>((ready, fail) => {
     const timer = setTimeout(() => fail(new ConfigError(`redis-server did not start on port ${port} within 10s:\n${output.join("")}`)), 10_000);
     child.once("error", (error) => {
       clearTimeout(timer);
       fail(missingRedis(error));
     });
-    child.once("exit", (code) => {
+    void exited.then((code) => {
       clearTimeout(timer);
       fail(new ConfigError(`redis-server exited with code ${code} before it was ready:\n${output.join("")}`));
     });
     child.stdout?.on("data", () => {
       if (output.join("").includes("Ready to accept connections")) {
         clearTimeout(timer);
-        child.removeAllListeners("exit");
         ready();
       }
     });
@@ -73,12 +73,15 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop: () =>
-      new Promise<void>((done) => {
-        if (child.exitCode !== null) return done();
-        child.once("exit", () => done());
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGTERM");
-      }),
+        // A stuck server must not hang shutdown: SIGKILL after 5 s.
+        const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+    },
   };
 }
 

@@ -110,7 +110,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   }
   if (run.cancelled) return { round, run }; // shutdown: the worker rethrows so BullMQ retries the round
   if (run.failed && attempt < maxAttempts) {
-    await sendFeedback(services, target, [], `${endLine(round, run, [token])} · attempt ${attempt} of ${maxAttempts}; retrying with backoff`);
+    await sendFeedback(services, target, [], endLine(round, run, [token], ` · attempt ${attempt} of ${maxAttempts}; retrying with backoff`));
     throw new AgentError(`agent failed in round ${round} (attempt ${attempt} of ${maxAttempts})`);
   }
   await sendFeedback(services, target, [], endLine(round, run, [token]));
@@ -146,10 +146,11 @@ function startLine(round: number, data: SpawnJob, gate: Gate | undefined, attemp
   return `round ${round}: agent started${suffix}`;
 }
 
-function endLine(round: number, run: AgentRun, secrets: string[]): string {
+/** `suffix` belongs to the summary line: after the output's closing fence it would keep the fence open. */
+function endLine(round: number, run: AgentRun, secrets: string[], suffix = ""): string {
   const took = formatDuration(run.durationMs / 1000);
-  if (!run.failed) return `round ${round}: agent finished (exit 0, ${took})`;
+  if (!run.failed) return `round ${round}: agent finished (exit 0, ${took})${suffix}`;
   const why = run.timedOut ? "timed out and was stopped" : run.signal ? `was killed by ${run.signal}` : `failed (exit ${run.exitCode})`;
   const tail = run.tail.length > 0 ? `\n\n  \`\`\`text\n${run.tail.map((l) => `  ${maskSecrets(l, secrets).replace(/```/g, "ʼʼʼ")}`).join("\n")}\n  \`\`\`` : "";
-  return `round ${round}: agent ${why} after ${took}${tail}`;
+  return `round ${round}: agent ${why} after ${took}${suffix}${tail}`;
 }

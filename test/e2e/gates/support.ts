@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseAskComment, type Ask } from "../../../src/protocol/ask.js";
 import type { SimComment } from "../../../src/dev/simulator/index.js";
-import { REPO, startLoop, waitFor, type Loop } from "../../support/harness.js";
+import { REPO, settle, startLoop, waitFor, type Loop } from "../../support/harness.js";
 
 export { REPO, settle, waitFor } from "../../support/harness.js";
 
@@ -27,6 +27,9 @@ function askOf(comment: SimComment): Ask | undefined {
   }
 }
 
+/** The app's one status comment per issue (a `/status` reply is an ordinary reply). */
+const isStatusComment = (comment: SimComment) => comment.body.startsWith("### 🤖 Escalation status");
+
 /**
  * One real loop (simulator, app, queues, workers, Redis) whose AGENT_COMMAND runs the recording
  * agent in `mode`; an issue titled "… [mode:NAME]" runs that mode instead.
@@ -39,8 +42,19 @@ export class Gates {
 
   static async start(mode: string, env: Record<string, string> = {}): Promise<Gates> {
     const out = mkdtempSync(join(tmpdir(), "esc-gates-"));
-    const loop = await startLoop({ AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, out, "{round}", mode]), ...env });
+    const loop = await startLoop({
+      AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, out, "{round}", mode]),
+      // The app reads the repository's settings at start-up already; a short cache lets a test change them.
+      REPO_CONFIG_CACHE_TTL: "1s",
+      ...env,
+    });
     return new Gates(loop, out);
+  }
+
+  /** Writes `.github/escalation.yml` and waits until the app's cached settings have expired. */
+  async configure(yaml: string, repo = REPO): Promise<void> {
+    this.sim.setFile(repo, ".github/escalation.yml", yaml);
+    await settle(1100);
   }
 
   get sim() {
@@ -81,7 +95,7 @@ export class Gates {
 
   /** The app's comments that are neither asks nor the status comment: its replies and notices. */
   replies(issue: number, repo = REPO): SimComment[] {
-    return this.comments(issue, repo).filter((c) => c.user.login === this.sim.botLogin && !askOf(c) && !c.body.includes("Escalation status"));
+    return this.comments(issue, repo).filter((c) => c.user.login === this.sim.botLogin && !askOf(c) && !isStatusComment(c));
   }
 
   /** Ask comments on the issue (the agent's and the app's own), with their parsed asks. */
@@ -93,7 +107,7 @@ export class Gates {
   }
 
   statusBody(issue: number, repo = REPO): string {
-    return this.comments(issue, repo).find((c) => c.user.login === this.sim.botLogin && c.body.includes("Escalation status"))?.body ?? "";
+    return this.comments(issue, repo).find((c) => c.user.login === this.sim.botLogin && isStatusComment(c))?.body ?? "";
   }
 
   /** Waits until the status comment has a line matching `pattern`. */

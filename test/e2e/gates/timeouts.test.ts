@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { parseStatusComment } from "../../../src/protocol/statusComment.js";
 import { Gates, REPO, settle } from "./support.js";
 
 /** Issue 3, "Defaults and timeouts": real delayed BullMQ jobs on the real Redis, seconds long. */
@@ -26,6 +27,9 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
     expect(assumed.task).not.toContain("Answer from human");
     await g.statusLine(issue, `round 1: agent started with the defaults taken at timeout to gate ${ask.id}`);
     await g.statusLine(issue, "round 1: agent finished");
+    // The status comment's hidden state (what a rebuild reads) records the gate as taken by the app.
+    const state = parseStatusComment(g.statusBody(issue));
+    expect(state?.gates.find((gate) => gate.id === String(ask.id))).toMatchObject({ answeredBy: "escalation", answers: [{ text: "SQLite", source: "default" }] });
 
     const correction = g.comment(issue, "maintainer", "/reopen Postgres, we already run it");
     const corrected = await g.run(issue, 2);
@@ -41,7 +45,7 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
   it("a timeout without a default posts one reminder mentioning the assignees (or the configured answerers) and the gate stays open", async () => {
     g = await Gates.start("ask-nodefault");
     // No assignees on the second issue: the configured answerers are named, and the file's default timeout applies to its ask.
-    g.sim.setFile(REPO, ".github/escalation.yml", "answerers:\n  users: [admin]\ntimeout: 1s\n");
+    await g.configure("answerers:\n  users: [admin]\ntimeout: 1s\n");
     const [assigned, unassigned] = await Promise.all([
       g.asked("Assigned", { assignees: ["maintainer"] }),
       g.asked("Unassigned", { mode: "ask" }),

@@ -167,8 +167,9 @@ describe("escalate ask: --dry-run", () => {
   });
 });
 
-describe("escalate ask: bad usage exits 2 and names the flag", () => {
-  it.each<[string, string[], Record<string, string | undefined>, RegExp]>([
+// Concurrent: each case is a separate process and none of them posts anything.
+describe.concurrent("escalate ask: bad usage exits 2 and names the flag", () => {
+  it.for<[string, string[], Record<string, string | undefined>, RegExp]>([
     ["no --question", ["ask", "--context", "no questions here"], {}, /At least one --question is required/],
     ["--option before --question", ["ask", "--option", "A", "--question", "Q?"], {}, /--option must follow the --question/],
     ["--default before --question", ["ask", "--default", "A", "--question", "Q?"], {}, /--default must follow the --question/],
@@ -185,7 +186,7 @@ describe("escalate ask: bad usage exits 2 and names the flag", () => {
     ["a bad ESCALATION_ROUND", ["ask", "--question", "Q?"], { ESCALATION_ROUND: "two" }, /Invalid environment: ESCALATION_ROUND/],
     ["no command", [], {}, /No command given/],
     ["an unknown command", ["tell", "--question", "Q?"], {}, /Unknown command "tell"/],
-  ])("%s", async (_name, args, env, message) => {
+  ])("%s", async ([, args, env, message], { expect }) => {
     const run = await escalate(args, env);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
@@ -198,7 +199,7 @@ describe("escalate ask: bad usage exits 2 and names the flag", () => {
   /** 20 questions of 900 characters: each valid, together too large for the hidden marker. */
   const tooLarge = () => Array.from({ length: 20 }, (_, i) => ["--question", `${i + 1}: ${"why ".repeat(225)}`]).flat();
 
-  it("an ask too large for the marker is refused before anything is posted", async () => {
+  it("an ask too large for the marker is refused before anything is posted", async ({ expect }) => {
     const run = await escalate(["ask", ...tooLarge()]);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/ask marker would be \d+ characters; keep it under 16384/);
@@ -210,12 +211,12 @@ describe("escalate ask: bad usage exits 2 and names the flag", () => {
   // reaches main() as a plain EscalationError: exit 1 ("GitHub or Redis refused or could not be
   // reached") without the usage text, although nothing was sent and the agent's input is at fault.
   // Expected: exit 2 (bad usage), as for every other invalid ask.
-  it.fails("an ask too large for the marker is bad usage (exit 2)", async () => {
+  it.fails("an ask too large for the marker is bad usage (exit 2)", async ({ expect }) => {
     const run = await escalate(["ask", ...tooLarge()]);
     expect(run.code).toBe(2);
   });
 
-  it("help prints the usage and exits 0", async () => {
+  it("help prints the usage and exits 0", async ({ expect }) => {
     const run = await escalate(["help"]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("Usage: escalate <command> [flags]");
@@ -259,7 +260,7 @@ describe("escalate ask: GitHub refusing", () => {
     expect(run.stderr).not.toContain("Usage:");
   });
 
-  // BUG (src/cli/commands/ask.ts, the catch around octokit.request): when no HTTP response arrives
+  // BUG (src/cli/github.ts, postIssueComment's catch): when no HTTP response arrives
   // (connection refused, DNS failure), @octokit/request throws a RequestError with a synthetic
   // status 500, and the CLI reports "GitHub refused the comment … (HTTP 500): connect ECONNREFUSED …"
   // and sets GitHubError.status = 500 — but GitHub never answered (src/errors.ts: `status` is

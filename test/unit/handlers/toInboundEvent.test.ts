@@ -69,6 +69,7 @@ describe("toInboundEvent: issue_comment", () => {
         state: p.issue.state,
         isPullRequest: false,
         assignees: ["Codertocat"],
+        labels: p.issue.labels.map((l: { name: string }) => l.name),
       },
       sender: { login: p.sender.login, type: p.sender.type },
       receivedAt: RECEIVED,
@@ -118,6 +119,16 @@ describe("toInboundEvent: issue_comment", () => {
     ["12 assignees (kept: the first 10)", Array.from({ length: 12 }, (_, i) => ({ login: `user${i}` })), Array.from({ length: 10 }, (_, i) => `user${i}`)],
   ])("reads %s", (_name, assignees, expected) => {
     expect(convert("issue_comment", commentEvent("created", (x) => (x.issue.assignees = assignees)))?.issue.assignees).toEqual(expected);
+  });
+
+  it.each<[string, unknown, string[]]>([
+    ["label objects", [{ id: 1, name: "bug" }, { id: 2, name: "agent" }], ["bug", "agent"]],
+    ["label names as strings", ["bug", "agent"], ["bug", "agent"]],
+    ["no labels", [], []],
+    ["null labels", null, []],
+    ["150 labels (kept: the first 100)", Array.from({ length: 150 }, (_, i) => ({ name: `l${i}` })), Array.from({ length: 100 }, (_, i) => `l${i}`)],
+  ])("reads the issue's %s", (_name, labels, expected) => {
+    expect(convert("issue_comment", commentEvent("created", (x) => (x.issue.labels = labels)))?.issue.labels).toEqual(expected);
   });
 
   it("ignores a delivery without an installation (not sent to an installed App)", () => {

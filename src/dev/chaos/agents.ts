@@ -1,0 +1,164 @@
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+
+/** One line of the chaos agent's log (test/support/agents/chaos-agent.mjs). */
+interface AgentLine {
+  event: "start" | "asked" | "end" | "signal";
+  issue: number;
+  round: number;
+  pid: number;
+  ppid: number;
+  at: number;
+  resumes?: string;
+  token?: string;
+  url?: string;
+}
+
+/** One agent process, as its log lines and our liveness polling saw it. */
+export interface AgentProcess {
+  pid: number;
+  /** The app process that spawned it. */
+  appPid: number;
+  issue: number;
+  round: number;
+  startedAt: number;
+  /** The gate (ask comment id) whose answer this round resumes: the last answered question in its task. */
+  resumes?: string;
+  /** The answer token the task carried for that gate (the ask id the human's reply named). */
+  token?: string;
+  /** The ask comment it posted (round 0). */
+  asked?: string;
+  /** Logged "end": the round ran to completion. */
+  completedAt?: number;
+  signalledAt?: number;
+  /** When it was first seen gone (or its end/signal time, if earlier). */
+  diedAt?: number;
+}
+
+interface AppDeath {
+  appPid: number;
+  at: number;
+  /** How long its agents may outlive it: kill grace (+ shutdown grace for SIGTERM) and slack. */
+  limitMs: number;
+  how: "SIGKILL" | "SIGTERM";
+}
+
+/** True while `pid` exists and is not a zombie (an orphan may sit unreaped under a minimal init). */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/**
+ * Follows the agents' log and their processes: which rounds started, completed, or died with their
+ * app, and whether any outlived a dead app (lingering) or ran beside another agent of its issue.
+ */
+export class AgentTracker {
+  readonly processes: AgentProcess[] = [];
+  readonly violations: string[] = [];
+  readonly #deaths: AppDeath[] = [];
+  #offset = 0;
+  #partial = "";
+
+  constructor(private readonly logFile: string) {}
+
+  /** The app `appPid` died (or was told to stop) now; its agents must be gone within `limitMs`. */
+  appDied(appPid: number, how: AppDeath["how"], limitMs: number): void {
+    this.#deaths.push({ appPid, at: Date.now(), how, limitMs });
+  }
+
+  /** Reads new log lines, checks which agents are still alive, and flags lingering ones (and kills them). */
+  poll(): void {
+    this.#readLines();
+    const now = Date.now();
+    for (const agent of this.processes) {
+      if (agent.diedAt !== undefined) continue;
+      if (!isAlive(agent.pid)) {
+        agent.diedAt = Math.min(now, agent.completedAt ?? now, agent.signalledAt !== undefined ? agent.signalledAt + 200 : now);
+        continue;
+      }
+      const death = this.#deaths.find((d) => d.appPid === agent.appPid && d.at >= agent.startedAt - 50);
+      if (death && now > death.at + death.limitMs) {
+        this.violations.push(
+          `lingering agent: pid ${agent.pid} (issue #${agent.issue}, round ${agent.round}) still alive ${((now - death.at) / 1000).toFixed(1)} s after its app was stopped with ${death.how}`,
+        );
+        killGroup(agent.pid);
+        agent.diedAt = now;
+      }
+    }
+  }
+
+  alive(): AgentProcess[] {
+    return this.processes.filter((p) => p.diedAt === undefined);
+  }
+
+  /** Whether the app that spawned this agent was stopped while it ran (so its death is explained). */
+  diedWithApp(agent: AgentProcess): boolean {
+    return this.#deaths.some((d) => d.appPid === agent.appPid && d.at >= agent.startedAt - 50 && d.at <= (agent.diedAt ?? Date.now()) + 50);
+  }
+
+  /** Kills whatever is still running (end of run), without counting it as lingering. */
+  killAll(): void {
+    for (const agent of this.alive()) {
+      killGroup(agent.pid);
+      agent.diedAt = Date.now();
+    }
+  }
+
+  #readLines(): void {
+    let size: number;
+    try {
+      size = statSync(this.logFile).size;
+    } catch {
+      return;
+    }
+    if (size <= this.#offset) return;
+    const fd = openSync(this.logFile, "r");
+    const buffer = Buffer.alloc(size - this.#offset);
+    try {
+      readSync(fd, buffer, 0, buffer.length, this.#offset);
+    } finally {
+      closeSync(fd);
+    }
+    this.#offset = size;
+    const text = this.#partial + buffer.toString("utf8");
+    const lines = text.split("\n");
+    this.#partial = lines.pop() ?? "";
+    for (const line of lines) {
+      if (line.trim()) this.#apply(JSON.parse(line) as AgentLine);
+    }
+  }
+
+  #apply(line: AgentLine): void {
+    if (line.event === "start") {
+      this.processes.push({ pid: line.pid, appPid: line.ppid, issue: line.issue, round: line.round, startedAt: line.at, resumes: line.resumes, token: line.token });
+      return;
+    }
+    const agent = this.processes.find((p) => p.pid === line.pid && p.diedAt === undefined) ?? this.processes.findLast((p) => p.pid === line.pid);
+    if (!agent) return;
+    if (line.event === "end") agent.completedAt = line.at;
+    if (line.event === "signal") agent.signalledAt = line.at;
+    if (line.event === "asked") agent.asked = line.url;
+  }
+}
+
+/** SIGKILL to the agent's process group (it leads one), falling back to the process alone. */
+function killGroup(pid: number): void {
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}

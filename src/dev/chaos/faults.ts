@@ -1,0 +1,109 @@
+import type { Redis } from "ioredis";
+import type { GitHubSimulator } from "../simulator/index.js";
+import type { AgentTracker } from "./agents.js";
+import type { Fault } from "./plan.js";
+import type { AppProcess, RedisServer } from "./processes.js";
+import type { Rng } from "./rng.js";
+
+/** What a fault acts on: the run's processes, the simulator, and the clock the run keeps. */
+export interface FaultTarget {
+  rng: Rng;
+  sim: GitHubSimulator;
+  redis: RedisServer;
+  /** The harness's own Redis connection (for FLUSHALL). */
+  client: Redis;
+  tracker: AgentTracker;
+  apps: Array<AppProcess | undefined>;
+  startApp(replica: number): Promise<void>;
+  /** Waits `ms` while still following the agents (so lingering is seen while the app is down). */
+  pause(ms: number): Promise<void>;
+  mark(text: string): void;
+  /** How long an agent may outlive its app: the kill grace, plus SHUTDOWN_GRACE after a SIGTERM. */
+  limits: { sigkillMs: number; sigtermMs: number };
+  /** Faults that go on in the background (a delivery pause); awaited before the run is checked. */
+  background: Array<Promise<void>>;
+}
+
+/** Injects one fault; returns when the system is back up (the pause fault continues in the background). */
+export async function inject(fault: Fault, t: FaultTarget): Promise<void> {
+  switch (fault.kind) {
+    case "kill-app":
+      return killApps(fault, t);
+    case "restart-redis":
+      return restartRedis(fault, t);
+    case "wipe-redis":
+      return wipeRedis(fault, t);
+    case "duplicate-deliveries":
+      return redeliverSome(fault.count, t, "duplicated");
+    case "pause-deliveries":
+      return pauseDeliveries(fault, t);
+  }
+}
+
+async function killApps(fault: Fault, t: FaultTarget): Promise<void> {
+  const replicas = fault.replica >= t.apps.length ? t.apps.map((_, i) => i) : [fault.replica];
+  for (const i of replicas) await stopApp(i, "SIGKILL", t);
+  await t.pause(fault.downMs);
+  for (const i of replicas) await restartApp(i, t);
+}
+
+async function stopApp(replica: number, how: "SIGKILL" | "SIGTERM", t: FaultTarget): Promise<void> {
+  const app = t.apps[replica];
+  if (!app?.running) return;
+  t.tracker.appDied(app.pid, how, how === "SIGKILL" ? t.limits.sigkillMs : t.limits.sigtermMs);
+  t.mark(`${how} ${app.name} (pid ${app.pid})`);
+  const stopping = how === "SIGKILL" ? app.kill() : app.terminate();
+  // Follow the agents while a graceful stop waits out their grace.
+  while (app.running) await t.pause(100);
+  await stopping;
+}
+
+async function restartApp(replica: number, t: FaultTarget): Promise<void> {
+  await t.startApp(replica);
+  t.mark(`${t.apps[replica]!.name} restarted (pid ${t.apps[replica]!.pid})`);
+}
+
+async function restartRedis(fault: Fault, t: FaultTarget): Promise<void> {
+  t.mark("redis-server: SIGTERM");
+  await t.redis.stop();
+  await t.pause(fault.downMs);
+  await t.redis.start();
+  t.mark("redis-server restarted from its append-only file");
+}
+
+async function wipeRedis(fault: Fault, t: FaultTarget): Promise<void> {
+  await t.client.flushall();
+  t.mark("redis: FLUSHALL");
+  await t.pause(t.rng.int(0, 500));
+  const how = fault.graceful ? "SIGTERM" : "SIGKILL";
+  for (let i = 0; i < t.apps.length; i++) await stopApp(i, how, t);
+  for (let i = 0; i < t.apps.length; i++) await restartApp(i, t);
+}
+
+/** Sends `count` random past deliveries again, in random order, under their original delivery ids. */
+async function redeliverSome(count: number, t: FaultTarget, what: string): Promise<void> {
+  const ids = [...new Set(t.sim.deliveries.map((d) => d.id))];
+  const chosen = t.rng.shuffle(ids).slice(0, count);
+  for (const id of chosen) {
+    const delivery = t.sim.deliveries.find((d) => d.id === id)!;
+    const status = await t.sim.redeliver(id).catch((error: Error) => error.message);
+    t.mark(`${what} delivery ${delivery.event}.${delivery.action ?? ""} ${id.slice(0, 8)} -> ${status}`);
+  }
+}
+
+/**
+ * Holds new deliveries back for a while; meanwhile older ones are sent again, so they arrive ahead
+ * of newer events (reordered); then the held ones are flushed in order.
+ */
+async function pauseDeliveries(fault: Fault, t: FaultTarget): Promise<void> {
+  t.sim.setWebhookDelivery("paused");
+  t.mark(`webhook deliveries paused for ${fault.downMs} ms`);
+  t.background.push(
+    (async () => {
+      await new Promise((r) => setTimeout(r, fault.downMs));
+      await redeliverSome(fault.count, t, "reordered");
+      t.sim.setWebhookDelivery("live");
+      t.mark("webhook deliveries live again");
+    })(),
+  );
+}

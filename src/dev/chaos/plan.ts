@@ -1,0 +1,134 @@
+import { Rng, runSeed } from "./rng.js";
+
+/**
+ * What a chaos run does: one issue through the whole loop (dispatch, the agent asks, a human
+ * answers, the agent is re-spawned and finishes), with faults injected when the run reaches a step.
+ */
+
+/** The points of a run at which a fault can strike, in the order a run reaches them. */
+export const STEPS = [
+  /** The round-0 agent (dispatched by /agent) is running. */
+  "round0-running",
+  /** The agent's ask comment is on the issue and its gate is in Redis. */
+  "gate-recorded",
+  /** The human's answer comment was just posted. */
+  "answered",
+  /** The resume job for the answered gate is in the spawn queue. */
+  "enqueued",
+  /** The re-spawned agent (round 1 or later) is running. */
+  "agent-running",
+] as const;
+export type Step = (typeof STEPS)[number];
+
+export const FAULT_KINDS = ["kill-app", "restart-redis", "wipe-redis", "duplicate-deliveries", "pause-deliveries"] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface Fault {
+  kind: FaultKind;
+  step: Step;
+  /** kill-app, restart-redis: how long the process stays down; pause-deliveries: how long webhooks are held. */
+  downMs: number;
+  /** wipe-redis: restart the app with SIGTERM (graceful) instead of SIGKILL. */
+  graceful: boolean;
+  /** duplicate-deliveries, pause-deliveries: how many past deliveries are sent again. */
+  count: number;
+  /** kill-app with two replicas: which one (0 or 1); both when 2. */
+  replica: number;
+}
+
+export interface RunPlan {
+  index: number;
+  seed: number;
+  replicas: 1 | 2;
+  faults: Fault[];
+  /** How long the round-0 agent works before asking, and the re-spawned agent before finishing. */
+  round0Ms: number;
+  resumeMs: number;
+}
+
+/**
+ * A wipe before the agent asked loses the dispatch itself (its job lived only in Redis, and `/agent`
+ * is not replayed by reconciliation): out of scope here, so wipes strike from the gate on.
+ */
+const STEPS_BY_KIND: Record<FaultKind, readonly Step[]> = {
+  "kill-app": STEPS,
+  "restart-redis": STEPS,
+  "wipe-redis": STEPS.filter((s) => s !== "round0-running"),
+  "duplicate-deliveries": STEPS,
+  "pause-deliveries": STEPS,
+};
+
+const KIND_WEIGHTS: Array<[FaultKind, number]> = [
+  ["kill-app", 30],
+  ["restart-redis", 15],
+  ["wipe-redis", 20],
+  ["duplicate-deliveries", 20],
+  ["pause-deliveries", 15],
+];
+
+function weightedKind(rng: Rng): FaultKind {
+  const total = KIND_WEIGHTS.reduce((sum, [, w]) => sum + w, 0);
+  let roll = rng.next() * total;
+  for (const [kind, weight] of KIND_WEIGHTS) {
+    roll -= weight;
+    if (roll < 0) return kind;
+  }
+  return KIND_WEIGHTS[0]![0];
+}
+
+export function fault(kind: FaultKind, step: Step, over: Partial<Fault> = {}): Fault {
+  return { kind, step, downMs: 500, graceful: false, count: 3, replica: 0, ...over };
+}
+
+function randomFault(rng: Rng, replicas: number): Fault {
+  const kind = weightedKind(rng);
+  return {
+    kind,
+    step: rng.pick(STEPS_BY_KIND[kind]),
+    downMs: kind === "pause-deliveries" ? rng.int(500, 3000) : rng.int(0, 1500),
+    graceful: rng.chance(0.4),
+    count: rng.int(1, 5),
+    replica: replicas === 2 ? rng.int(0, 2) : 0,
+  };
+}
+
+/** Run `index` of a suite seeded with `seed`: one to three faults at random steps, sometimes two replicas. */
+export function randomPlan(seed: number, index: number): RunPlan {
+  const own = runSeed(seed, index);
+  return planFromSeed(own, index);
+}
+
+export function planFromSeed(own: number, index: number): RunPlan {
+  const rng = new Rng(own);
+  const replicas = rng.chance(0.25) ? 2 : 1;
+  const count = rng.chance(0.6) ? 1 : rng.chance(0.75) ? 2 : 3;
+  const faults = Array.from({ length: count }, () => randomFault(rng, replicas));
+  return { index, seed: own, replicas, faults: sortByStep(faults), round0Ms: rng.int(200, 800), resumeMs: rng.int(1000, 2500) };
+}
+
+export function sortByStep(faults: Fault[]): Fault[] {
+  return [...faults].sort((a, b) => STEPS.indexOf(a.step) - STEPS.indexOf(b.step));
+}
+
+/**
+ * The short suite (`npm test`, `npm run chaos -- --short`): every fault kind at least once, at the
+ * steps most likely to break something, plus two replicas; fixed so the test is repeatable.
+ */
+export function shortPlans(): RunPlan[] {
+  const plans: Array<Omit<RunPlan, "index" | "seed">> = [
+    { replicas: 1, faults: [fault("kill-app", "gate-recorded", { downMs: 300 })], round0Ms: 300, resumeMs: 1200 },
+    { replicas: 1, faults: [fault("kill-app", "agent-running", { downMs: 200 })], round0Ms: 300, resumeMs: 1500 },
+    { replicas: 1, faults: [fault("restart-redis", "answered", { downMs: 700 })], round0Ms: 300, resumeMs: 1200 },
+    { replicas: 1, faults: [fault("wipe-redis", "enqueued", { graceful: false })], round0Ms: 300, resumeMs: 1200 },
+    { replicas: 1, faults: [fault("pause-deliveries", "gate-recorded", { downMs: 1500, count: 2 }), fault("duplicate-deliveries", "agent-running", { count: 5 })], round0Ms: 300, resumeMs: 1200 },
+    { replicas: 2, faults: [fault("kill-app", "enqueued", { replica: 0, downMs: 300 })], round0Ms: 300, resumeMs: 1200 },
+  ];
+  return plans.map((plan, index) => ({ ...plan, index, seed: 0 }));
+}
+
+/** "kill-app@enqueued" and the like, for the table. */
+export function describeFaults(plan: RunPlan): string {
+  const parts = plan.faults.map((f) => `${f.kind}${f.kind === "wipe-redis" && f.graceful ? "(term)" : ""}@${f.step}`);
+  if (plan.replicas === 2) parts.unshift("2-replicas");
+  return parts.join(", ");
+}

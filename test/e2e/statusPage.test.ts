@@ -1,0 +1,96 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { projectRoot } from "../../src/config/projectRoot.js";
+import { askedGate, recordingAgent } from "../support/flow.js";
+import { gateFixture, newGate } from "../support/gates.js";
+import { startLoop, type Loop } from "../support/harness.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const TOKEN = "status-page-admin-token-0123456789";
+const SCREENSHOT = join(projectRoot, "test-artifacts", "status-page.png");
+
+let loop: Loop;
+let context: BrowserContext;
+let profile: string;
+let gate: { issue: number; gateId: string };
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    // A missing browser must fail the suite, not skip it: the page is only tested here.
+    throw new Error(`${CHROMIUM} is missing: the status page test drives Debian's chromium. Install it with \`apt-get install -y chromium\` (.ci/run does this).`);
+  }
+  profile = mkdtempSync(join(tmpdir(), "esc-chromium-"));
+  loop = await startLoop({ ...recordingAgent().env, ADMIN_TOKEN: TOKEN });
+  // The browser starts while the agent asks its question through the simulator.
+  [context, gate] = await Promise.all([
+    chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      viewport: { width: 1100, height: 800 },
+    }),
+    askedGate(loop),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([context?.close(), loop?.close()]);
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+describe("the status page in headless Chromium", () => {
+  it("loads with the token, lists a gate the agent opened, and refreshes itself", async () => {
+    const { issue, gateId } = gate;
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(message.text());
+    });
+    page.on("pageerror", (error) => problems.push(error.message));
+
+    const response = await page.goto(`${loop.app.url}/escalation?token=${TOKEN}`);
+    expect(response?.status()).toBe(200);
+    expect(await page.title()).toBe("Escalation: 1 open gate");
+    const card = page.locator(`#gate-${gateId}`);
+    expect(await card.isVisible()).toBe(true);
+    expect(await page.locator("section.repo h2").first().textContent()).toBe("acme/widgets 1");
+    const heading = card.locator("h3 a");
+    expect(await heading.textContent()).toBe(`#${issue} Add a cache`);
+    expect(await heading.getAttribute("href")).toBe(`${loop.sim.url}/acme/widgets/issues/${issue}`);
+    expect(await card.locator(".question .text").textContent()).toBe("Which database should the cache use?");
+    expect(await card.locator(".options li").allTextContents()).toEqual(["Postgres", "SQLite"]);
+    expect(await card.locator(".meta").textContent()).toMatch(/^question · round 0 · asked \d+s ago by escalation\[bot\] · no timeout$/);
+    expect(await card.locator(".links a").getAttribute("href")).toBe(`${loop.sim.url}/acme/widgets/issues/${issue}#issuecomment-${gateId}`);
+
+    // A gate opened after the page loaded appears without a reload (the script polls the JSON).
+    const later = gateFixture({ id: "777001", repo: "acme/gadgets", issue: 3, askedAt: Date.now(), ask: { questions: [{ text: "Ship <b>now</b>?", options: ["yes", "no"], default: "no" }], timeoutSeconds: 3600 } });
+    await loop.app.services.store.openGate(newGate(later));
+    await page.locator("#gate-777001").waitFor({ timeout: 8000 });
+    expect(await page.locator("#gate-777001 .question .text").textContent()).toBe("Ship <b>now</b>?");
+    expect(await page.locator("#gate-777001 .left").textContent()).toMatch(/^(59m \d+s|1h) left$/);
+    expect(await page.locator("section.repo h2").allTextContents()).toEqual(["acme/widgets 1", "acme/gadgets 1"]);
+    expect(await page.locator("#summary").textContent()).toMatch(/^2 open · 0 overdue · 1 without timeout · updated \d\d:\d\d:\d\d UTC$/);
+    expect(await page.title()).toBe("Escalation: 2 open gates");
+    expect(await page.locator("#error").textContent()).toBe("");
+    expect(problems).toEqual([]);
+    mkdirSync(join(projectRoot, "test-artifacts"), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    expect(statSync(SCREENSHOT).size).toBeGreaterThan(5000);
+    await page.close();
+  });
+
+  it("refuses without the token or with a wrong one", async () => {
+    const page = await context.newPage();
+    const none = await page.goto(`${loop.app.url}/escalation`);
+    expect(none?.status()).toBe(401);
+    expect(await page.locator("body").textContent()).toContain("401 Unauthorized: A token is required");
+    const wrong = await page.goto(`${loop.app.url}/escalation?token=not-the-token`);
+    expect(wrong?.status()).toBe(401);
+    expect(await page.locator("body").textContent()).not.toContain("Which database");
+    await page.close();
+  });
+});
+
