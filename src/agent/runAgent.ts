@@ -1,5 +1,6 @@
 import { execa } from "execa";
 import { AgentError } from "../errors.js";
+import { signalGroup, watchAgentGroup } from "./watchdog.js";
 
 export interface RunAgentOptions {
   argv: readonly string[];
@@ -29,6 +30,9 @@ export interface AgentRun {
 /**
  * Spawns the agent without a shell and with exactly the environment given (no inheritance), the
  * task on stdin. Keeps only the tail of its output: an agent may print megabytes.
+ *
+ * The agent leads its own process group, and stopping it (timeout, /stop, shutdown) signals the
+ * whole group, so the tools it started go too. A watchdog stops the group if the app dies first.
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const [file, ...args] = options.argv;
@@ -41,10 +45,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     env: options.env,
     extendEnv: false,
     input: options.input,
-    timeout: options.timeoutMs,
-    killSignal: "SIGTERM",
-    forceKillAfterDelay: options.killGraceMs,
-    cancelSignal: options.signal,
+    detached: true,
     reject: false,
     buffer: false,
     all: true,
@@ -57,18 +58,65 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     subprocess.once("spawn", () => resolve(true));
     subprocess.once("error", () => resolve(false));
   });
-  if ((await spawned) && subprocess.pid !== undefined) await options.onStart?.(subprocess.pid);
+  const pid = (await spawned) ? subprocess.pid : undefined;
+  const stopper = pid === undefined ? undefined : groupStopper(pid, options);
+  try {
+    if (pid !== undefined) await options.onStart?.(pid);
+  } catch (error) {
+    // The round cannot be recorded as started: stop the agent rather than leave it running unowned.
+    stopper?.stop("cancelled");
+    await subprocess;
+    stopper?.done();
+    throw error;
+  }
   const result = await subprocess;
-  if (result.failed && result.exitCode === undefined && !result.signal && !result.isCanceled && !result.timedOut) {
+  stopper?.done();
+  const timedOut = stopper?.reason === "timedOut";
+  const cancelled = stopper?.reason === "cancelled";
+  if (result.failed && result.exitCode === undefined && !result.signal && !cancelled && !timedOut) {
     throw new AgentError(`Could not start the agent (${file}): ${result.shortMessage}. Check AGENT_COMMAND.`, { cause: result });
   }
   return {
     exitCode: result.exitCode,
     signal: result.signal,
-    timedOut: result.timedOut,
-    cancelled: result.isCanceled,
+    timedOut,
+    cancelled,
     durationMs: Date.now() - started,
     tail: tail.split(/\r?\n/).filter((line) => line.trim()).slice(-keep),
     failed: result.failed,
   };
+}
+
+interface GroupStopper {
+  reason: "timedOut" | "cancelled" | undefined;
+  /** SIGTERM to the group now, SIGKILL after the kill grace. */
+  stop(reason: "timedOut" | "cancelled"): void;
+  /** The agent exited: clear the timers, kill what it left behind if it was being stopped, drop the watchdog. */
+  done(): void;
+}
+
+/** Timeout, abort signal and orphan watchdog for the process group led by `pgid`. */
+function groupStopper(pgid: number, options: RunAgentOptions): GroupStopper {
+  const timers: NodeJS.Timeout[] = [];
+  const watchdog = watchAgentGroup(pgid, options.killGraceMs);
+  const onAbort = () => stopper.stop("cancelled");
+  const stopper: GroupStopper = {
+    reason: undefined,
+    stop(reason) {
+      if (stopper.reason) return;
+      stopper.reason = reason;
+      signalGroup(pgid, "SIGTERM");
+      timers.push(setTimeout(() => signalGroup(pgid, "SIGKILL"), options.killGraceMs));
+    },
+    done() {
+      timers.forEach(clearTimeout);
+      options.signal?.removeEventListener("abort", onAbort);
+      if (stopper.reason) signalGroup(pgid, "SIGKILL");
+      watchdog.stop();
+    },
+  };
+  timers.push(setTimeout(() => stopper.stop("timedOut"), options.timeoutMs));
+  if (options.signal?.aborted) stopper.stop("cancelled");
+  else options.signal?.addEventListener("abort", onAbort, { once: true });
+  return stopper;
 }

@@ -57,10 +57,11 @@ describe("the Slack mirror", () => {
       ["chat.postMessage", "500"],
       ["chat.postMessage", "hang"],
     ]);
-    // Tolerances absorb scheduling noise; a loop waiting on Slack would exceed them by seconds.
-    expect(outage.askMs).toBeLessThan(baseline.askMs * 2 + 1500);
-    expect(outage.answerToSpawnMs).toBeLessThan(baseline.answerToSpawnMs * 2 + 1500);
-    expect(outage.answerToSpawnMs).toBeLessThan(5000);
+    // The tolerances absorb a loaded machine; a loop that waited on the hanging call (SLACK_TIMEOUT
+    // is 20 s) or on the 500's retry would exceed them by far more.
+    expect(outage.askMs).toBeLessThan(baseline.askMs * 2 + 3000);
+    expect(outage.answerToSpawnMs).toBeLessThan(baseline.answerToSpawnMs * 2 + 3000);
+    expect(outage.answerToSpawnMs).toBeLessThan(10_000);
     // The loop's own state is untouched by the mirror.
     const gate = await loop.app.services.store.getGate(outage.gateId);
     expect(gate?.state).toBe("resumed");

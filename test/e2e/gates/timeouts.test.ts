@@ -42,6 +42,24 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
     expect(g.replies(issue)).toHaveLength(1);
   });
 
+  it("several questions: a gate resumes once the humans' answers and the defaults taken at the timeout cover them all", async () => {
+    g = await Gates.start("ask2-default");
+    const { issue, comment: ask } = await g.asked("Half answered");
+    g.comment(issue, "maintainer", "1. Postgres");
+    await g.reply(issue, "Recorded 1 of 2 answers. Still open: **2.** Should old entries expire?");
+
+    const notice = await g.reply(issue, "No answer by");
+    expect(notice.body).toMatch(/proceeding with question 2: \*\*yes\*\* \(the default\)/);
+    expect(Date.parse(/No answer by (\S+);/.exec(notice.body)![1]!)).toBeGreaterThanOrEqual(Date.parse(ask.created_at) + 2000);
+    const { task, startedAt } = await g.run(issue, 1);
+    // The partial answer did not resume it; the default did, at the timeout.
+    expect(startedAt).toBeGreaterThanOrEqual(Date.parse(ask.created_at) + 2000);
+    expect(task).toMatch(/Answer from human @maintainer at \S+ \(\S+\), choosing option "Postgres":\n\n> Postgres\n/);
+    expect(task).toMatch(/\*\*Q2\. Should old entries expire\?\*\*\nASSUMPTION: nobody answered by \S+; the default was taken\.\n\n> yes\n/);
+    await settle(500);
+    expect(g.runs(issue)).toHaveLength(2);
+  });
+
   it("a timeout without a default posts one reminder mentioning the assignees (or the configured answerers) and the gate stays open", async () => {
     g = await Gates.start("ask-nodefault");
     // No assignees on the second issue: the configured answerers are named, and the file's default timeout applies to its ask.

@@ -9,6 +9,7 @@
 //   ask-every      asks that question in every round (for the round limit)
 //   ask2           round 0: two questions in one ask (the database, and a free-text one)
 //   ask-default    round 0: the database question with --default SQLite --timeout 2s
+//   ask2-default   round 0: the database question (no default), then one with --default yes --timeout 2s
 //   ask-defaults2  round 0: two questions, both with defaults, no timeout (for /defaults)
 //   ask-nodefault  round 0: a free-text question with --timeout 1s and no default
 //   done           succeeds at once
@@ -45,6 +46,9 @@ switch (mode) {
     break;
   case "ask-default":
     if (round === "0") ask(...DATABASE, "--default", "SQLite", "--timeout", "2s");
+    break;
+  case "ask2-default":
+    if (round === "0") ask(...DATABASE, "--question", "Should old entries expire?", "--default", "yes", "--timeout", "2s");
     break;
   case "ask-defaults2":
     if (round === "0") ask(...DATABASE, "--default", "SQLite", "--question", "How long should entries live?", "--default", "1h");
