@@ -16,7 +16,7 @@ export function quote(text: string): string {
   const trimmed = text.trim();
   if (!trimmed) return "> (empty)";
   return trimmed
-    .split(/\r?\n/)
+    .split(/\r\n|\r|\n/)
     .map((line) => (line ? `> ${line}` : ">"))
     .join("\n");
 }

@@ -25,9 +25,27 @@ class ShutdownInterrupt extends Error {
   override name = "ShutdownInterrupt";
 }
 
+/**
+ * Raised inside a spawn job whose lock this worker could not renew (Redis lost it, or it expired
+ * while Redis was unreachable): another worker may already re-run the round, so this agent stops.
+ */
+class LockLost extends Error {
+  override name = "LockLost";
+}
+
+/**
+ * Spawn jobs' lock: renewed every 10 s while this process lives, however long the agent runs, so
+ * its length only bounds how soon a dead worker's round is re-run (lock expiry plus one stalled
+ * check: 25 s at most). A stalled round is re-run rather than failed after the first stall, as
+ * BullMQ does by default, which would strand its answered gate in "resuming"; the bound only stops
+ * a round that kills its worker every time.
+ */
+const SPAWN_LOCK = { lockDuration: 20_000, stalledInterval: 5_000, maxStalledCount: 10 } as const;
+
 export function startWorkers(services: Services, connection: Redis): LoopWorkers {
   const prefix = services.config.redisPrefix;
-  const running = new Set<AbortController>();
+  /** The agents this process runs, by spawn job id. */
+  const running = new Map<string, AbortController>();
   const inbound = new Worker(
     QUEUES.inbound,
     async (job: Job) => handleInbound(services, InboundEventSchema.parse(job.data)),
@@ -37,21 +55,30 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     QUEUES.spawn,
     async (job: Job) => {
       const controller = new AbortController();
-      running.add(controller);
+      const jobId = job.id ?? "";
+      running.set(jobId, controller);
       const { repo, issue } = job.data as { repo: string; issue: number };
       const unregister = services.agents.register(repo, issue, controller);
       try {
         const outcome = await processSpawn(services, job, controller.signal);
-        if (controller.signal.reason instanceof ShutdownInterrupt) throw controller.signal.reason;
+        const reason: unknown = controller.signal.reason;
+        if (reason instanceof ShutdownInterrupt || reason instanceof LockLost) throw reason;
         return outcome;
       } finally {
         unregister();
-        running.delete(controller);
+        if (running.get(jobId) === controller) running.delete(jobId);
       }
     },
-    // Agents run for minutes: a long lock, renewed by BullMQ while the process lives.
-    { connection, prefix, concurrency: services.config.agent.concurrency, lockDuration: 60_000 },
+    { connection, prefix, concurrency: services.config.agent.concurrency, ...SPAWN_LOCK },
   );
+  spawn.on("lockRenewalFailed", (jobIds: string[]) => {
+    for (const id of jobIds) {
+      const controller = running.get(id);
+      if (!controller || controller.signal.aborted) continue;
+      services.log.warn({ job: id }, "lost the lock of a running spawn job; stopping its agent so the round is not run twice");
+      controller.abort(new LockLost(`lost the lock of job ${id}`));
+    }
+  });
   // One writer at a time keeps status-comment edits ordered and within GitHub's write pacing.
   const feedback = new Worker(QUEUES.feedback, async (job: Job) => processFeedback(services, job), { connection, prefix, concurrency: 1 });
   const timeouts = new Worker(

@@ -92,10 +92,13 @@ const unsetWhenEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (
 
 const label = (fallback: string) => z.string().trim().min(1).max(50).default(fallback);
 
+/** The app's secrets: no configuration may hand them to an agent. */
+const NEVER_TO_AGENT = ["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "REDIS_URL", "ADMIN_TOKEN", "SLACK_BOT_TOKEN"];
+
 const EnvSchema = z.object({
   APP_ID: z.string({ error: "is required: the numeric ID of your GitHub App" }).regex(/^\d+$/, "must be the App's numeric ID"),
   WEBHOOK_SECRET: z.string({ error: "is required: the secret set in the App's webhook settings" }).min(1),
-  PORT: z.string().regex(/^\d+$/, "must be a port number").default("3000"),
+  PORT: z.string().regex(/^\d+$/, "must be a port number").refine((p) => Number(p) <= 65_535, "must be a port number from 0 to 65535").default("3000"),
   HOST: z.string().optional(),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   GHE_HOST: z.string().optional(),
@@ -108,7 +111,9 @@ const EnvSchema = z.object({
   AGENT_CONCURRENCY: z.string().regex(/^\d+$/).default("4").transform(Number).pipe(z.number().int().min(1).max(256)),
   AGENT_WORKDIR_ROOT: z.string().optional(),
   AGENT_KEEP_WORKDIR: flag,
-  AGENT_ENV_PASSTHROUGH: list,
+  AGENT_ENV_PASSTHROUGH: list.refine((names) => !names.some((n) => NEVER_TO_AGENT.includes(n)), {
+    message: `may not name the app's own secrets (${"PRIVATE_KEY, WEBHOOK_SECRET, REDIS_URL, ADMIN_TOKEN, SLACK_BOT_TOKEN"})`,
+  }),
   AGENT_TOKEN_PERMISSIONS: z.string().default("issues:write,metadata:read"),
   AGENT_KILL_GRACE: duration("AGENT_KILL_GRACE", "10s"),
   AGENT_LOGINS: list,

@@ -53,7 +53,7 @@ export function splitCommand(line: string, what = "AGENT_COMMAND"): string[] {
 /** Fills {name} placeholders in each word; unknown placeholders are an error so typos surface at start-up. */
 export function fillPlaceholders(argv: readonly string[], values: Readonly<Record<string, string>>, what = "AGENT_COMMAND"): string[] {
   return argv.map((word) =>
-    word.replace(/\{([A-Za-z]+)\}/g, (whole, name: string) => {
+    word.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
       const value = values[name];
       if (value === undefined) {
         throw new ConfigError(`${what} uses the unknown placeholder ${whole}; the known ones are ${Object.keys(values).map((k) => `{${k}}`).join(", ")}.`);

@@ -26,14 +26,6 @@ export function checkAdmin(req: IncomingMessage, url: URL, adminToken: string | 
   return { ok: true };
 }
 
-/**
- * Probot's request logger prints `req.url` when the response ends: replace a ?token= value so the
- * admin token never reaches a log line.
- */
-export function hideTokenInUrl(req: IncomingMessage): void {
-  if (req.url && /[?&]token=/.test(req.url)) req.url = req.url.replace(/([?&]token=)[^&#]*/g, "$1[redacted]");
-}
-
 /** Headers every admin response carries: never cached, never leaking the URL (and its token) as a referrer. */
 export const PRIVATE_HEADERS = {
   "cache-control": "no-store",

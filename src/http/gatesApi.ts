@@ -1,6 +1,6 @@
 import { openGatesReport } from "../observe/gateView.js";
 import type { Services } from "../services.js";
-import { PRIVATE_HEADERS, checkAdmin, hideTokenInUrl, refuse } from "./auth.js";
+import { PRIVATE_HEADERS, checkAdmin, refuse } from "./auth.js";
 import { route, within, type HttpHandler } from "./route.js";
 
 export const GATES_API_PATH = "/escalation/api/gates";
@@ -9,7 +9,6 @@ export const GATES_API_PATH = "/escalation/api/gates";
 export function gatesApiHandler(services: Services): HttpHandler {
   return route([GATES_API_PATH], async (req, res, url) => {
     const check = checkAdmin(req, url, services.config.adminToken);
-    hideTokenInUrl(req);
     if (!check.ok) return refuse(res, check, "json");
     const json = { ...PRIVATE_HEADERS, "content-type": "application/json; charset=utf-8" };
     try {

@@ -2,7 +2,7 @@ import type { Services } from "../services.js";
 import { gatesApiHandler } from "./gatesApi.js";
 import { healthHandler } from "./healthz.js";
 import { metricsHandler } from "./metrics.js";
-import type { HttpHandler } from "./route.js";
+import { redactTokens, type HttpHandler } from "./route.js";
 import { statusPageHandler } from "./statusPage.js";
 
 /**
@@ -10,6 +10,7 @@ import { statusPageHandler } from "./statusPage.js";
  * /healthz, /metrics, the status page /escalation and its JSON twin /escalation/api/gates.
  */
 export function registerHttp(services: Services, addHandler: (handler: HttpHandler) => void): void {
+  addHandler(redactTokens);
   addHandler(healthHandler(services));
   addHandler(metricsHandler(services));
   addHandler(gatesApiHandler(services));

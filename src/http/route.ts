@@ -3,10 +3,25 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 /** A Probot `addHandler` handler: true when it answered the request. */
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
-/** The request's URL, parsed against a dummy origin (only path and query matter here). */
+/** URLs as they arrived, for requests whose `req.url` had a token redacted (see redactTokens). */
+const originalUrls = new WeakMap<IncomingMessage, string>();
+
+/** The request's URL as it arrived, parsed against a dummy origin (only path and query matter here). */
 export function requestUrl(req: IncomingMessage): URL {
-  return new URL(req.url ?? "/", "http://localhost");
+  return new URL(originalUrls.get(req) ?? req.url ?? "/", "http://localhost");
 }
+
+/**
+ * Runs first and answers nothing: Probot's request logger prints `req.url` when the response ends,
+ * so a `?token=` value is replaced there (on every path, a mistyped one too) and kept for the routes.
+ */
+export const redactTokens: HttpHandler = async (req) => {
+  if (req.url && /[?&]token=/.test(req.url)) {
+    originalUrls.set(req, req.url);
+    req.url = req.url.replace(/([?&]token=)[^&#]*/g, "$1[redacted]");
+  }
+  return false;
+};
 
 /** Answers a GET/HEAD route at one of `paths` (a trailing slash is ignored); other methods get 405. */
 export function route(paths: string[], handle: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>): HttpHandler {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { openGatesReport, type GateView, type OpenGatesReport } from "../observe/gateView.js";
 import type { Services } from "../services.js";
-import { PRIVATE_HEADERS, checkAdmin, hideTokenInUrl, refuse } from "./auth.js";
+import { PRIVATE_HEADERS, checkAdmin, refuse } from "./auth.js";
 import { Html, html, safeHref } from "./html.js";
 import { route, within, type HttpHandler } from "./route.js";
 
@@ -182,7 +182,6 @@ export function renderStatusPage(report: OpenGatesReport, nonce: string): string
 export function statusPageHandler(services: Services): HttpHandler {
   return route([STATUS_PAGE_PATH], async (req, res, url) => {
     const check = checkAdmin(req, url, services.config.adminToken);
-    hideTokenInUrl(req);
     if (!check.ok) return refuse(res, check, "text");
     let report: OpenGatesReport;
     try {

@@ -2,24 +2,33 @@ import type { RepoSettings } from "../config/repoConfig.js";
 import { parseReply } from "../protocol/reply.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
+import { answerFromReply } from "./answerGate.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 
 /**
- * A human edited a comment. If it is the reply that answered the last gate: before the resume
- * started, the edit replaces the recorded answer; after, the agent keeps the original and the
- * human is told so (and how to correct it).
+ * A human edited a comment that answered the last gate (wholly or in part). While the gate is
+ * open, the edit is read again like a new reply; once answered but before the resume started, it
+ * replaces the recorded answer; after, the agent keeps the original and the human is told so (and
+ * how to correct it).
  */
 export async function commentEdited(services: Services, event: CommentEvent): Promise<string> {
   const gate = await services.store.lastGate({ repo: event.repo, issue: event.issue.number });
-  if (!gate || gate.answerCommentId !== event.comment.id) return "ignored: edit of a comment that answered nothing";
+  const answered = gate !== undefined && (gate.answerCommentId === event.comment.id || gate.answers.some((a) => a.commentId === event.comment.id));
+  if (!gate || !answered) return "ignored: edit of a comment that answered nothing";
   const parsed = parseReply(event.comment.body, gate.ask.questions);
   if (parsed.answers.length === 0) return "ignored: edited answer has no answer";
+  if (gate.state === "open") {
+    // A partial answer: the gate merges answers by question, so the edit's answers replace the comment's.
+    await sendFeedback(services, targetOf(event), [], `@${event.comment.author.login} edited an answer to gate ${gate.id} before it was complete; the edit replaces it`);
+    return answerFromReply(services, event, gate);
+  }
   const at = Date.now();
   const answers = [
     ...parsed.answers.map((a) => ({ ...a, by: event.comment.author.login, at, source: "human" as const, commentId: event.comment.id, url: event.comment.url })),
     ...gate.answers.filter((a) => !parsed.answers.some((p) => p.question === a.question)),
   ].sort((a, b) => a.question - b.question);
-  const outcome = await services.store.replaceAnswer(gate.id, event.comment.id, answers);
+  // The guard is the comment that completed the gate, which may be another one than the edited.
+  const outcome = await services.store.replaceAnswer(gate.id, gate.answerCommentId ?? event.comment.id, answers);
   if (outcome === "replaced") {
     await sendFeedback(services, targetOf(event), [], `@${event.comment.author.login} edited the answer to gate ${gate.id} before the agent resumed; the edit is what the agent gets`);
     return "answer replaced";

@@ -89,11 +89,13 @@ export function renderAskComment(ask: Ask): string {
   }
   const hasDefaults = ask.questions.some((q) => q.default !== undefined);
   if (hasDefaults) lines.push("`/defaults` accepts every default.");
-  if (ask.timeoutSeconds !== undefined && !several) {
+  const only = several ? undefined : ask.questions[0];
+  const timeout = only ? questionTimeout(ask, only) : undefined;
+  if (timeout !== undefined) {
     lines.push(
       hasDefaults
-        ? `If nobody answers within ${formatDuration(ask.timeoutSeconds)}, the default is taken and said here.`
-        : `If nobody answers within ${formatDuration(ask.timeoutSeconds)}, a reminder is posted.`,
+        ? `If nobody answers within ${formatDuration(timeout)}, the default is taken and said here.`
+        : `If nobody answers within ${formatDuration(timeout)}, a reminder is posted.`,
     );
   }
   lines.push("", renderMarker("ask", ask));

@@ -44,13 +44,24 @@ export const StatusStateSchema = z.object({
 export type StatusState = z.infer<typeof StatusStateSchema>;
 
 const MAX_LINES = 60;
+const MAX_LINE_CHARS = 4000;
+/** GitHub refuses comment bodies over 65,536 characters; keep a margin for the headings. */
+const MAX_BODY_CHARS = 65_000;
 
+/** The newest log lines that fit beside the hidden state, each cut to a readable length. */
 export function renderStatusComment(lines: readonly string[], state: StatusState): string {
-  const shown = lines.length > MAX_LINES ? lines.slice(-MAX_LINES) : lines;
+  const marker = renderStateWithin(state);
+  let budget = MAX_BODY_CHARS - marker.length - 200;
+  const shown: string[] = [];
+  for (const line of [...lines].reverse()) {
+    const entry = `- ${line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)} …` : line}`;
+    if (shown.length >= MAX_LINES || entry.length + 1 > budget) break;
+    shown.unshift(entry);
+    budget -= entry.length + 1;
+  }
   const out = ["### 🤖 Escalation status", ""];
   if (lines.length > shown.length) out.push(`_${lines.length - shown.length} earlier entries omitted._`, "");
-  out.push(...shown.map((line) => `- ${line}`));
-  out.push("", renderStateWithin(state));
+  out.push(...shown, "", marker);
   return out.join("\n");
 }
 

@@ -24,14 +24,14 @@ afterEach(async () => {
 });
 
 /** A full ask → answer → spawn; `beforeAnswer` runs while the gate is open. */
-async function fullRound(l: Loop, out: string, beforeAnswer?: () => Promise<void>): Promise<Timing & { issue: number; gateId: string }> {
+async function fullRound(l: Loop, out: string, beforeAnswer?: () => Promise<void>): Promise<Timing & { issue: number; gateId: string; spawnedAt: number }> {
   const { issue, gateId, dispatchedAt, registeredAt } = await askedGate(l);
   await beforeAnswer?.();
   const answeredAt = Date.now();
   l.sim.comment(REPO, issue, "maintainer", "2");
   const [run] = await waitFor("round 1", () => (agentRuns(out, 1).length > 0 ? agentRuns(out, 1) : undefined));
   expect(run!.task).toContain('choosing option "SQLite"');
-  return { issue, gateId, askMs: registeredAt - dispatchedAt, answerToSpawnMs: run!.startedAt - answeredAt };
+  return { issue, gateId, askMs: registeredAt - dispatchedAt, answerToSpawnMs: run!.startedAt - answeredAt, spawnedAt: run!.startedAt };
 }
 
 describe("the Slack mirror", () => {
@@ -62,6 +62,9 @@ describe("the Slack mirror", () => {
     expect(outage.askMs).toBeLessThan(baseline.askMs * 2 + 3000);
     expect(outage.answerToSpawnMs).toBeLessThan(baseline.answerToSpawnMs * 2 + 3000);
     expect(outage.answerToSpawnMs).toBeLessThan(10_000);
+    // The resumed agent started while the Slack call was still hanging (it is cut after 20 s).
+    expect(outage.spawnedAt - s.calls[1]!.at).toBeLessThan(20_000);
+    expect(outage.spawnedAt).toBeGreaterThan(s.calls[1]!.at);
     // The loop's own state is untouched by the mirror.
     const gate = await loop.app.services.store.getGate(outage.gateId);
     expect(gate?.state).toBe("resumed");

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { formatDuration } from "../../protocol/duration.js";
-import { openGatesReport, type GateView, type OpenGatesReport, type QuestionView } from "../../observe/gateView.js";
+import { openGatesReport, type OpenGatesReport, type QuestionView } from "../../observe/gateView.js";
 import { withStore } from "../store.js";
 import { UsageError } from "../usage.js";
 
@@ -30,11 +30,11 @@ function timeLeft(seconds: number | null): string {
   return seconds < 0 ? `overdue ${shortDuration(seconds)}` : shortDuration(seconds);
 }
 
-function questionLines(question: QuestionView, several: boolean, gate: GateView): string[] {
+function questionLines(question: QuestionView, several: boolean, now: number): string[] {
   const lines: string[] = [];
   let head = several ? `Q${question.number}. ${question.text}` : question.text;
-  if (several && question.timeoutSeconds !== null && question.answer === null) {
-    const left = question.timeoutSeconds - gate.ageSeconds;
+  if (several && question.deadline !== null && question.answer === null) {
+    const left = Math.floor((Date.parse(question.deadline) - now) / 1000);
     head += `  (${left < 0 ? `overdue ${shortDuration(left)}` : `${shortDuration(left)} left`})`;
   }
   lines.push(head);
@@ -63,7 +63,7 @@ export function renderStatusTable(report: OpenGatesReport): string {
       if (gate.title) out.push(`${indent}"${gate.title}"`);
       if (gate.context) out.push(`${indent}${gate.context.replace(/\s*\n\s*/g, " ")}`);
       const several = gate.questions.length > 1;
-      for (const question of gate.questions) for (const text of questionLines(question, several, gate)) out.push(`${indent}${text}`);
+      for (const question of gate.questions) for (const text of questionLines(question, several, Date.parse(report.generatedAt))) out.push(`${indent}${text}`);
     });
   }
   const c = report.counts;

@@ -121,6 +121,23 @@ describe("gates: answers", () => {
     expect(g.replies(issue)).toEqual([]);
   });
 
+  it("a partial answer edited while the gate is still open replaces what it recorded", async () => {
+    g = await Gates.start("ask2");
+    const { issue, comment: ask } = await g.asked("Edited partial answer");
+    const first = g.comment(issue, "maintainer", "1. SQLite");
+    await g.reply(issue, "Recorded 1 of 2 answers");
+    g.sim.editComment(REPO, first.id, "maintainer", "1. Postgres after all");
+    await g.statusLine(issue, `@maintainer edited an answer to gate ${ask.id} before it was complete; the edit replaces it`);
+    expect(g.runs(issue, 1)).toEqual([]);
+
+    g.comment(issue, "admin", "2. yes");
+    const { task } = await g.run(issue, 1);
+    expect(task).toMatch(/Answer from human @maintainer at \S+ \(\S+\), choosing option "Postgres":\n\n> Postgres after all\n/);
+    expect(task).not.toContain('"SQLite"');
+    // The edit repeats the partial answer: no second "Recorded 1 of 2" comment.
+    expect(g.replies(issue)).toHaveLength(1);
+  });
+
   it("an answer edited after the resume started is left as it was and gets a visible note", async () => {
     g = await Gates.start("ask");
     const { issue } = await g.asked("Edited too late");

@@ -80,7 +80,7 @@ describe("quote", () => {
   // line at a lone carriage return. Human text "ok\r## New instructions" therefore renders its second
   // line outside the quote (here as a heading), which is exactly what quoting is meant to prevent.
   // Expected: a lone "\r" is treated as a line break and the following line is prefixed with "> ".
-  it.fails("treats a lone carriage return as a line break", () => {
+  it("treats a lone carriage return as a line break", () => {
     expect(quote("ok\r## New instructions")).toBe("> ok\n> ## New instructions");
   });
 });

@@ -240,7 +240,7 @@ describe("renderAskComment: timeouts of a single question", () => {
   // tells agents to use — is never mentioned, because the per-question "_Times out after …_" line
   // is only rendered when there are several questions. The human is not told the default will be
   // taken. Expected: the effective timeout (questionTimeout) is announced for a single question too.
-  it.fails("announces a timeout set on the only question", () => {
+  it("announces a timeout set on the only question", () => {
     const ask = validateAsk(base({ questions: [{ text: "DB?", options: ["Postgres", "SQLite"], default: "2", timeoutSeconds: 7200 }] }));
     const body = visible(renderAskComment(ask));
     expect(body).toMatch(/2h/);

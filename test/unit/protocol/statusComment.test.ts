@@ -107,7 +107,7 @@ describe("renderStatusComment: large histories", () => {
   // agent's output tail for a failed run — so a few failed runs plus a full state produce a body
   // over 65,536 characters, which GitHub rejects (422), and the status comment stops updating.
   // Expected: the rendered comment always fits GitHub's limit (trim or cut the shown lines).
-  it.fails("keeps the whole comment within GitHub's 65,536-character limit", () => {
+  it("keeps the whole comment within GitHub's 65,536-character limit", () => {
     const failure = (round: number) => `round ${round}: agent failed (exit 1) after 2m\n\n  \`\`\`text\n${Array.from({ length: 20 }, () => `  ${"e".repeat(790)}`).join("\n")}\n  \`\`\``;
     const lines = [failure(0), failure(1), failure(2), failure(3)];
     const body = renderStatusComment(lines, { v: 1, nextRound: 4, gates: gates(200, 20, ANSWER_CHARS) });
