@@ -31,6 +31,13 @@ export class Keys {
   issueSpawns(ref: IssueKeyRef): string {
     return `${this.issue(ref)}:spawns`;
   }
+  /**
+   * Set: spawn job ids whose round ran to its end. A job re-run after its worker died between the
+   * agent's exit and BullMQ recording the completion finds itself here and does not run again.
+   */
+  issueRoundsDone(ref: IssueKeyRef): string {
+    return `${this.issue(ref)}:done`;
+  }
   /** List: the lines of the issue's status comment, oldest first. */
   issueStatusLog(ref: IssueKeyRef): string {
     return `${this.issue(ref)}:status`;

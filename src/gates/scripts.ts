@@ -81,6 +81,16 @@ if (state == 'resuming' or state == 'resumed') and redis.call('HGET', KEYS[1], '
 return state or 'missing'
 `;
 
+/**
+ * KEYS: gate. ARGV: at. The round that resumed the gate ran to its end. Returns 0 when Redis no
+ * longer has the gate (it was wiped while the agent ran), so the caller can restore it as resumed.
+ */
+export const FINISH_RESUME = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'resumed', 'resumedAt', ARGV[1])
+return 1
+`;
+
 /** KEYS: gate, openGates, issue. ARGV: gateId, reason. Cancels an open gate. */
 export const CANCEL_GATE = `
 if redis.call('HGET', KEYS[1], 'state') ~= 'open' then return 0 end

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { AskSchema, type Ask } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
-import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, OPEN_GATE, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE } from "./scripts.js";
+import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, OPEN_GATE, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE } from "./scripts.js";
 import type { Gate, GateState, HumanNote, IssueRecord, RecordedAnswer } from "./types.js";
 
 export type RecordResult =
@@ -31,6 +31,7 @@ type ScriptedRedis = Redis & {
   escCancelGate(...args: (string | number)[]): Promise<number>;
   escAllocateRound(...args: (string | number)[]): Promise<number>;
   escRestoreGate(...args: (string | number)[]): Promise<number>;
+  escFinishResume(...args: (string | number)[]): Promise<number>;
 };
 
 /** Gate and issue records in Redis, and their atomic transitions. The only writer of those keys. */
@@ -49,6 +50,7 @@ export class GateStore {
       redis.defineCommand("escCancelGate", { numberOfKeys: 3, lua: CANCEL_GATE });
       redis.defineCommand("escAllocateRound", { numberOfKeys: 2, lua: ALLOCATE_ROUND });
       redis.defineCommand("escRestoreGate", { numberOfKeys: 3, lua: RESTORE_GATE });
+      redis.defineCommand("escFinishResume", { numberOfKeys: 1, lua: FINISH_RESUME });
     }
     this.#redis = scripted;
   }
@@ -161,6 +163,24 @@ export class GateStore {
 
   async markResumed(gateId: string, at: number): Promise<void> {
     await this.#redis.hset(this.keys.gate(gateId), { state: "resumed", resumedAt: at });
+  }
+
+  /**
+   * The round that resumed `gate` ran to its end (until then the gate stays "resuming", on the status
+   * comment too, so a rebuild after Redis loss knows to run it again). A gate Redis lost while the
+   * agent ran is restored as resumed, so the status comment records the finished round.
+   */
+  async finishResume(gate: Gate, at: number): Promise<void> {
+    if ((await this.#redis.escFinishResume(this.keys.gate(gate.id), at)) === 0) await this.restoreGate({ ...gate, state: "resumed" });
+  }
+
+  /** The spawn job's round ran to its end (success, final failure, or /stop): a re-run of the job skips it. */
+  async markRoundDone(ref: IssueKeyRef, jobId: string): Promise<void> {
+    await this.#redis.sadd(this.keys.issueRoundsDone(ref), jobId);
+  }
+
+  async roundDone(ref: IssueKeyRef, jobId: string): Promise<boolean> {
+    return (await this.#redis.sismember(this.keys.issueRoundsDone(ref), jobId)) === 1;
   }
 
   async cancelGate(gate: Pick<Gate, "id" | "repo" | "issue">, reason: string): Promise<boolean> {

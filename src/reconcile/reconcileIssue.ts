@@ -4,9 +4,9 @@ import type { Gate, RecordedAnswer } from "../gates/types.js";
 import { handleInbound } from "../loop/handleInbound.js";
 import { parseAskComment, type Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
-import { parseStatusComment, type StatusState } from "../protocol/statusComment.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
+import { readStatusRecord } from "./statusRecord.js";
 
 /** What reconciliation needs of an issue, as GitHub's REST API returns it. */
 export interface IssueSnapshot {
@@ -66,9 +66,9 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
   };
   await services.store.upsertIssue({ ...ref, installationId, title: base.issue.title, body: base.issue.body, url: base.issue.url, assignees: base.issue.assignees });
 
-  const statusComment = [...comments].reverse().find((c) => c.user && isAgent(c.user.login) && c.body && parseStatusComment(c.body));
-  const state: StatusState | undefined = statusComment?.body ? parseStatusComment(statusComment.body) : undefined;
-  if (statusComment && state) await services.store.restoreIssueCounters(ref, state.nextRound, statusComment.id);
+  const record = readStatusRecord(comments, isAgent);
+  const state = record?.state;
+  if (record) await services.store.restoreIssueCounters(ref, record.state.nextRound, record.commentId);
 
   const asks = comments.flatMap((c) => {
     if (!c.user || !isAgent(c.user.login) || !c.body) return [];
@@ -78,7 +78,11 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
   const last = asks.at(-1);
   for (const { comment, ask } of asks) {
     if (await services.store.getGate(String(comment.id))) continue;
-    const known = state?.gates.find((g) => g.id === String(comment.id));
+    const found = state?.gates.find((g) => g.id === String(comment.id));
+    // "resuming": the resumed round started but GitHub never learnt that it finished (its agent died
+    // with the app, or Redis was wiped under it). The newest such gate is answered again, so the
+    // replay below queues its resume; an older one was followed by a newer question, so it ran.
+    const known = found?.state === "resuming" ? { ...found, state: comment === last?.comment ? "answered" : "resumed" } : found;
     if (known && known.state !== "open") {
       await services.store.restoreGate(settledGate(known, comment, ask, installationId, repo, issue.number));
       changes.push(`${repo}#${issue.number}: restored ${known.state} gate ${comment.id} from the status comment`);

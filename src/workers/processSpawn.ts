@@ -32,6 +32,8 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const ref = { repo: data.repo, issue: data.issue };
   const target = { installationId: data.installationId, repo: data.repo, issue: data.issue };
   const jobId = job.id ?? "unknown";
+  // BullMQ re-runs a job whose worker died; if the round had already run to its end, that is all.
+  if (await services.store.roundDone(ref, jobId)) return { skipped: "round already ran" };
   const { settings } = await services.settings(data.installationId, data.repo);
   let gate: Gate | undefined;
   if (data.trigger.type === "resume") {
@@ -40,7 +42,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     if (!(await services.store.claimResume(gate.id, jobId))) return { skipped: `gate ${gate.state}` };
     if (isLadderGate(gate)) {
       if (!choseRetry(gate)) {
-        await services.store.markResumed(gate.id, Date.now());
+        await services.store.finishResume(gate, Date.now());
         await sendFeedback(services, target, [{ type: "removeLabel", label: settings.labels.awaiting }], `@${gate.answeredBy ?? "someone"} chose not to retry; the agent is not re-run`);
         return { skipped: "human gave up" };
       }
@@ -60,6 +62,12 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     const current = await services.store.currentRound(ref);
     await raiseLadderGate(services, target, "rounds_exhausted", `The agent has used ${current + 1} rounds on this issue, the limit. Run more rounds?`, `A human must allow more rounds so a confused agent cannot loop forever. "retry" grants ${settings.maxRounds} more.`, current);
     return { skipped: "round limit reached" };
+  }
+  // A re-run (dead worker, retry) of a round the issue has since moved past would redo stale work,
+  // beside or after the newer round; the answer it carried is already in the newer round's task.
+  if (round < (await services.store.currentRound(ref))) {
+    if (gate) await services.store.finishResume(gate, Date.now());
+    return { skipped: `round ${round} was superseded by a later round`, round };
   }
   const [issue, history, notes] = await Promise.all([services.store.getIssue(ref), services.store.issueGates(ref), services.store.notes(ref)]);
   const template = await loadTemplate(services.config.taskTemplatePath);
@@ -92,7 +100,6 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
       onStart: async (pid) => {
         const startedAt = Date.now();
         log.info({ pid, attempt, replyToSpawnMs: startedAt - data.receivedAt }, "agent started");
-        if (gate) await services.store.markResumed(gate.id, startedAt);
         services.events.notify("agent.started", { repo: data.repo, issue: data.issue, round, replyToSpawnMs: startedAt - data.receivedAt, resumedGate: gate });
         await sendFeedback(services, target, startAcknowledgements(settings.labels.awaiting, data, gate), startLine(round, data, gate, attempt), `start-${jobId}-${attempt}`);
       },
@@ -101,9 +108,14 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     if (!services.config.agent.keepWorkdir) await rm(workdir, { recursive: true, force: true });
   }
   log.info({ exitCode: run.exitCode, signal: run.signal, ms: run.durationMs }, "agent exited");
+  const stop: unknown = signal?.reason;
+  // Stopped by shutdown or a lost lock, the job runs this round again; a failure with attempts left
+  // is retried. Anything else ends the round: recorded first, before the worker can die again.
+  const interrupted = run.cancelled && !(stop instanceof StopRequest);
+  const retried = run.failed && !run.cancelled && attempt < maxAttempts;
+  if (!interrupted && !retried) await finishRound(services, ref, jobId, gate);
   const outcome = !run.failed ? "success" : run.timedOut ? "timeout" : run.cancelled ? "stopped" : "failure";
   services.events.notify("agent.exited", { repo: data.repo, issue: data.issue, round, outcome, durationMs: run.durationMs });
-  const stop = signal?.reason;
   if (run.cancelled && stop instanceof StopRequest) {
     await sendFeedback(services, target, [], `round ${round}: agent ${stop.message} (after ${formatDuration(run.durationMs / 1000)})`);
     return { round, run };
@@ -126,6 +138,12 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     );
   }
   return { round, run };
+}
+
+/** Records that the job's round ran to its end and, for a resume, that its gate is resumed. */
+async function finishRound(services: Services, ref: { repo: string; issue: number }, jobId: string, gate: Gate | undefined): Promise<void> {
+  await services.store.markRoundDone(ref, jobId);
+  if (gate) await services.store.finishResume(gate, Date.now());
 }
 
 function startAcknowledgements(awaitingLabel: string, data: SpawnJob, gate: Gate | undefined): FeedbackOp[] {

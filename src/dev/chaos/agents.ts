@@ -27,6 +27,8 @@ export interface AgentProcess {
   token?: string;
   /** The ask comment it posted (round 0). */
   asked?: string;
+  /** Logged "asked": its ask comment is posted; from here it only exits. */
+  askedAt?: number;
   /** Logged "end": the round ran to completion. */
   completedAt?: number;
   signalledAt?: number;
@@ -148,7 +150,10 @@ export class AgentTracker {
     if (!agent) return;
     if (line.event === "end") agent.completedAt = line.at;
     if (line.event === "signal") agent.signalledAt = line.at;
-    if (line.event === "asked") agent.asked = line.url;
+    if (line.event === "asked") {
+      agent.asked = line.url;
+      agent.askedAt = line.at;
+    }
   }
 }
 

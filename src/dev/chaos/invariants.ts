@@ -77,10 +77,12 @@ export function checkInvariants(o: Observation): string[] {
 
   const byIssue = new Map<number, AgentProcess[]>();
   for (const agent of o.agents) byIssue.set(agent.issue, [...(byIssue.get(agent.issue) ?? []), agent]);
+  // An agent that asked has done its work: the next round may start (the human answered) before it exits.
+  const workEnd = (a: AgentProcess) => Math.min(a.askedAt ?? Infinity, a.completedAt ?? Infinity, a.diedAt ?? Infinity);
   for (const agents of byIssue.values()) {
     const sorted = [...agents].sort((a, b) => a.startedAt - b.startedAt);
     for (let i = 1; i < sorted.length; i++) {
-      const earlier = sorted.slice(0, i).find((a) => (a.diedAt ?? Infinity) > sorted[i]!.startedAt + OVERLAP_TOLERANCE_MS);
+      const earlier = sorted.slice(0, i).find((a) => workEnd(a) > sorted[i]!.startedAt + OVERLAP_TOLERANCE_MS);
       if (earlier) violations.push(`two agents at once: pid ${sorted[i]!.pid} (round ${sorted[i]!.round}) started while pid ${earlier.pid} (round ${earlier.round}) was still running`);
     }
   }

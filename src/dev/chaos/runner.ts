@@ -7,7 +7,7 @@ import { Redis } from "ioredis";
 import { projectRoot } from "../../config/projectRoot.js";
 import { Keys } from "../../gates/keys.js";
 import { parseAskComment } from "../../protocol/ask.js";
-import { parseStatusComment, type StatusState } from "../../protocol/statusComment.js";
+import { readStatusRecord } from "../../reconcile/statusRecord.js";
 import { QUEUES, jobIds } from "../../queue/names.js";
 import { freePort } from "../../redis/privateRedis.js";
 import { GitHubSimulator, type SimComment } from "../simulator/index.js";
@@ -186,8 +186,14 @@ export async function runScenario(plan: RunPlan, options: RunOptions): Promise<R
     const gateRecorded = async (askId: string) => (await client.hget(keys.gate(askId), "state").catch(() => null)) !== null;
     const resumeQueued = async (askId: string) => (await client.exists(`${prefix}:${QUEUES.spawn}:${jobIds.resume(askId)}`).catch(() => 0)) === 1;
 
+    // Done when the newest question's resume round has finished and nothing is left to run: no
+    // queued or active job (a dead worker's job re-runs only after its lock expires, and a duplicate
+    // would show then) and no agent alive. The human keeps answering any new question meanwhile.
     let done = false;
-    while (Date.now() < deadline) {
+    let resumedAt: number | undefined;
+    let pendingJobs = 0;
+    const drainProblems: string[] = [];
+    for (;;) {
       tracker.poll();
       const asks = asksOf(sim.comments(REPO, issue.number));
       const newest = asks.at(-1);
@@ -204,25 +210,27 @@ export async function runScenario(plan: RunPlan, options: RunOptions): Promise<R
       }
       if (newest && answers.has(newest) && (await resumeQueued(newest))) await reach("enqueued");
       if (tracker.processes.some((p) => p.round > 0)) await reach("agent-running");
-      if (newest && answers.has(newest) && tracker.processes.some((p) => p.round > 0 && p.resumes === newest && p.completedAt !== undefined)) {
-        done = true;
-        mark(`done: the answer to ${newest} was resumed and the round finished`);
+      const resumed = newest !== undefined && answers.has(newest) && tracker.processes.some((p) => p.round > 0 && p.resumes === newest && p.completedAt !== undefined);
+      if (resumed && resumedAt === undefined) mark(`the answer to ${newest} was resumed and the round finished; draining`);
+      resumedAt = resumed ? (resumedAt ?? Date.now()) : undefined;
+      if (resumedAt !== undefined) {
+        pendingJobs = await busyJobs(queues);
+        if (pendingJobs === 0 && tracker.alive().length === 0) {
+          done = true;
+          break;
+        }
+        if (Date.now() > resumedAt + options.drainMs) {
+          drainProblems.push(`stuck: ${pendingJobs} job(s) still queued or active and ${tracker.alive().length} agent(s) alive ${options.drainMs / 1000} s after the round finished`);
+          break;
+        }
+      } else if (Date.now() > deadline) {
         break;
       }
       await sleep(POLL_MS);
     }
     await Promise.all(target.background);
-
-    // Drain: a killed worker's job re-runs only after its lock expires; a duplicate would appear then.
     if (done) {
-      const drainUntil = Date.now() + options.drainMs;
-      while (Date.now() < drainUntil) {
-        tracker.poll();
-        const busy = await Promise.all(queues.map((q) => q.getJobCounts("active", "waiting", "delayed", "prioritized", "paused").catch(() => ({ active: 1 }))));
-        const jobs = busy.reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0);
-        if (jobs === 0 && tracker.alive().length === 0) break;
-        await sleep(200);
-      }
+      mark("drained");
       await target.pause(options.settleMs);
     }
     tracker.poll();
@@ -230,15 +238,15 @@ export async function runScenario(plan: RunPlan, options: RunOptions): Promise<R
 
     const comments = sim.comments(REPO, issue.number);
     const violations = checkInvariants({
-      done,
+      done: done || drainProblems.length > 0,
       stuckAt: `last step reached: ${lastStep}; faults not yet injected: ${pending.map((f) => `${f.kind}@${f.step}`).join(", ") || "none"}`,
       deadlineSeconds: options.deadlineMs / 1000,
       asks: asksOf(comments),
       answers,
-      state: statusState(comments, sim.botLogin),
+      state: readStatusRecord(comments, (login) => login === sim.botLogin)?.state,
       agents: tracker.processes,
       diedWithApp: (agent) => tracker.diedWithApp(agent),
-      trackerViolations: tracker.violations,
+      trackerViolations: [...tracker.violations, ...drainProblems],
     });
     for (const v of violations) mark(`VIOLATION ${v}`);
     return result(violations.length === 0 ? "ok" : "violated", violations, tracker);
@@ -267,16 +275,8 @@ function safeAsk(body: string): boolean {
   }
 }
 
-/** The newest valid hidden state among the app's status comments, as reconciliation reads it. */
-function statusState(comments: SimComment[], botLogin: string): StatusState | undefined {
-  for (const comment of [...comments].reverse()) {
-    if (comment.user.login !== botLogin) continue;
-    try {
-      const state = parseStatusComment(comment.body);
-      if (state) return state;
-    } catch {
-      // a damaged marker: look further back, as reconciliation would
-    }
-  }
-  return undefined;
+/** Jobs waiting, delayed or running in the loop's queues (maintenance's schedule aside); unreachable counts as busy. */
+async function busyJobs(queues: Queue[]): Promise<number> {
+  const counts = await Promise.all(queues.map((q) => q.getJobCounts("active", "waiting", "delayed", "prioritized", "paused").catch(() => ({ unreachable: 1 }))));
+  return counts.reduce((sum, c) => sum + Object.values(c).reduce((a, b) => a + b, 0), 0);
 }

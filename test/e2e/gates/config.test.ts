@@ -9,30 +9,54 @@ describe("gates: per-repository configuration", { timeout: 60_000 }, () => {
     g = undefined;
   });
 
-  it(".github/escalation.yml changes the labels, who may answer and the round limit", async () => {
-    g = await Gates.start("ask");
-    await g.configure(["labels:", "  awaiting: needs-human", "  dispatch: run-agent", "answerers:", "  users: [reader]", "max_rounds: 1", ""].join("\n"));
+  it(".github/escalation.yml changes the labels, who may answer (users, teams, minimum permission) and the round limit", async () => {
+    g = await Gates.start("ask2");
+    g.sim.addUser("triager");
+    g.sim.setPermission(REPO, "triager", "read");
+    g.sim.addTeamMember("acme", "reviewers", "triager");
+    await g.configure(
+      [
+        "labels:",
+        "  awaiting: needs-human",
+        "  dispatch: run-agent",
+        "answerers:",
+        "  users: [reader]",
+        "  teams: [acme/reviewers]",
+        "  minimum_permission: admin",
+        "max_rounds: 1",
+        "",
+      ].join("\n"),
+    );
     const issue = g.sim.createIssue(REPO, { title: "Configured", body: "", author: "maintainer" }).number;
     const other = g.sim.createIssue(REPO, { title: "Default label", body: "", author: "maintainer" }).number;
-    g.sim.addLabels(REPO, other, "maintainer", ["agent"]);
-    g.sim.addLabels(REPO, issue, "maintainer", ["run-agent"]);
+    g.sim.addLabels(REPO, other, "admin", ["agent"]);
+    g.sim.addLabels(REPO, issue, "admin", ["run-agent"]);
 
     await g.gate(issue, { label: "needs-human" });
     expect(g.labels(issue)).not.toContain("awaiting-human");
     expect(g.runs(other)).toEqual([]);
 
-    // A read-only user listed as an answerer may answer; the next round would pass max_rounds: 1.
-    g.comment(issue, "reader", "SQLite");
+    // Write access is below the configured minimum (admin); a listed user and a team member may answer.
+    const ignored = g.comment(issue, "maintainer", "1. Postgres");
+    await settle(800);
+    expect(g.replies(issue)).toEqual([]);
+    expect(g.reactions(ignored.id, issue)).toEqual([]);
+    g.comment(issue, "reader", "1. SQLite");
+    await g.reply(issue, "Recorded 1 of 2 answers");
+    g.comment(issue, "triager", "/answer 2 yes");
+
+    // The next round would pass max_rounds: 1.
     const limit = await g.gate(issue, { count: 2, label: "needs-human" });
     expect(limit.ask.kind).toBe("rounds_exhausted");
     expect(limit.ask.questions[0]!.text).toBe("The agent has used 1 rounds on this issue, the limit. Run more rounds?");
     expect(g.runs(issue, 1)).toEqual([]);
 
-    g.comment(issue, "reader", "retry");
+    g.comment(issue, "admin", "retry");
     const { task } = await g.run(issue, 1);
     expect(task).toMatch(/Answer from human @reader at \S+ \(\S+\), choosing option "SQLite":/);
+    expect(task).toMatch(/Answer from human @triager at \S+ \(\S+\):\n\n> yes\n/);
+    expect(task).not.toContain("@maintainer at");
     await waitFor("needs-human removed", () => !g!.labels(issue).includes("needs-human"));
-    expect(g.replies(issue)).toEqual([]);
     expect(g.runs(other)).toEqual([]);
   });
 

@@ -11,7 +11,7 @@
 //   ask-default    round 0: the database question with --default SQLite --timeout 2s
 //   ask2-default   round 0: the database question (no default), then one with --default yes --timeout 2s
 //   ask-defaults2  round 0: two questions, both with defaults, no timeout (for /defaults)
-//   ask-nodefault  round 0: a free-text question with --timeout 1s and no default
+//   ask-nodefault  round 0: a free-text question, no default, --timeout 1s for the whole ask
 //   done           succeeds at once
 //   fail           prints two lines and exits 3, every round
 //   sleep          runs for a minute; on SIGTERM records it and exits 143
@@ -54,7 +54,7 @@ switch (mode) {
     if (round === "0") ask(...DATABASE, "--default", "SQLite", "--question", "How long should entries live?", "--default", "1h");
     break;
   case "ask-nodefault":
-    if (round === "0") ask("--question", "Which region should we deploy to?", "--timeout", "1s");
+    if (round === "0") ask("--timeout", "1s", "--question", "Which region should we deploy to?"); // a timeout for the whole ask
     break;
   case "done":
     break;

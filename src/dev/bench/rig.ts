@@ -1,0 +1,342 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { projectRoot } from "../../config/projectRoot.js";
+import { GateStore } from "../../gates/store.js";
+import { newAskId, renderAskComment, validateAsk, type Ask } from "../../protocol/ask.js";
+import { QUEUES } from "../../queue/names.js";
+import { freePort, startPrivateRedis, type PrivateRedis } from "../../redis/privateRedis.js";
+import { GitHubSimulator, type SimComment, type SimIssue, type SimRepo } from "../simulator/index.js";
+import { AgentLog } from "./agentLog.js";
+import { inPool, sleep, waitUntil } from "./pool.js";
+
+export const REPO = "acme/bench";
+/** The comment-polling detector's gates live in their own repository, so their calls are told apart by path. */
+export const POLLED_REPO = "acme/polled";
+export const HUMAN = "maintainer";
+export const AWAITING = "awaiting-human";
+export const QUESTION = "Which database should the cache use?";
+export const AGENT = resolve(projectRoot, "bench/agents/timestamp-agent.cjs");
+const APP_ENTRY = resolve(projectRoot, "dist/dev/bench/appProcess.js");
+
+export interface ParkedGate {
+  repo: string;
+  issue: number;
+  gateId: string;
+  askComment: SimComment;
+  askedAt: number;
+}
+
+export interface AgentStartedEvent {
+  repo: string;
+  issue: number;
+  round: number;
+  replyToSpawnMs: number;
+  /** Date.now() in the app when it emitted agent.started. */
+  at: number;
+}
+
+export interface AppMemory {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  afterGc: boolean;
+}
+
+export interface RigOptions {
+  /** Where this run's app log, agent log and (with profiling) CPU profiles go. */
+  dir: string;
+  agentConcurrency: number;
+  throttle: boolean;
+  profile: boolean;
+  log: (line: string) => void;
+}
+
+const eventKey = (repo: string, issue: number) => `${repo.toLowerCase()}#${issue}`;
+
+/** The app in its own process, talking to the benchmark over IPC. */
+class AppChild {
+  readonly started = new Map<string, AgentStartedEvent>();
+  #probes = new Map<number, (memory: AppMemory) => void>();
+  #nextProbe = 1;
+  private constructor(
+    readonly process: ChildProcess,
+    readonly url: string,
+    readonly pid: number,
+    private readonly exited: Promise<void>,
+  ) {
+    process.on("message", (message: { type: string } & Record<string, unknown>) => {
+      if (message.type === "agent.started") {
+        const event = message as unknown as AgentStartedEvent;
+        this.started.set(eventKey(event.repo, event.issue), event);
+      } else if (message.type === "memory") {
+        const resolveProbe = this.#probes.get(message.id as number);
+        this.#probes.delete(message.id as number);
+        resolveProbe?.(message as unknown as AppMemory);
+      }
+    });
+  }
+
+  static async start(env: Record<string, string>, logFile: string, nodeArgs: string[]): Promise<AppChild> {
+    const fd = openSync(logFile, "a");
+    const child = spawn(process.execPath, [...nodeArgs, "--expose-gc", APP_ENTRY], { env, stdio: ["ignore", fd, fd, "ipc"] });
+    closeSync(fd);
+    const exited = new Promise<void>((done) => child.once("exit", () => done()));
+    const ready = await new Promise<{ url: string; pid: number }>((resolveReady, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the app did not start within 60 s; see ${logFile}`)), 60_000);
+      child.once("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the app exited with code ${code} before it was ready; see ${logFile}`));
+      });
+      child.on("message", (message: { type: string; url?: string; pid?: number }) => {
+        if (message.type !== "ready") return;
+        clearTimeout(timer);
+        resolveReady({ url: message.url!, pid: message.pid! });
+      });
+    });
+    return new AppChild(child, ready.url, ready.pid, exited);
+  }
+
+  get webhookUrl(): string {
+    return `${this.url}/api/github/webhooks`;
+  }
+
+  /** RSS and heap (after a full GC) of the app process. */
+  memory(): Promise<AppMemory> {
+    const id = this.#nextProbe++;
+    return new Promise((resolveProbe, reject) => {
+      const timer = setTimeout(() => reject(new Error("the app did not answer a memory probe")), 30_000);
+      this.#probes.set(id, (memory) => {
+        clearTimeout(timer);
+        resolveProbe(memory);
+      });
+      this.process.send({ type: "memory", id });
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (this.process.exitCode !== null || this.process.signalCode !== null) return;
+    this.process.kill("SIGTERM");
+    const timer = setTimeout(() => this.process.kill("SIGKILL"), 20_000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * One benchmark environment on loopback: a private redis-server (append-only, as `npm start`
+ * runs it), the GitHub simulator, the real app in a child process, the trivial agent.
+ */
+export class Rig {
+  readonly store: GateStore;
+  readonly queues: Queue[];
+  readonly repos = new Map<string, SimRepo>();
+  readonly bootedAt: number;
+
+  private constructor(
+    readonly options: RigOptions,
+    readonly redisServer: PrivateRedis,
+    readonly redis: Redis,
+    readonly sim: GitHubSimulator,
+    readonly app: AppChild,
+    readonly agents: AgentLog,
+    readonly prefix: string,
+    readonly secret: string,
+    private readonly redisDir: string,
+  ) {
+    this.store = new GateStore(redis, prefix);
+    this.queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: redis, prefix }));
+    this.bootedAt = Date.now();
+  }
+
+  static async start(options: RigOptions): Promise<Rig> {
+    mkdirSync(options.dir, { recursive: true });
+    const redisDir = join(options.dir, "redis");
+    const redisServer = await startPrivateRedis({ dataDir: redisDir });
+    const redis = new Redis(redisServer.url, { maxRetriesPerRequest: null });
+    const secret = randomBytes(16).toString("hex");
+    const sim = await GitHubSimulator.start({ webhookSecret: secret });
+    const repos = [sim.addRepo(REPO), sim.addRepo(POLLED_REPO)];
+    sim.addUser(HUMAN);
+    for (const repo of repos) sim.setPermission(repo.full_name, HUMAN, "write");
+    const prefix = `bench${randomBytes(3).toString("hex")}`;
+    const agents = new AgentLog(join(options.dir, "agents.log"));
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      HOME: process.env.HOME ?? "/tmp",
+      NODE_ENV: "production",
+      APP_ID: String(sim.appId),
+      PRIVATE_KEY: sim.privateKey,
+      WEBHOOK_SECRET: secret,
+      GHE_HOST: sim.host,
+      GHE_PROTOCOL: "http",
+      HOST: "127.0.0.1",
+      PORT: String(await freePort()),
+      REDIS_URL: redisServer.url,
+      REDIS_PREFIX: prefix,
+      AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, agents.path, "{repo}", "{issue}", "{round}"]),
+      AGENT_CONCURRENCY: String(options.agentConcurrency),
+      RECONCILE_INTERVAL: "off",
+      SHUTDOWN_GRACE: "2s",
+      AGENT_KILL_GRACE: "1s",
+      LOG_LEVEL: "info",
+      LOG_FORMAT: "json",
+      BENCH_THROTTLE: options.throttle ? "on" : "off",
+    };
+    const nodeArgs = options.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(options.dir, "profiles")}`] : [];
+    const booted = Date.now();
+    const app = await AppChild.start(env, join(options.dir, "app.log"), nodeArgs);
+    sim.setWebhookUrl(app.webhookUrl);
+    const rig = new Rig(options, redisServer, redis, sim, app, agents, prefix, secret, redisDir);
+    for (const repo of repos) rig.repos.set(repo.full_name, repo);
+    // The start-up reconciliation runs first; measurements start from a quiet app.
+    await waitUntil("the start-up reconciliation", async () => ((await rig.store.lastReconcile()) ?? 0) >= booted, 60_000);
+    await rig.quiesce();
+    return rig;
+  }
+
+  repo(fullName: string): SimRepo {
+    return this.repos.get(fullName)!;
+  }
+
+  /** A fresh validated ask with one question, as `escalate ask` would post it. */
+  static newAsk(): Ask {
+    return validateAsk({ v: 1, id: newAskId(), round: 0, questions: [{ text: QUESTION, options: ["Postgres", "SQLite"] }] });
+  }
+
+  /**
+   * Parks `count` gates without going through the app: issues with the agent's ask comment (and,
+   * with `inRedis`, the awaiting label) in the simulator, delivered to nobody, and the gate and
+   * issue records written with GateStore as the app writes them. Round 0 is allocated first, as
+   * the dispatch that ran the asking agent would have. Only while the app is quiet: webhooks
+   * raised meanwhile are not delivered.
+   */
+  async parkGates(repoName: string, count: number, options: { inRedis: boolean }): Promise<ParkedGate[]> {
+    const repo = this.repo(repoName);
+    const parked: Array<ParkedGate & { ask: Ask; issueRecord: SimIssue }> = [];
+    this.sim.setWebhookUrl(undefined);
+    try {
+      for (let i = 0; i < count; i++) {
+        const issue = this.sim.createIssue(repoName, { title: `Bench task ${i}: add a cache`, body: "The lookups are slow; cache them.", author: HUMAN });
+        const ask = Rig.newAsk();
+        const askComment = this.sim.comment(repoName, issue.number, this.sim.botLogin, renderAskComment(ask));
+        if (options.inRedis) this.sim.addLabels(repoName, issue.number, this.sim.botLogin, [AWAITING]);
+        parked.push({ repo: repoName, issue: issue.number, gateId: String(askComment.id), askComment, askedAt: Date.parse(askComment.created_at), ask, issueRecord: issue });
+      }
+    } finally {
+      this.sim.setWebhookUrl(this.app.webhookUrl);
+    }
+    if (options.inRedis) {
+      await inPool(parked, 64, async (gate) => {
+        const ref = { repo: repoName, issue: gate.issue };
+        await this.store.upsertIssue({ ...ref, installationId: repo.installation_id, title: gate.issueRecord.title, body: gate.issueRecord.body ?? "", url: gate.issueRecord.html_url, assignees: [] });
+        await this.store.allocateRound(ref, `dispatch-bench-${gate.issue}`, 10);
+        await this.store.openGate({
+          id: gate.gateId,
+          repo: repoName,
+          issue: gate.issue,
+          installationId: repo.installation_id,
+          round: 0,
+          ask: gate.ask,
+          askedAt: gate.askedAt,
+          askedBy: this.sim.botLogin,
+          askUrl: gate.askComment.html_url,
+        });
+      });
+    }
+    return parked.map(({ repo: r, issue, gateId, askComment, askedAt }) => ({ repo: r, issue, gateId, askComment, askedAt }));
+  }
+
+  /** A human answers in the simulator; its webhook goes out through the simulator's dispatcher. Returns when it was posted. */
+  reply(gate: { repo: string; issue: number }, body = "SQLite, keep it embedded"): { postedAt: number; comment: SimComment } {
+    const postedAt = Date.now();
+    const comment = this.sim.comment(gate.repo, gate.issue, HUMAN, body);
+    return { postedAt, comment };
+  }
+
+  /** Jobs not yet finished in any queue (delayed ones count: nothing here should be delayed). */
+  async pendingJobs(): Promise<number> {
+    let total = 0;
+    for (const queue of this.queues) {
+      const counts = await queue.getJobCounts("wait", "active", "delayed", "prioritized", "waiting-children", "paused");
+      total += Object.values(counts).reduce((s, n) => s + n, 0);
+    }
+    return total;
+  }
+
+  /** Waits until every queue is empty and the simulator has delivered every webhook, twice in a row. */
+  async quiesce(timeoutMs = 120_000): Promise<void> {
+    let quietTimes = 0;
+    await waitUntil(
+      "the queues to drain",
+      async () => {
+        await this.sim.whenDelivered();
+        quietTimes = (await this.pendingJobs()) === 0 ? quietTimes + 1 : 0;
+        return quietTimes >= 3;
+      },
+      timeoutMs,
+      50,
+    );
+  }
+
+  /** Processes below the app process (its agents, their watchdogs): 0 when nothing runs. */
+  appDescendants(): number {
+    const children = new Map<number, number[]>();
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    let count = 0;
+    const stack = [...(children.get(this.app.pid) ?? [])];
+    while (stack.length > 0) {
+      const pid = stack.pop()!;
+      count++;
+      stack.push(...(children.get(pid) ?? []));
+    }
+    return count;
+  }
+
+  /** Redis's used_memory (bytes). */
+  async usedMemory(): Promise<number> {
+    const info = await this.redis.info("memory");
+    return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? Number.NaN);
+  }
+
+  /** MEMORY USAGE of `key` with every element sampled (0 when the key does not exist). */
+  async keyBytes(key: string): Promise<number> {
+    return Number((await this.redis.call("MEMORY", "USAGE", key, "SAMPLES", "0")) ?? 0);
+  }
+
+  /** Every key of the app's namespace with its MEMORY USAGE. */
+  async namespaceBytes(): Promise<Map<string, number>> {
+    const sizes = new Map<string, number>();
+    let cursor = "0";
+    do {
+      const [next, keys] = await this.redis.scan(cursor, "MATCH", `${this.prefix}:*`, "COUNT", 1000);
+      cursor = next;
+      for (const key of keys) sizes.set(key, await this.keyBytes(key));
+    } while (cursor !== "0");
+    return sizes;
+  }
+
+  async close(): Promise<void> {
+    await this.app.stop().catch(() => undefined);
+    await Promise.all(this.queues.map((q) => q.close().catch(() => undefined)));
+    await this.redis.quit().catch(() => this.redis.disconnect());
+    await this.sim.stop().catch(() => undefined);
+    await this.redisServer.stop();
+    rmSync(this.redisDir, { recursive: true, force: true });
+  }
+}
+
+export { sleep };

@@ -1,0 +1,135 @@
+import { renderAskComment } from "../../../protocol/ask.js";
+import type { ApiCall } from "../../simulator/index.js";
+import { waitUntil } from "../pool.js";
+import { REPO, Rig } from "../rig.js";
+
+/**
+ * (4) GitHub API calls per ask/answer round trip made by the app, counted by the simulator, and
+ * the content-creating writes among them; plus (3, real path) what a gate opened through the
+ * app leaves in Redis while it is parked.
+ *
+ * The ask is posted into the simulator directly (no REST call, no agent), so every counted call is
+ * the app's own: "beyond the agent's own ask post". One round trip right after start-up (cold
+ * caches), then `warm` round trips on distinct issues.
+ */
+export interface CallCount {
+  total: number;
+  writes: number;
+  byRoute: Record<string, number>;
+}
+
+export interface ApiCallsResult {
+  cold: { ask: CallCount; answer: CallCount; total: number; writes: number };
+  warm: { roundTrips: number; ask: CallCount; answer: CallCount; perRoundTrip: number; writesPerRoundTrip: number; byRoute: Record<string, number> };
+  /** Bytes each gate opened through the app adds while parked, by kind of key. */
+  realParked: { gates: number; bytesPerGate: Record<string, number>; gateKeysPerGate: number; jobHistoryPerGate: number; totalPerGate: number };
+  /** Bytes the answer phase added per round trip (job history kept for deduplication), by kind of key. */
+  answerBytesPerRoundTrip: Record<string, number>;
+}
+
+const WRITE_METHODS = new Set(["POST", "PATCH", "PUT", "DELETE"]);
+/** Content-creating writes: comments, reactions and labels (GitHub's secondary limit counts these). */
+export const isContentWrite = (call: Pick<ApiCall, "method" | "route">) => WRITE_METHODS.has(call.method) && /\/(comments|reactions|labels)\b/.test(call.route);
+
+export function countCalls(calls: readonly ApiCall[], actors: ReadonlySet<string>, divideBy = 1): CallCount {
+  const mine = calls.filter((c) => actors.has(c.actor));
+  const byRoute: Record<string, number> = {};
+  for (const call of mine) byRoute[call.route] = (byRoute[call.route] ?? 0) + 1 / divideBy;
+  return { total: mine.length / divideBy, writes: mine.filter(isContentWrite).length / divideBy, byRoute };
+}
+
+/** The app's actors as the simulator names them: its installation (the bot) and its JWT. */
+export const appActors = (rig: Rig) => new Set([rig.sim.botLogin, `app:${rig.sim.appSlug}`]);
+
+/** What a key is, for the memory breakdown. */
+export function keyKind(prefix: string, key: string): string {
+  const rest = key.slice(prefix.length + 1);
+  if (rest.startsWith("gate:")) return "gate hash";
+  if (rest === "gates:open") return "open-gates index";
+  const issue = /^issue:[^#]+#\d+(?::(\w+))?$/.exec(rest);
+  if (issue) return issue[1] ? `issue ${issue[1]}` : "issue hash";
+  const head = rest.split(":")[0] ?? rest;
+  if (["inbound", "spawn", "feedback", "timeouts", "maintenance"].includes(head)) return `bullmq ${head}`;
+  return head;
+}
+
+function diffBytes(rig: Rig, before: Map<string, number>, after: Map<string, number>, per: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, bytes] of after) {
+    const delta = bytes - (before.get(key) ?? 0);
+    if (delta === 0) continue;
+    const kind = keyKind(rig.prefix, key);
+    out[kind] = (out[kind] ?? 0) + delta / per;
+  }
+  for (const [key, bytes] of before) {
+    if (after.has(key)) continue;
+    const kind = keyKind(rig.prefix, key);
+    out[kind] = (out[kind] ?? 0) - bytes / per;
+  }
+  return out;
+}
+
+async function askThroughApp(rig: Rig, count: number): Promise<number[]> {
+  const issues: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const issue = rig.sim.createIssue(REPO, { title: `Round trip ${i}: add a cache`, body: "The lookups are slow; cache them.", author: "maintainer" });
+    rig.sim.comment(REPO, issue.number, rig.sim.botLogin, renderAskComment(Rig.newAsk()));
+    issues.push(issue.number);
+  }
+  await waitUntil("the gates to open", async () => {
+    for (const issue of issues) if ((await rig.store.lastGate({ repo: REPO, issue }))?.state !== "open") return false;
+    return true;
+  }, 60_000);
+  await rig.quiesce();
+  return issues;
+}
+
+async function answerThroughApp(rig: Rig, issues: number[]): Promise<void> {
+  for (const issue of issues) rig.reply({ repo: REPO, issue });
+  await waitUntil("the resumed agents", () => {
+    rig.agents.poll();
+    return issues.every((issue) => rig.agents.first(REPO, issue));
+  }, 60_000);
+  await rig.quiesce();
+}
+
+export async function measureApiCalls(rig: Rig, warm: number): Promise<ApiCallsResult> {
+  const actors = appActors(rig);
+  // Cold: the first round trip after start-up.
+  let mark = rig.sim.calls.length;
+  const [coldIssue] = await askThroughApp(rig, 1);
+  const coldAsk = countCalls(rig.sim.calls.slice(mark), actors);
+  mark = rig.sim.calls.length;
+  await answerThroughApp(rig, [coldIssue!]);
+  const coldAnswer = countCalls(rig.sim.calls.slice(mark), actors);
+
+  // Warm: `warm` round trips on distinct issues; the asks all park before any answer.
+  const before = await rig.namespaceBytes();
+  mark = rig.sim.calls.length;
+  const issues = await askThroughApp(rig, warm);
+  const ask = countCalls(rig.sim.calls.slice(mark), actors, warm);
+  const parked = await rig.namespaceBytes();
+  mark = rig.sim.calls.length;
+  await answerThroughApp(rig, issues);
+  const answer = countCalls(rig.sim.calls.slice(mark), actors, warm);
+  const answered = await rig.namespaceBytes();
+
+  const bytesPerGate = diffBytes(rig, before, parked, warm);
+  const gateKeysPerGate = Object.entries(bytesPerGate).filter(([k]) => k.startsWith("gate") || k.startsWith("open") || k.startsWith("issue")).reduce((s, [, v]) => s + v, 0);
+  const jobHistoryPerGate = Object.entries(bytesPerGate).filter(([k]) => k.startsWith("bullmq")).reduce((s, [, v]) => s + v, 0);
+  const byRoute: Record<string, number> = {};
+  for (const part of [ask, answer]) for (const [route, n] of Object.entries(part.byRoute)) byRoute[route] = (byRoute[route] ?? 0) + n;
+  return {
+    cold: { ask: coldAsk, answer: coldAnswer, total: coldAsk.total + coldAnswer.total, writes: coldAsk.writes + coldAnswer.writes },
+    warm: { roundTrips: warm, ask, answer, perRoundTrip: ask.total + answer.total, writesPerRoundTrip: ask.writes + answer.writes, byRoute },
+    realParked: {
+      gates: warm,
+      bytesPerGate,
+      gateKeysPerGate,
+      jobHistoryPerGate,
+      totalPerGate: Object.values(bytesPerGate).reduce((s, v) => s + v, 0),
+    },
+    answerBytesPerRoundTrip: diffBytes(rig, parked, answered, warm),
+  };
+}
+
