@@ -165,7 +165,9 @@ export async function processMirrorJob(deps: MirrorDeps, job: Job): Promise<stri
       }
       // The opening message never made it: post the gate's final state instead of nothing.
     }
-    const sent = await deps.slack.post(deps.config.channel, message.text, message.blocks);
+    // A repository may send its gates to its own channel (`slack.channel` in .github/escalation.yml).
+    const { settings } = await deps.services.settings(gate.installationId, gate.repo);
+    const sent = await deps.slack.post(settings.slackChannel ?? deps.config.channel, message.text, message.blocks);
     await deps.refs.set(gateId, sent);
     return "posted";
   } catch (error) {

@@ -66,8 +66,13 @@ describe("the Slack mirror", () => {
     expect(outage.spawnedAt - s.calls[1]!.at).toBeLessThan(20_000);
     expect(outage.spawnedAt).toBeGreaterThan(s.calls[1]!.at);
     // The loop's own state is untouched by the mirror.
-    const gate = await loop.app.services.store.getGate(outage.gateId);
-    expect(gate?.state).toBe("resumed");
+    // (The agent may write its record a moment before the app marks the start, so wait for it.)
+    const l = loop;
+    const gate = await waitFor("the gate marked resumed", async () => {
+      const g = await l.app.services.store.getGate(outage.gateId);
+      return g?.state === "resumed" ? g : undefined;
+    }, 5000);
+    expect(gate.answeredBy).toBeDefined();
   });
 
   it("posts the gate's questions to the channel and updates that message when it is answered", async () => {
