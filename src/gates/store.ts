@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { AskSchema, type Ask } from "../protocol/ask.js";
+import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
 import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, OPEN_GATE, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE } from "./scripts.js";
 import type { Gate, GateState, HumanNote, IssueRecord, RecordedAnswer } from "./types.js";
@@ -11,16 +11,30 @@ export type RecordResult =
   | { outcome: "taken"; state: GateState; answeredBy: string }
   | { outcome: "missing" };
 
-export interface NewGate {
-  id: string;
-  repo: string;
-  issue: number;
-  installationId: number;
-  round: number;
-  ask: Ask;
-  askedAt: number;
-  askedBy: string;
-  askUrl: string;
+/** A gate as the ask creates it, before any answer. */
+export type NewGate = Pick<Gate, "id" | "repo" | "issue" | "installationId" | "round" | "ask" | "askedAt" | "askedBy" | "askUrl">;
+
+/** The hash fields of a gate: the one place that maps a Gate to its Redis representation. */
+function gateFields(gate: NewGate & Partial<Gate>): Record<string, string> {
+  const optional = {
+    answeredBy: gate.answeredBy,
+    answeredAt: gate.answeredAt,
+    answerCommentId: gate.answerCommentId,
+    closedReason: gate.closedReason,
+  };
+  return {
+    id: gate.id,
+    repo: gate.repo,
+    issue: String(gate.issue),
+    installationId: String(gate.installationId),
+    round: String(gate.round),
+    ask: JSON.stringify(gate.ask),
+    askedAt: String(gate.askedAt),
+    askedBy: gate.askedBy,
+    askUrl: gate.askUrl,
+    answers: JSON.stringify(gate.answers ?? []),
+    ...Object.fromEntries(Object.entries(optional).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]]))),
+  };
 }
 
 type ScriptedRedis = Redis & {
@@ -98,18 +112,7 @@ export class GateStore {
   /** Opens a gate once per ask comment; a still-open older gate on the issue is superseded. */
   async openGate(gate: NewGate): Promise<{ opened: boolean; superseded?: string }> {
     const ref = { repo: gate.repo, issue: gate.issue };
-    const fields: Record<string, string> = {
-      id: gate.id,
-      repo: gate.repo,
-      issue: String(gate.issue),
-      installationId: String(gate.installationId),
-      round: String(gate.round),
-      ask: JSON.stringify(gate.ask),
-      askedAt: String(gate.askedAt),
-      askedBy: gate.askedBy,
-      askUrl: gate.askUrl,
-      answers: "[]",
-    };
+    const fields = gateFields(gate);
     const [outcome, superseded] = await this.#redis.escOpenGate(
       this.keys.gate(gate.id),
       this.keys.openGates(),
@@ -202,22 +205,7 @@ export class GateStore {
    */
   async restoreGate(gate: Gate): Promise<boolean> {
     const ref = { repo: gate.repo, issue: gate.issue };
-    const fields: Record<string, string> = {
-      id: gate.id,
-      repo: gate.repo,
-      issue: String(gate.issue),
-      installationId: String(gate.installationId),
-      round: String(gate.round),
-      ask: JSON.stringify(gate.ask),
-      askedAt: String(gate.askedAt),
-      askedBy: gate.askedBy,
-      askUrl: gate.askUrl,
-      answers: JSON.stringify(gate.answers),
-      ...(gate.answeredBy ? { answeredBy: gate.answeredBy } : {}),
-      ...(gate.answeredAt ? { answeredAt: String(gate.answeredAt) } : {}),
-      ...(gate.answerCommentId ? { answerCommentId: String(gate.answerCommentId) } : {}),
-      ...(gate.closedReason ? { closedReason: gate.closedReason } : {}),
-    };
+    const fields = gateFields(gate);
     const restored = await this.#redis.escRestoreGate(this.keys.gate(gate.id), this.keys.issueGates(ref), this.keys.issue(ref), gate.id, gate.state, ...Object.entries(fields).flat());
     return restored === 1;
   }
