@@ -1,40 +1,81 @@
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import Mustache from "mustache";
 import { AgentError } from "../errors.js";
 import type { Gate, HumanNote } from "../gates/types.js";
+import { CORRECTION_KIND } from "../protocol/ask.js";
+import { cleanHumanText, stripHiddenCharacters } from "../protocol/humanText.js";
 
 export interface TaskInput {
   repo: string;
   round: number;
-  issue: { number: number; title: string; body: string; url: string };
+  /** `author` is the login that opened the issue, when known. */
+  issue: { number: number; title: string; body: string; url: string; author?: string };
   gates: readonly Gate[];
   notes?: readonly HumanNote[];
 }
 
+/**
+ * The exact text a quote block holds: trimmed, line breaks as "\n", "(empty)" for nothing. The
+ * audit hash of a folded entry is the SHA-256 of this text.
+ */
+export function foldedText(text: string): string {
+  return text.trim().replace(/\r\n?/g, "\n") || "(empty)";
+}
+
 /** Human text is set off as Markdown quotes so a reader (person or model) can tell it from instructions. */
 export function quote(text: string): string {
-  const trimmed = text.trim();
-  if (!trimmed) return "> (empty)";
-  return trimmed
-    .split(/\r\n|\r|\n/)
+  return foldedText(text)
+    .split("\n")
     .map((line) => (line ? `> ${line}` : ">"))
     .join("\n");
+}
+
+/** SHA-256 (64 hex digits) of the text a quote block of `text` holds; see foldedText. */
+export function foldedSha256(text: string): string {
+  return createHash("sha256").update(foldedText(text), "utf8").digest("hex");
+}
+
+/** One line of the task's audit: what was folded, from where, by whom, and the hash of its text. */
+export interface AuditEntry {
+  what: string;
+  by: string;
+  url: string;
+  sha256: string;
+  remark?: string;
+}
+
+function auditOf(what: string, by: string, url: string, text: string, recorded?: string): AuditEntry {
+  const sha256 = foldedSha256(text);
+  const remark =
+    recorded !== undefined && recorded !== sha256
+      ? `the text was rebuilt from the status comment, which keeps only its start; the original had sha256 ${recorded}`
+      : undefined;
+  return { what, by, url, sha256, ...(remark ? { remark } : {}) };
 }
 
 const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString().replace(/\.\d+Z$/, "Z") : "unknown time");
 
 /** The view the spawn-task template sees. Only answered, resumed or cancelled gates are shown. */
 export function taskView(input: TaskInput): Record<string, unknown> {
+  // What a person sees on the rendered issue: hidden content never reaches the agent.
+  const body = cleanHumanText(input.issue.body).text || "(no description)";
+  const audit: AuditEntry[] = [auditOf("the issue's description", input.issue.author ?? "unknown", input.issue.url, body)];
   const gates = input.gates
     .filter((gate) => gate.state !== "superseded")
     .map((gate) => ({
       round: gate.round,
-      kindLabel: gate.ask.kind === "question" ? "the agent" : `the app (${gate.ask.kind})`,
+      kindLabel: gate.ask.kind === "question" ? "the agent" : gate.ask.kind === CORRECTION_KIND ? `human @${gate.askedBy} (a correction)` : `the app (${gate.ask.kind})`,
       askedAt: iso(gate.askedAt),
       askUrl: gate.askUrl,
       context: gate.ask.context,
       questions: gate.ask.questions.map((question, index) => {
         const answer = gate.answers.find((a) => a.question === index);
+        if (answer) {
+          const what = `round ${gate.round}, answer to Q${index + 1}${answer.source === "default" ? " (the default taken)" : ""}`;
+          audit.push(auditOf(what, answer.by, answer.url ?? gate.askUrl, answer.text, answer.sha256));
+          if (answer.note) audit.push(auditOf(`round ${gate.round}, note with the choice for Q${index + 1}`, answer.by, answer.url ?? gate.askUrl, answer.note));
+        }
         return {
           number: index + 1,
           text: question.text,
@@ -56,15 +97,20 @@ export function taskView(input: TaskInput): Record<string, unknown> {
         };
       }),
     }));
-  const notes = (input.notes ?? []).map((note) => ({ by: note.by, at: iso(note.at), url: note.url, quoted: quote(note.text) }));
+  const notes = (input.notes ?? []).map((note) => {
+    audit.push(auditOf(`note from ${iso(note.at)}`, note.by, note.url, note.text, note.sha256));
+    return { by: note.by, at: iso(note.at), url: note.url, quoted: quote(note.text) };
+  });
   return {
     repo: input.repo,
     round: input.round,
     hasNotes: notes.length > 0,
     notes,
-    issue: { ...input.issue, quotedBody: quote(input.issue.body || "(no description)") },
+    // The title is plain text on GitHub; only characters nobody sees (and line breaks) are removed.
+    issue: { ...input.issue, title: stripHiddenCharacters(input.issue.title.replace(/[\r\n]+/g, " ")).text, quotedBody: quote(body) },
     hasHistory: gates.length > 0,
     gates,
+    audit,
   };
 }
 

@@ -17,12 +17,19 @@ export interface OctokitSwitches {
   retry: boolean;
 }
 
-/** Probot's Octokit with retry and throttling on (production) or off (tests: immediate, countable calls). */
+/**
+ * Probot's Octokit with retry and throttling on (production) or off (tests: immediate, countable calls).
+ * The switches are merged into every instance's options: Probot passes its own `throttle` object
+ * (the rate-limit handlers) to each instance, which replaced a plain `{ throttle: { enabled } }`
+ * default wholesale, so throttling stayed on whatever the switch said.
+ */
 export function probotClass(config: AppConfig, log: Logger, switches?: OctokitSwitches): typeof Probot {
-  const Octokit = ProbotOctokit.defaults({
-    throttle: { enabled: switches?.throttle ?? true },
-    retry: { enabled: switches?.retry ?? true },
-  });
+  type Options = { throttle?: Record<string, unknown>; retry?: Record<string, unknown> } & Record<string, unknown>;
+  const Octokit = ProbotOctokit.defaults((options: Options = {}) => ({
+    ...options,
+    throttle: { ...options.throttle, enabled: switches?.throttle ?? true },
+    retry: { ...options.retry, enabled: switches?.retry ?? true },
+  }));
   return Probot.defaults({ appId: config.appId, privateKey: config.privateKey, secret: config.webhookSecret, baseUrl: config.baseUrl, log, Octokit });
 }
 

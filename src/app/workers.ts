@@ -1,4 +1,4 @@
-import { Worker, type Job } from "bullmq";
+import { DelayedError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { withDeadline } from "../deadline.js";
 import { handleInbound } from "../loop/handleInbound.js";
@@ -20,7 +20,7 @@ export interface LoopWorkers {
   close(graceMs: number): Promise<void>;
 }
 
-/** Raised inside a spawn job stopped by shutdown, so BullMQ retries it instead of completing it. */
+/** Why a spawn job stopped by shutdown is not completed: it goes back to the queue for the next worker. */
 class ShutdownInterrupt extends Error {
   override name = "ShutdownInterrupt";
 }
@@ -34,13 +34,13 @@ class LockLost extends Error {
 }
 
 /**
- * Spawn jobs' lock: renewed every 10 s while this process lives, however long the agent runs, so
- * its length only bounds how soon a dead worker's round is re-run (lock expiry plus one stalled
- * check: 25 s at most). A stalled round is re-run rather than failed after the first stall, as
- * BullMQ does by default, which would strand its answered gate in "resuming"; the bound only stops
- * a round that kills its worker every time.
+ * Job locks are renewed every 10 s while this process lives, however long the job (an agent) runs,
+ * so their length only bounds how soon a dead worker's job is re-run: lock expiry plus one stalled
+ * check, 25 s at most (BullMQ's defaults take up to 60 s). A stalled job is re-run up to 10 times
+ * rather than failed at its second stall, as BullMQ does by default, which would strand an answered
+ * gate in "resuming" or drop an event; the bound only stops a job that kills its worker every time.
  */
-const SPAWN_LOCK = { lockDuration: 20_000, stalledInterval: 5_000, maxStalledCount: 10 } as const;
+const RECOVERY = { lockDuration: 20_000, stalledInterval: 5_000, maxStalledCount: 10 } as const;
 
 export function startWorkers(services: Services, connection: Redis): LoopWorkers {
   const prefix = services.config.redisPrefix;
@@ -49,11 +49,11 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
   const inbound = new Worker(
     QUEUES.inbound,
     async (job: Job) => handleInbound(services, InboundEventSchema.parse(job.data)),
-    { connection, prefix, concurrency: 8 },
+    { connection, prefix, concurrency: 8, ...RECOVERY },
   );
   const spawn = new Worker(
     QUEUES.spawn,
-    async (job: Job) => {
+    async (job: Job, token?: string) => {
       const controller = new AbortController();
       const jobId = job.id ?? "";
       running.set(jobId, controller);
@@ -62,14 +62,19 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
       try {
         const outcome = await processSpawn(services, job, controller.signal);
         const reason: unknown = controller.signal.reason;
-        if (reason instanceof ShutdownInterrupt || reason instanceof LockLost) throw reason;
+        if (reason instanceof ShutdownInterrupt) {
+          // Back to the queue without using up an attempt: deploys must not exhaust a round's retries.
+          await job.moveToDelayed(Date.now() + 1000, token);
+          throw new DelayedError(reason.message);
+        }
+        if (reason instanceof LockLost) throw reason; // the job is no longer ours to complete or fail
         return outcome;
       } finally {
         unregister();
         if (running.get(jobId) === controller) running.delete(jobId);
       }
     },
-    { connection, prefix, concurrency: services.config.agent.concurrency, ...SPAWN_LOCK },
+    { connection, prefix, concurrency: services.config.agent.concurrency, ...RECOVERY },
   );
   spawn.on("lockRenewalFailed", (jobIds: string[]) => {
     for (const id of jobIds) {
@@ -79,15 +84,19 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
       controller.abort(new LockLost(`lost the lock of job ${id}`));
     }
   });
-  // One writer at a time keeps status-comment edits ordered and within GitHub's write pacing.
-  const feedback = new Worker(QUEUES.feedback, async (job: Job) => processFeedback(services, job), { connection, prefix, concurrency: 1 });
+  // One writer at a time keeps status-comment edits ordered and within GitHub's write pacing: in this
+  // process by the worker's concurrency, across replicas by the queue's global concurrency. Without
+  // it two replicas render the status comment at once and the older render can land last, leaving
+  // GitHub's record of the gates (what a rebuild after Redis loss reads) behind.
+  const feedback = new Worker(QUEUES.feedback, async (job: Job) => processFeedback(services, job), { connection, prefix, concurrency: 1, ...RECOVERY });
+  services.queues.feedback.setGlobalConcurrency(1).catch((error: unknown) => services.log.warn({ err: error }, "could not limit the feedback queue to one writer"));
   const timeouts = new Worker(
     QUEUES.timeouts,
     async (job: Job) => {
       const { gateId, sequence } = TimeoutJobSchema.parse(job.data);
       return processTimeout(services, gateId, sequence);
     },
-    { connection, prefix, concurrency: 4 },
+    { connection, prefix, concurrency: 4, ...RECOVERY },
   );
   const maintenance = new Worker(
     QUEUES.maintenance,

@@ -25,6 +25,8 @@ export interface AppConfig {
   dataDir: string;
   agent: {
     command: string[] | undefined;
+    /** Named commands (AGENT_PROFILES) a repository may pick with `agent_profile`; argv templates like `command`. */
+    profiles: ReadonlyMap<string, string[]>;
     timeoutSeconds: number;
     concurrency: number;
     workdirRoot: string;
@@ -107,6 +109,7 @@ const EnvSchema = z.object({
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "must be 1-40 letters, digits, _ or -").default("escalation"),
   DATA_DIR: z.string().default("data"),
   AGENT_COMMAND: z.string().optional(),
+  AGENT_PROFILES: z.string().optional(),
   AGENT_TIMEOUT: duration("AGENT_TIMEOUT", "30m"),
   AGENT_CONCURRENCY: z.string().regex(/^\d+$/).default("4").transform(Number).pipe(z.number().int().min(1).max(256)),
   AGENT_WORKDIR_ROOT: z.string().optional(),
@@ -147,6 +150,39 @@ function parsePermissions(text: string): Record<string, "read" | "write"> {
   return out;
 }
 
+/** What `agent_profile` in a repository's `.github/escalation.yml` may name (src/config/repoConfig.ts). */
+export const PROFILE_NAME = /^[a-z0-9_-]{1,40}$/;
+
+/**
+ * AGENT_PROFILES: a JSON object mapping a profile name to a command, either a template split
+ * without a shell like AGENT_COMMAND or a JSON array of argv words. Each is checked like
+ * AGENT_COMMAND at start-up (quoting, placeholders).
+ */
+function parseProfiles(text: string | undefined): Map<string, string[]> {
+  const profiles = new Map<string, string[]>();
+  if (text === undefined || text.trim() === "") return profiles;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`AGENT_PROFILES must be a JSON object like {"fast": "my-agent --fast {taskFile}"}: ${(error as Error).message}`, { cause: error });
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError('AGENT_PROFILES must be a JSON object like {"fast": "my-agent --fast {taskFile}"} mapping names to commands.');
+  }
+  for (const [name, value] of Object.entries(parsed)) {
+    const what = `AGENT_PROFILES.${name}`;
+    if (!PROFILE_NAME.test(name)) throw new ConfigError(`${what}: a profile name must be 1-40 lowercase letters, digits, _ or -.`);
+    let argv: string[];
+    if (typeof value === "string") argv = splitCommand(value, what);
+    else if (Array.isArray(value)) argv = splitCommand(JSON.stringify(value), what);
+    else throw new ConfigError(`${what} must be a command string or a JSON array of argv words.`);
+    fillPlaceholders(argv, Object.fromEntries(AGENT_PLACEHOLDERS.map((p) => [p, p])), what);
+    profiles.set(name, argv);
+  }
+  return profiles;
+}
+
 /** Reads and validates the app's environment. Throws ConfigError listing every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = EnvSchema.safeParse(env);
@@ -184,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir: resolve(e.DATA_DIR),
     agent: {
       command,
+      profiles: parseProfiles(e.AGENT_PROFILES),
       timeoutSeconds: e.AGENT_TIMEOUT,
       concurrency: e.AGENT_CONCURRENCY,
       workdirRoot: resolve(e.AGENT_WORKDIR_ROOT ?? tmpdir()),

@@ -70,15 +70,17 @@ export class GateStore {
   }
 
   /** Remembers the issue's installation, title and body so a spawn needs no GitHub read. */
-  async upsertIssue(record: Omit<IssueRecord, "nextRound" | "openGate" | "statusCommentId">): Promise<void> {
+  async upsertIssue(record: Omit<IssueRecord, "nextRound" | "openGate" | "statusCommentId" | "state"> & { state?: string }): Promise<void> {
     await this.#redis.hset(this.keys.issue(record), {
       assignees: record.assignees.join(","),
+      ...(record.state ? { state: record.state } : {}),
       repo: record.repo,
       issue: record.issue,
       installationId: record.installationId,
       title: record.title,
       body: record.body,
       url: record.url,
+      ...(record.author ? { author: record.author } : {}),
     });
   }
 
@@ -92,7 +94,9 @@ export class GateStore {
       title: h.title ?? "",
       body: h.body ?? "",
       url: h.url ?? "",
+      author: h.author || undefined,
       assignees: h.assignees ? h.assignees.split(",") : [],
+      state: h.state ?? "open",
       openGate: h.openGate || undefined,
       nextRound: Number(h.nextRound ?? 0),
       statusCommentId: h.statusCommentId ? Number(h.statusCommentId) : undefined,

@@ -14,6 +14,8 @@ export interface RecordedAnswer extends Answer {
   source: "human" | "default";
   commentId?: number;
   url?: string;
+  /** Audit hash of the text as first folded (src/agent/renderTask.ts foldedSha256), kept when rebuilt from the status comment. */
+  sha256?: string;
 }
 
 export interface Gate {
@@ -42,6 +44,8 @@ export interface HumanNote {
   url: string;
   text: string;
   round: number;
+  /** Audit hash of the text as first folded, kept when rebuilt from the status comment. */
+  sha256?: string;
 }
 
 export interface IssueRecord {
@@ -51,7 +55,11 @@ export interface IssueRecord {
   title: string;
   body: string;
   url: string;
+  /** Who opened the issue (wrote its body), when known. */
+  author?: string;
   assignees: string[];
+  /** GitHub's issue state ("open" or "closed") as last seen. */
+  state: string;
   openGate?: string;
   nextRound: number;
   statusCommentId?: number;

@@ -21,6 +21,7 @@ const Payload = z.object({
     pull_request: z.unknown().optional(),
     assignees: z.array(z.object({ login: z.string() })).nullable().optional(),
     labels: z.array(z.union([z.object({ name: z.string() }), z.string()])).nullable().optional(),
+    user: z.object({ login: z.string() }).nullable().optional(),
   }),
   sender: User,
   comment: z
@@ -48,6 +49,7 @@ export function toInboundEvent(
       title: p.issue.title,
       body: p.issue.body ?? "",
       url: p.issue.html_url,
+      ...(p.issue.user ? { author: p.issue.user.login } : {}),
       state: p.issue.state,
       isPullRequest: p.issue.pull_request !== undefined && p.issue.pull_request !== null,
       assignees: (p.issue.assignees ?? []).slice(0, 10).map((a) => a.login),

@@ -1,6 +1,6 @@
 import type { RepoSettings } from "../config/repoConfig.js";
 import type { Gate } from "../gates/types.js";
-import { newAskId } from "../protocol/ask.js";
+import { CORRECTION_KIND, newAskId } from "../protocol/ask.js";
 import type { Command } from "../protocol/commands.js";
 import { formatDuration } from "../protocol/duration.js";
 import { HELP_TEXT } from "../protocol/help.js";
@@ -133,7 +133,7 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
   const by = event.comment.author.login;
   const when = at(event);
   const id = `r${event.comment.id}`;
-  const ask = { ...last.ask, id: newAskId(), context: `Correction by @${by} of the earlier answer to gate ${last.id}.` };
+  const ask = { ...last.ask, kind: CORRECTION_KIND, id: newAskId(), context: `Correction by @${by} of the earlier answer to gate ${last.id}.` };
   const ref = { repo: event.repo, issue: event.issue.number };
   await services.store.openGate({ id, repo: event.repo, issue: event.issue.number, installationId: event.installationId, round: await services.store.currentRound(ref), ask, askedAt: when, askedBy: by, askUrl: event.comment.url });
   const gate = await services.store.getGate(id);

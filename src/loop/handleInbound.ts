@@ -24,7 +24,9 @@ export async function handleInbound(services: Services, event: InboundEvent): Pr
     title: event.issue.title,
     body: event.issue.body,
     url: event.issue.url,
+    author: event.issue.author,
     assignees: event.issue.assignees,
+    state: event.issue.state,
   });
   const { settings, problem } = await services.settings(event.installationId, event.repo);
   if (problem) await reportConfigProblem(services, event, problem);

@@ -26,6 +26,9 @@ export const AskSchema = z.object({
 export type Ask = z.infer<typeof AskSchema>;
 export type AskInput = z.input<typeof AskSchema>;
 
+/** The kind of the gate a human's `/reopen` creates: it corrects an earlier answer. */
+export const CORRECTION_KIND = "correction";
+
 export function newAskId(): string {
   return randomBytes(9).toString("base64url");
 }

@@ -8,6 +8,9 @@ import { findMarker, renderMarker } from "./marker.js";
  */
 /** Answer texts longer than this are cut in the hidden state (the comment has a size limit). */
 export const ANSWER_CHARS = 1000;
+/** The newest notes kept in the hidden state. */
+export const MAX_NOTES = 20;
+const SHA256 = z.string().regex(/^[0-9a-f]{64}$/);
 
 export const StatusStateSchema = z.object({
   v: z.literal(1),
@@ -34,12 +37,28 @@ export const StatusStateSchema = z.object({
               at: z.number(),
               source: z.enum(["human", "default"]),
               url: z.string().max(2048).optional(),
+              /** SHA-256 of the whole text as folded into the task (before any cut here): the audit record. */
+              sha256: SHA256.optional(),
             }),
           )
           .max(20),
       }),
     )
     .max(200),
+  /** The humans' /note guidance folded into every task, with the same audit record. */
+  notes: z
+    .array(
+      z.object({
+        by: z.string().max(100),
+        at: z.number(),
+        url: z.string().max(2048),
+        text: z.string().max(ANSWER_CHARS + 1),
+        round: z.number().int().nonnegative(),
+        sha256: SHA256.optional(),
+      }),
+    )
+    .max(MAX_NOTES)
+    .optional(),
 });
 export type StatusState = z.infer<typeof StatusStateSchema>;
 
@@ -65,15 +84,19 @@ export function renderStatusComment(lines: readonly string[], state: StatusState
   return out.join("\n");
 }
 
-/** Keeps the newest gates when the whole history would not fit in one comment. */
+/**
+ * Keeps the newest notes, then the newest gates, when the whole history would not fit in one
+ * comment: the gates are what reconciliation cannot do without.
+ */
 function renderStateWithin(state: StatusState): string {
-  let gates = state.gates;
+  let { gates, notes } = state;
   for (;;) {
     try {
-      return renderMarker("status", { ...state, gates });
+      return renderMarker("status", { ...state, gates, ...(notes ? { notes } : {}) });
     } catch (error) {
-      if (!(error instanceof ProtocolError) || gates.length === 0) throw error;
-      gates = gates.slice(Math.ceil(gates.length / 2));
+      if (!(error instanceof ProtocolError) || (gates.length === 0 && !notes?.length)) throw error;
+      if (notes?.length) notes = notes.slice(Math.ceil(notes.length / 2));
+      else gates = gates.slice(Math.ceil(gates.length / 2));
     }
   }
 }

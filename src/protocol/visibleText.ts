@@ -4,6 +4,8 @@
  * signatures; none of that may be mistaken for an answer or a command.
  */
 
+import { cleanHumanText } from "./humanText.js";
+
 // Zero-width and bidi-control characters render as nothing, so they could hide a command or
 // split a word the human sees whole.
 const INVISIBLE = /[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
@@ -24,7 +26,8 @@ export function stripInvisible(text: string): string {
 }
 
 export function visibleReplyText(body: string): string {
-  const text = removeHtmlComments(stripInvisible(body).replace(/\r\n?/g, "\n"));
+  // What a person sees on the rendered issue (src/protocol/humanText.ts), then our reply rules.
+  const text = removeHtmlComments(stripInvisible(cleanHumanText(body).text).replace(/\r\n?/g, "\n"));
   // Tail detection runs on the final line sequence (trimmed, unquoted) so that a second pass finds
   // nothing new: the function must be idempotent.
   const lines = text

@@ -9,6 +9,8 @@ const IssueFields = z.object({
   title: z.string().max(1024),
   body: z.string().max(65_536),
   url: z.string().max(2048),
+  /** Who opened the issue (wrote its body). */
+  author: z.string().max(100).optional(),
   state: z.string().max(20),
   isPullRequest: z.boolean(),
   assignees: z.array(z.string().max(100)).max(10),

@@ -17,6 +17,7 @@ export interface IssueSnapshot {
   state: string;
   pull_request?: unknown;
   assignees?: Array<{ login: string }> | null;
+  user?: { login: string } | null;
 }
 
 interface CommentSnapshot {
@@ -58,17 +59,23 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
       body: issue.body ?? "",
       url: issue.html_url,
       state: issue.state,
+      ...(issue.user ? { author: issue.user.login } : {}),
       isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null,
       assignees: (issue.assignees ?? []).map((a) => a.login).slice(0, 10),
       labels: [],
     },
     receivedAt: Date.now(),
   };
-  await services.store.upsertIssue({ ...ref, installationId, title: base.issue.title, body: base.issue.body, url: base.issue.url, assignees: base.issue.assignees });
+  await services.store.upsertIssue({ ...ref, installationId, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state });
 
   const record = readStatusRecord(comments, isAgent);
   const state = record?.state;
   if (record) await services.store.restoreIssueCounters(ref, record.state.nextRound, record.commentId);
+  // /note guidance Redis lost comes back from the status comment, with its audit hash.
+  if (state?.notes?.length && (await services.store.notes(ref)).length === 0) {
+    for (const note of state.notes) await services.store.addNote(ref, note);
+    changes.push(`${repo}#${issue.number}: restored ${state.notes.length} note(s) from the status comment`);
+  }
 
   const asks = comments.flatMap((c) => {
     if (!c.user || !isAgent(c.user.login) || !c.body) return [];

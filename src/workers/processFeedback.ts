@@ -1,5 +1,6 @@
 import type { Job } from "bullmq";
-import { ANSWER_CHARS, renderStatusComment, type StatusState } from "../protocol/statusComment.js";
+import { foldedSha256 } from "../agent/renderTask.js";
+import { ANSWER_CHARS, MAX_NOTES, renderStatusComment, type StatusState } from "../protocol/statusComment.js";
 import { FeedbackJobSchema, type FeedbackOp } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
 
@@ -75,10 +76,11 @@ async function applyOp(services: Services, octokit: InstallationOctokit, t: Targ
 async function updateStatusComment(services: Services, octokit: InstallationOctokit, t: Target, seq: number): Promise<number> {
   const ref = { repo: t.fullName, issue: t.issue };
   if ((await services.store.statusRendered(ref)) >= seq) return 0;
-  const [lines, gates, issue] = await Promise.all([
+  const [lines, gates, issue, notes] = await Promise.all([
     services.store.statusLines(ref),
     services.store.issueGates(ref),
     services.store.getIssue(ref),
+    services.store.notes(ref),
   ]);
   const state: StatusState = {
     v: 1,
@@ -100,8 +102,22 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
         at: a.at,
         source: a.source,
         url: a.url,
+        // The audit record of the whole text as folded, also when the text above is cut.
+        sha256: a.sha256 ?? foldedSha256(a.text),
       })),
     })),
+    ...(notes.length > 0
+      ? {
+          notes: notes.slice(-MAX_NOTES).map((n) => ({
+            by: n.by,
+            at: n.at,
+            url: n.url,
+            text: n.text.slice(0, ANSWER_CHARS),
+            round: n.round,
+            sha256: n.sha256 ?? foldedSha256(n.text),
+          })),
+        }
+      : {}),
   };
   const body = renderStatusComment(lines, state);
   let commentId = issue?.statusCommentId;

@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Job } from "bullmq";
+import { chooseAgentCommand } from "../agent/agentCommand.js";
 import { agentEnv } from "../agent/agentEnv.js";
 import { maskSecrets } from "../agent/maskSecrets.js";
 import { loadTemplate, renderTask } from "../agent/renderTask.js";
@@ -52,11 +53,18 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
       }
     }
   }
-  const command = services.config.agent.command;
-  if (!command) {
-    await sendFeedback(services, target, [], "could not start the agent: the server has no AGENT_COMMAND configured (see README, Configuration)");
-    return { skipped: "no AGENT_COMMAND" };
+  // An answer or dispatch still queued when the issue was closed must not start an agent on it.
+  if ((await services.store.getIssue(ref))?.state === "closed") {
+    await sendFeedback(services, target, [], "the issue is closed: the queued round was not started");
+    return { skipped: "issue closed" };
   }
+  // The server's command, or the server's profile the repository names; never the repository's own.
+  const choice = chooseAgentCommand(services.config.agent, settings.agentProfile);
+  if ("problem" in choice) {
+    await sendFeedback(services, target, choice.comment ? [{ type: "comment", body: choice.comment }] : [], `could not start the agent: ${choice.problem}`, `no-command-${jobId}`);
+    return { skipped: choice.skipped };
+  }
+  const command = choice.argv;
   const round = await services.store.allocateRound(ref, jobId, settings.maxRounds);
   if (round === undefined) {
     const current = await services.store.currentRound(ref);
@@ -74,7 +82,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const task = renderTask(template, {
     repo: data.repo,
     round,
-    issue: { number: data.issue, title: issue?.title ?? "", body: issue?.body ?? "", url: issue?.url ?? "" },
+    issue: { number: data.issue, title: issue?.title ?? "", body: issue?.body ?? "", url: issue?.url ?? "", author: issue?.author },
     gates: history,
     notes,
   });

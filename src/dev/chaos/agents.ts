@@ -29,6 +29,8 @@ export interface AgentProcess {
   asked?: string;
   /** Logged "asked": its ask comment is posted; from here it only exits. */
   askedAt?: number;
+  /** When the ask comment it posted appeared on the issue (at the latest), which may be before "asked". */
+  askPostedAt?: number;
   /** Logged "end": the round ran to completion. */
   completedAt?: number;
   signalledAt?: number;
@@ -100,6 +102,12 @@ export class AgentTracker {
     }
   }
 
+  /** An ask comment appeared by `at`: it was posted by the agent of `issue` started last before then. */
+  askPosted(issue: number, at: number): void {
+    const owner = this.processes.filter((p) => p.issue === issue && p.startedAt <= at).sort((a, b) => b.startedAt - a.startedAt)[0];
+    if (owner) owner.askPostedAt = Math.min(owner.askPostedAt ?? Infinity, at);
+  }
+
   alive(): AgentProcess[] {
     return this.processes.filter((p) => p.diedAt === undefined);
   }
@@ -107,6 +115,19 @@ export class AgentTracker {
   /** Whether the app that spawned this agent was stopped while it ran (so its death is explained). */
   diedWithApp(agent: AgentProcess): boolean {
     return this.#deaths.some((d) => d.appPid === agent.appPid && d.at >= agent.startedAt - 50 && d.at <= (agent.diedAt ?? Date.now()) + 50);
+  }
+
+  /**
+   * A round that completed after its app died: the app cannot have recorded it, so it is run again
+   * and does not count (the watchdog's SIGTERM normally ends such an agent first).
+   */
+  orphaned(agent: AgentProcess): boolean {
+    return agent.completedAt !== undefined && this.#deaths.some((d) => d.appPid === agent.appPid && d.at >= agent.startedAt - 50 && d.at < agent.completedAt!);
+  }
+
+  /** Rounds that ran to their end while their app lived. */
+  completed(): AgentProcess[] {
+    return this.processes.filter((p) => p.completedAt !== undefined && !this.orphaned(p));
   }
 
   /** Kills whatever is still running (end of run), without counting it as lingering. */

@@ -17,6 +17,8 @@ export interface Observation {
   agents: AgentProcess[];
   /** Whether an agent's app was stopped (SIGKILL or SIGTERM) while the agent ran. */
   diedWithApp: (agent: AgentProcess) => boolean;
+  /** Whether a round completed only after its app died (so the app could not record it). */
+  orphaned: (agent: AgentProcess) => boolean;
   /** Found while the run went on (lingering agents). */
   trackerViolations: string[];
 }
@@ -30,7 +32,8 @@ const OVERLAP_TOLERANCE_MS = 150;
  *   every question is either resumed or superseded by a newer one, and GitHub's record says so.
  * - answered once: each reply answers at most one gate, each gate is answered by one reply.
  * - resumed once: each answered gate has exactly one COMPLETED resume round. A round whose app was
- *   killed under it (it logged no end) does not count; its re-run does. A round that died while its
+ *   killed under it does not count, whether it died too (it logged no end) or finished in the moment
+ *   before the watchdog's SIGTERM reached it (the app could not record that); its re-run does. A round that died while its
  *   app lived is a violation, and so are two agents of the issue alive at once (a duplicate spawn
  *   even if one was later killed) and an agent outliving its killed app (lingering).
  * - dispatched once: round 0 completes exactly once per `/agent`.
@@ -39,7 +42,7 @@ export function checkInvariants(o: Observation): string[] {
   const violations = [...o.trackerViolations];
   if (!o.done) violations.push(`lost: the run did not complete within ${o.deadlineSeconds} s (${o.stuckAt})`);
 
-  const completed = o.agents.filter((a) => a.completedAt !== undefined);
+  const completed = o.agents.filter((a) => a.completedAt !== undefined && !o.orphaned(a));
   const round0 = completed.filter((a) => a.round === 0);
   if (round0.length > 1) violations.push(`duplicate dispatch: round 0 completed ${round0.length} times (pids ${round0.map((a) => a.pid).join(", ")})`);
   const resumes = completed.filter((a) => a.round > 0);
@@ -78,7 +81,7 @@ export function checkInvariants(o: Observation): string[] {
   const byIssue = new Map<number, AgentProcess[]>();
   for (const agent of o.agents) byIssue.set(agent.issue, [...(byIssue.get(agent.issue) ?? []), agent]);
   // An agent that asked has done its work: the next round may start (the human answered) before it exits.
-  const workEnd = (a: AgentProcess) => Math.min(a.askedAt ?? Infinity, a.completedAt ?? Infinity, a.diedAt ?? Infinity);
+  const workEnd = (a: AgentProcess) => Math.min(a.askPostedAt ?? Infinity, a.askedAt ?? Infinity, a.completedAt ?? Infinity, a.diedAt ?? Infinity);
   for (const agents of byIssue.values()) {
     const sorted = [...agents].sort((a, b) => a.startedAt - b.startedAt);
     for (let i = 1; i < sorted.length; i++) {

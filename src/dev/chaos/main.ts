@@ -11,8 +11,9 @@ import { DEFAULT_TIMINGS, runSuite } from "./suite.js";
  *   npm run chaos -- --runs 100 --seed 42    random runs (the seed is printed; default: time-based)
  *   npm run chaos -- --short                 the fixed short suite that `npm test` runs
  *   npm run chaos -- --run-seed 123456789    one run, replayed from a seed in a table
+ *   npm run chaos -- --parallel 2            runs at a time (default 1; timings are less tight alone)
  */
-const USAGE = "usage: npm run chaos -- [--runs N] [--seed S] [--short] [--run-seed S] [--deadline SECONDS]";
+const USAGE = "usage: npm run chaos -- [--runs N] [--seed S] [--short] [--run-seed S] [--deadline SECONDS] [--parallel N]";
 
 async function main(): Promise<number> {
   let values;
@@ -24,6 +25,7 @@ async function main(): Promise<number> {
         short: { type: "boolean" },
         "run-seed": { type: "string" },
         deadline: { type: "string" },
+        parallel: { type: "string" },
         help: { type: "boolean" },
       },
       strict: true,
@@ -46,10 +48,11 @@ async function main(): Promise<number> {
   const seed = number(values.seed, "--seed") ?? (Date.now() % 1_000_000_000);
   const runSeed = number(values["run-seed"], "--run-seed");
   const deadlineMs = (number(values.deadline, "--deadline") ?? DEFAULT_TIMINGS.deadlineMs / 1000) * 1000;
+  const concurrency = number(values.parallel, "--parallel") ?? 1;
   const plans = runSeed !== undefined ? [planFromSeed(runSeed, 0)] : undefined;
   console.log(values.short ? "chaos: the short suite" : plans ? `chaos: one run from run seed ${runSeed}` : `chaos: ${runs} run(s), seed ${seed}`);
   console.log(TABLE_HEADER);
-  const report = await runSuite({ seed, runs, short: values.short, plans, deadlineMs, onRun: (r) => console.log(formatRow(r)) });
+  const report = await runSuite({ seed, runs, short: values.short, plans, deadlineMs, concurrency, onRun: (r) => console.log(formatRow(r)) });
   console.log("");
   console.log(formatSummary(report.summary));
   console.log(`logs: ${report.artifactsDir}\nreport: ${report.jsonFile}`);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Queue } from "bullmq";
@@ -73,7 +73,7 @@ export async function runScenario(plan: RunPlan, options: RunOptions): Promise<R
     violations,
     seconds: (Date.now() - started) / 1000,
     agentsStarted: tracker?.processes.length ?? 0,
-    agentsCompleted: tracker?.processes.filter((p) => p.completedAt !== undefined).length ?? 0,
+    agentsCompleted: tracker?.completed().length ?? 0,
     timeline,
     dir,
   });
@@ -168,6 +168,7 @@ export async function runScenario(plan: RunPlan, options: RunOptions): Promise<R
     const reached = new Set<Step>();
     const answers = new Map<string, number>();
     let lastStep = "dispatched";
+    let lastFaultAt = Date.now();
 
     const reach = async (step: Step) => {
       for (const s of STEPS.slice(0, STEPS.indexOf(step) + 1)) {
@@ -179,10 +180,17 @@ export async function runScenario(plan: RunPlan, options: RunOptions): Promise<R
           pending.splice(pending.indexOf(fault), 1);
           mark(`fault: ${fault.kind}`);
           await inject(fault, target);
+          lastFaultAt = Date.now();
         }
       }
     };
-    const asksOf = (comments: SimComment[]) => comments.filter((c) => c.user.login === sim.botLogin && safeAsk(c.body)).map((c) => String(c.id));
+    /** When each ask comment was first seen: with its second-precision timestamp, the latest it can have been posted. */
+    const askSeen = new Map<string, number>();
+    const asksOf = (comments: SimComment[]) => {
+      const asks = comments.filter((c) => c.user.login === sim.botLogin && safeAsk(c.body));
+      for (const ask of asks) if (!askSeen.has(String(ask.id))) askSeen.set(String(ask.id), Math.min(Date.now(), Date.parse(ask.created_at) + 999));
+      return asks.map((c) => String(c.id));
+    };
     const gateRecorded = async (askId: string) => (await client.hget(keys.gate(askId), "state").catch(() => null)) !== null;
     const resumeQueued = async (askId: string) => (await client.exists(`${prefix}:${QUEUES.spawn}:${jobIds.resume(askId)}`).catch(() => 0)) === 1;
 
@@ -210,12 +218,14 @@ export async function runScenario(plan: RunPlan, options: RunOptions): Promise<R
       }
       if (newest && answers.has(newest) && (await resumeQueued(newest))) await reach("enqueued");
       if (tracker.processes.some((p) => p.round > 0)) await reach("agent-running");
-      const resumed = newest !== undefined && answers.has(newest) && tracker.processes.some((p) => p.round > 0 && p.resumes === newest && p.completedAt !== undefined);
+      const resumed = newest !== undefined && answers.has(newest) && tracker.completed().some((p) => p.round > 0 && p.resumes === newest);
       if (resumed && resumedAt === undefined) mark(`the answer to ${newest} was resumed and the round finished; draining`);
       resumedAt = resumed ? (resumedAt ?? Date.now()) : undefined;
       if (resumedAt !== undefined) {
         pendingJobs = await busyJobs(queues);
-        if (pendingJobs === 0 && tracker.alive().length === 0) {
+        // Two reconciliation passes since the last fault: a rebuild that would re-run the round has happened.
+        const rebuilt = reconcilePasses(dir, lastFaultAt) >= 2;
+        if (pendingJobs === 0 && tracker.alive().length === 0 && rebuilt && (await busyJobs(queues)) === 0) {
           done = true;
           break;
         }
@@ -237,17 +247,22 @@ export async function runScenario(plan: RunPlan, options: RunOptions): Promise<R
     mark("checking");
 
     const comments = sim.comments(REPO, issue.number);
+    writeFileSync(join(dir, "issue.json"), `${JSON.stringify({ issue: sim.issue(REPO, issue.number), comments }, null, 2)}\n`);
+    const finalAsks = asksOf(comments);
+    for (const ask of finalAsks) tracker.askPosted(issue.number, askSeen.get(ask)!);
     const violations = checkInvariants({
       done: done || drainProblems.length > 0,
       stuckAt: `last step reached: ${lastStep}; faults not yet injected: ${pending.map((f) => `${f.kind}@${f.step}`).join(", ") || "none"}`,
       deadlineSeconds: options.deadlineMs / 1000,
-      asks: asksOf(comments),
+      asks: finalAsks,
       answers,
       state: readStatusRecord(comments, (login) => login === sim.botLogin)?.state,
       agents: tracker.processes,
       diedWithApp: (agent) => tracker.diedWithApp(agent),
+      orphaned: (agent) => tracker.orphaned(agent),
       trackerViolations: [...tracker.violations, ...drainProblems],
     });
+    for (const agent of tracker.processes.filter((a) => tracker.orphaned(a))) mark(`note: pid ${agent.pid} (round ${agent.round}) finished after its app died; not counted`);
     for (const v of violations) mark(`VIOLATION ${v}`);
     return result(violations.length === 0 ? "ok" : "violated", violations, tracker);
   } catch (error) {
@@ -273,6 +288,22 @@ function safeAsk(body: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** How many reconciliation runs the apps of this run finished after `since` (from their JSON logs). */
+function reconcilePasses(dir: string, since: number): number {
+  let passes = 0;
+  for (const file of readdirSync(dir).filter((f) => /^app\d+\.log$/.test(f))) {
+    for (const line of readFileSync(join(dir, file), "utf8").split("\n")) {
+      if (!line.includes('"reconciliation finished"')) continue;
+      try {
+        if ((JSON.parse(line) as { time: number }).time > since) passes++;
+      } catch {
+        // a line cut by a SIGKILL
+      }
+    }
+  }
+  return passes;
 }
 
 /** Jobs waiting, delayed or running in the loop's queues (maintenance's schedule aside); unreachable counts as busy. */

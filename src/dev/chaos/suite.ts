@@ -15,6 +15,8 @@ export interface SuiteOptions extends Partial<Omit<RunOptions, "artifactsDir">> 
   plans?: RunPlan[];
   /** Default test-artifacts/chaos/<timestamp>. */
   artifactsDir?: string;
+  /** Runs at a time (default 1). Each run has its own Redis, simulator and app processes. */
+  concurrency?: number;
   /** Called after each run (the CLI prints its table row). */
   onRun?: (result: RunResult) => void;
 }
@@ -27,7 +29,7 @@ export interface SuiteReport {
   jsonFile: string;
 }
 
-export const DEFAULT_TIMINGS = { deadlineMs: 60_000, drainMs: 40_000, settleMs: 1500 } as const;
+export const DEFAULT_TIMINGS = { deadlineMs: 60_000, drainMs: 40_000, settleMs: 2000 } as const;
 
 /** Runs the plans one after another and writes test-artifacts/chaos-<date>.json. */
 export async function runSuite(options: SuiteOptions): Promise<SuiteReport> {
@@ -37,17 +39,22 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteReport> {
   const seed = options.short || options.plans ? undefined : (options.seed ?? 1);
   const plans = options.plans ?? (options.short ? shortPlans() : Array.from({ length: options.runs ?? 10 }, (_, i) => randomPlan(seed!, i)));
   const results: RunResult[] = [];
-  for (const plan of plans) {
-    const result = await runScenario(plan, {
-      artifactsDir,
-      deadlineMs: options.deadlineMs ?? DEFAULT_TIMINGS.deadlineMs,
-      drainMs: options.drainMs ?? DEFAULT_TIMINGS.drainMs,
-      settleMs: options.settleMs ?? DEFAULT_TIMINGS.settleMs,
-      env: options.env,
-    });
-    results.push(result);
-    options.onRun?.(result);
-  }
+  const queue = [...plans];
+  const lane = async () => {
+    for (let plan = queue.shift(); plan; plan = queue.shift()) {
+      const result = await runScenario(plan, {
+        artifactsDir,
+        deadlineMs: options.deadlineMs ?? DEFAULT_TIMINGS.deadlineMs,
+        drainMs: options.drainMs ?? DEFAULT_TIMINGS.drainMs,
+        settleMs: options.settleMs ?? DEFAULT_TIMINGS.settleMs,
+        env: options.env,
+      });
+      results.push(result);
+      options.onRun?.(result);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, lane));
+  results.sort((a, b) => a.index - b.index);
   const summary = summarize(results, seed);
   const jsonFile = resolve(projectRoot, "test-artifacts", `chaos-${stamp}.json`);
   writeFileSync(jsonFile, `${JSON.stringify({ summary, plans, results }, null, 2)}\n`);

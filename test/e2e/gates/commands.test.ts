@@ -161,6 +161,21 @@ describe("gates: the human as a participant", { timeout: 60_000 }, () => {
     expect((await g.loop.app.services.store.getGate(String(ask.id)))?.state).toBe("cancelled");
   });
 
+  it("an answer still queued when the issue is closed starts no agent", async () => {
+    // One agent slot, held by a sleeping agent on another issue, keeps the resume queued.
+    g = await Gates.start("ask", { AGENT_CONCURRENCY: "1" });
+    const { issue, comment: ask } = await g.asked("Closed while queued");
+    const busy = g.dispatch("Long job", { mode: "sleep" });
+    await g.run(busy, 0);
+    g.comment(issue, "maintainer", "SQLite");
+    await waitFor("the answer recorded", async () => (await g!.loop.app.services.store.getGate(String(ask.id)))?.state === "answered");
+    g.sim.closeIssue(REPO, issue, "maintainer");
+    await waitFor("the close seen", async () => (await g!.loop.app.services.store.getIssue({ repo: REPO, issue }))?.state === "closed");
+    g.comment(busy, "maintainer", "/stop");
+    await g.statusLine(issue, "the issue is closed: the queued round was not started");
+    expect(g.runs(issue, 1)).toEqual([]);
+  });
+
   it("closing the issue stops its running agent", async () => {
     g = await Gates.start("sleep");
     const issue = g.dispatch("Closed while running");

@@ -66,6 +66,7 @@ describe("toInboundEvent: issue_comment", () => {
         title: p.issue.title,
         body: p.issue.body,
         url: p.issue.html_url,
+        author: p.issue.user.login,
         state: p.issue.state,
         isPullRequest: false,
         assignees: ["Codertocat"],

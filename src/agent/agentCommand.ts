@@ -1,0 +1,26 @@
+import type { AppConfig } from "../config/env.js";
+
+export type CommandChoice =
+  | { argv: readonly string[]; profile?: string }
+  /** `comment`, when set, is posted on the issue: the repository's configuration is wrong, not the server's. */
+  | { problem: string; skipped: string; comment?: string };
+
+/**
+ * The agent's command for a repository: the server's AGENT_COMMAND, or the AGENT_PROFILES entry
+ * its `.github/escalation.yml` names with `agent_profile`. A repository only ever names a profile;
+ * the command and its arguments are the server's. An unknown name runs nothing.
+ */
+export function chooseAgentCommand(agent: Pick<AppConfig["agent"], "command" | "profiles">, profile: string | undefined): CommandChoice {
+  if (profile !== undefined) {
+    const argv = agent.profiles.get(profile);
+    if (argv) return { argv, profile };
+    const known = [...agent.profiles.keys()].map((name) => `\`${name}\``).join(", ") || "none";
+    return {
+      problem: `\`.github/escalation.yml\` picks the agent profile "${profile}", which this server does not define`,
+      skipped: "unknown agent profile",
+      comment: `⚠️ The agent was not started: \`.github/escalation.yml\` sets \`agent_profile: ${profile}\`, but this server defines no such profile (defined: ${known}). Fix the file, then comment \`/retry\`.`,
+    };
+  }
+  if (agent.command) return { argv: agent.command };
+  return { problem: "the server has no AGENT_COMMAND configured (see README, Configuration)", skipped: "no AGENT_COMMAND" };
+}

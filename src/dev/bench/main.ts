@@ -1,0 +1,298 @@
+import { readdirSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { projectRoot } from "../../config/projectRoot.js";
+import { summarizeProfile, type ProfileSummary } from "./profile.js";
+import { aggregate, machine, summaryTable, writeResults, type Row, type RunFigures } from "./report.js";
+import { REPO, Rig } from "./rig.js";
+import { measureApiCalls, type ApiCallsResult } from "./scenarios/apiCalls.js";
+import { parkMany, type ParkedCostResult } from "./scenarios/parkedCost.js";
+import { measurePolling, type PollingResult } from "./scenarios/polling.js";
+import { measureReplyToSpawn, type ReplyToSpawnResult } from "./scenarios/replyToSpawn.js";
+import { measureThroughput, type ThroughputResult } from "./scenarios/throughput.js";
+import { fmt, markdownTable } from "./table.js";
+
+/**
+ * `npm run bench`: the loop measured on loopback (simulator, private Redis, the real app in its
+ * own process, a trivial agent). Prints Markdown tables and writes bench/results/<date>.json.
+ *
+ *   npm run bench                 3 runs, the full sizes (about 10 minutes on 2 cores)
+ *   npm run bench -- --quick      1 run, smaller samples (about a minute)
+ *   npm run bench -- --profile    also CPU-profile the app (node --cpu-prof) and print where time went
+ *   npm run bench -- --runs 5 --rate 20 --throttle
+ */
+interface Sizes {
+  runs: number;
+  warmRoundTrips: number;
+  parked: number;
+  replies: number;
+  rate: number;
+  pollGates: number;
+  pollWindowSeconds: number;
+  deliveries: number;
+  concurrency: number;
+  resumeWindowSeconds: number;
+  agentConcurrency: number;
+}
+
+const FULL: Sizes = { runs: 3, warmRoundTrips: 20, parked: 10_000, replies: 1000, rate: 15, pollGates: 30, pollWindowSeconds: 30, deliveries: 5000, concurrency: 32, resumeWindowSeconds: 15, agentConcurrency: 4 };
+const QUICK: Sizes = { runs: 1, warmRoundTrips: 5, parked: 10_000, replies: 200, rate: 15, pollGates: 10, pollWindowSeconds: 10, deliveries: 2000, concurrency: 32, resumeWindowSeconds: 8, agentConcurrency: 4 };
+const INTERVALS = [10, 1];
+
+interface RunResult {
+  run: number;
+  seconds: number;
+  apiCalls: ApiCallsResult;
+  parked: ParkedCostResult;
+  replyToSpawn: ReplyToSpawnResult;
+  appMemoryAfterReplies: { rss: number; heapUsed: number };
+  polling: PollingResult;
+  throughput: ThroughputResult;
+  profiles: ProfileSummary[];
+}
+
+const MiB = 2 ** 20;
+
+async function oneRun(index: number, sizes: Sizes, options: { dir: string; profile: boolean; throttle: boolean }): Promise<RunResult> {
+  const started = Date.now();
+  const dir = join(options.dir, `run-${index}`);
+  const say = (text: string) => console.error(`  [run ${index}] ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  ${text}`);
+  const rig = await Rig.start({ dir, agentConcurrency: sizes.agentConcurrency, throttle: options.throttle, profile: options.profile, log: say });
+  try {
+    say(`app pid ${rig.app.pid} at ${rig.app.url}; logs in ${dir}`);
+    say(`(4) API calls: 1 cold + ${sizes.warmRoundTrips} warm round trips through the app`);
+    const apiCalls = await measureApiCalls(rig, sizes.warmRoundTrips);
+    say(`(3) parking ${sizes.parked} gates`);
+    const parked = await parkMany(rig, sizes.parked);
+    say(`    parked in ${parked.result.parkSeconds.toFixed(1)} s; (1) ${sizes.replies} replies at ${sizes.rate}/s`);
+    const pool = await rig.parkGates(REPO, sizes.replies, { inRedis: true });
+    const replyToSpawn = await measureReplyToSpawn(rig, pool, sizes.rate);
+    const memory = await rig.app.memory();
+    say(`(5) side by side: webhook vs polling every ${INTERVALS.join(" s and ")} s, ${sizes.pollGates} gates each, replies within ${sizes.pollWindowSeconds} s`);
+    const polling = await measurePolling(rig, { gatesPerGroup: sizes.pollGates, windowSeconds: sizes.pollWindowSeconds, intervals: INTERVALS });
+    say(`(2) ${sizes.deliveries} deliveries, ${sizes.concurrency} in flight, with ${sizes.parked}+ gates parked`);
+    const answerable = await rig.parkGates(REPO, sizes.deliveries, { inRedis: true });
+    const throughput = await measureThroughput(rig, answerable, { concurrency: sizes.concurrency, resumeWindowSeconds: sizes.resumeWindowSeconds });
+    say("done; stopping");
+    await rig.close();
+    const profiles = options.profile ? listProfiles(join(dir, "profiles")).map((file) => summarizeProfile(file)) : [];
+    return {
+      run: index,
+      seconds: (Date.now() - started) / 1000,
+      apiCalls,
+      parked: parked.result,
+      replyToSpawn,
+      appMemoryAfterReplies: { rss: memory.rss, heapUsed: memory.heapUsed },
+      polling,
+      throughput,
+      profiles,
+    };
+  } catch (error) {
+    await rig.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+function listProfiles(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).map((f) => join(dir, f));
+  } catch {
+    return [];
+  }
+}
+
+function figuresOf(r: RunResult): RunFigures {
+  const m1 = r.replyToSpawn;
+  const p = r.parked;
+  const poll = (interval: number) => r.polling.pollers.find((x) => x.intervalSeconds === interval)!;
+  const f: RunFigures = {
+    "m1.p50": m1.arrivalToProcessStart.p50,
+    "m1.p90": m1.arrivalToProcessStart.p90,
+    "m1.p99": m1.arrivalToProcessStart.p99,
+    "m1.max": m1.arrivalToProcessStart.max,
+    "m1.spawn.p50": m1.arrivalToSpawnEvent.p50,
+    "m1.spawn.p99": m1.arrivalToSpawnEvent.p99,
+    "m1.first.p50": m1.arrivalToFirstInstruction.p50,
+    "m1.first.p99": m1.arrivalToFirstInstruction.p99,
+    "m1.posted.p50": m1.postedToArrival.p50,
+    "m1.posted.p99": m1.postedToArrival.p99,
+    "m1.n": m1.answered - m1.missing,
+    "m2.parked": r.throughput.parkedAtStart,
+    "m2.ackPerSecond": r.throughput.deliveriesPerSecond,
+    "m2.ackP50": r.throughput.ackLatency.p50,
+    "m2.ackP99": r.throughput.ackLatency.p99,
+    "m2.failed": r.throughput.failed,
+    "m2.recordedPerSecond": r.throughput.answersRecordedPerSecond,
+    "m2.resumesPerSecond": r.throughput.resumesPerSecond,
+    "m3.gateKeysBytes": p.keysPerGate.total,
+    "m3.usedMemoryBytes": p.usedMemoryPerGate,
+    "m3.realGateKeysBytes": r.apiCalls.realParked.gateKeysPerGate,
+    "m3.realJobHistoryBytes": r.apiCalls.realParked.jobHistoryPerGate,
+    "m3.realTotalBytes": r.apiCalls.realParked.totalPerGate,
+    "m3.processes": p.appProcesses,
+    "m3.rssGrowthMiB": (p.appMemoryAfter.rss - p.appMemoryBefore.rss) / MiB,
+    "m3.heapGrowthMiB": (p.appMemoryAfter.heapUsed - p.appMemoryBefore.heapUsed) / MiB,
+    "m3.rssMiB": p.appMemoryAfter.rss / MiB,
+    "m3.heapMiB": p.appMemoryAfter.heapUsed / MiB,
+    "m3.rssAfterRepliesMiB": r.appMemoryAfterReplies.rss / MiB,
+    "m3.rssAfterBurstMiB": r.throughput.appMemoryAfter.rss / MiB,
+    "m3.heapAfterBurstMiB": r.throughput.appMemoryAfter.heapUsed / MiB,
+    "m4.calls": r.apiCalls.warm.perRoundTrip,
+    "m4.writes": r.apiCalls.warm.writesPerRoundTrip,
+    "m4.askCalls": r.apiCalls.warm.ask.total,
+    "m4.answerCalls": r.apiCalls.warm.answer.total,
+    "m4.coldCalls": r.apiCalls.cold.total,
+    "m4.coldWrites": r.apiCalls.cold.writes,
+    "m5.ours.p50": r.polling.ours.latency.p50,
+    "m5.ours.p99": r.polling.ours.latency.p99,
+    "m5.ours.calls": r.polling.ours.callsPerRoundTrip,
+  };
+  for (const interval of INTERVALS) {
+    const x = poll(interval);
+    f[`m5.poll${interval}.p50`] = x.latency.p50;
+    f[`m5.poll${interval}.p99`] = x.latency.p99;
+    f[`m5.poll${interval}.calls`] = x.callsPerRoundTrip;
+    f[`m5.poll${interval}.latencyRatio`] = x.latency.p50 / r.polling.ours.latency.p50;
+    f[`m5.poll${interval}.callsRatio`] = x.callsPerRoundTrip / r.polling.ours.callsPerRoundTrip;
+  }
+  for (const [route, n] of Object.entries(r.apiCalls.warm.byRoute)) f[`m4.route.${route}`] = n;
+  for (const [route, n] of Object.entries(r.apiCalls.cold.ask.byRoute)) f[`m4.coldRoute.${route}`] = (f[`m4.coldRoute.${route}`] ?? 0) + n;
+  for (const [route, n] of Object.entries(r.apiCalls.cold.answer.byRoute)) f[`m4.coldRoute.${route}`] = (f[`m4.coldRoute.${route}`] ?? 0) + n;
+  for (const [kind, bytes] of Object.entries(r.apiCalls.realParked.bytesPerGate)) f[`m3.real.${kind}`] = bytes;
+  for (const [kind, bytes] of Object.entries(r.apiCalls.answerBytesPerRoundTrip)) f[`m3.answer.${kind}`] = bytes;
+  for (const [kind, bytes] of Object.entries(p.keysPerGate)) f[`m3.key.${kind}`] = bytes;
+  return f;
+}
+
+function rows(sizes: Sizes): Row[] {
+  const below = (limit: number) => (v: number) => v < limit;
+  const atMost = (limit: number) => (v: number) => v <= limit;
+  const atLeast = (limit: number) => (v: number) => v >= limit;
+  return [
+    { section: "1", label: `Reply → agent process started, p50 (webhook arrival → child's process start; ${sizes.replies} gates at ${sizes.rate}/s)`, figure: "m1.p50", unit: "ms", target: { text: "< 50 ms", met: below(50) } },
+    { section: "1", label: "… p90", figure: "m1.p90", unit: "ms" },
+    { section: "1", label: "… p99", figure: "m1.p99", unit: "ms", target: { text: "< 250 ms", met: below(250) } },
+    { section: "1", label: "… max", figure: "m1.max", unit: "ms" },
+    { section: "1", label: "Webhook arrival → app has the child's pid (agent.started), p50 / p99", figure: "m1.spawn.p50", unit: "ms" },
+    { section: "1", label: "… p99", figure: "m1.spawn.p99", unit: "ms" },
+    { section: "1", label: "Webhook arrival → agent's first instruction (includes Node's boot), p50", figure: "m1.first.p50", unit: "ms" },
+    { section: "1", label: "… p99", figure: "m1.first.p99", unit: "ms" },
+    { section: "1", label: "Reply posted → webhook arrival (the simulator's serial dispatcher), p50", figure: "m1.posted.p50", unit: "ms" },
+    { section: "2", label: `Webhook deliveries acknowledged per second (${sizes.deliveries} answers, ${sizes.concurrency} in flight)`, figure: "m2.ackPerSecond", unit: "/s", target: { text: "≥ 500/s", met: atLeast(500) } },
+    { section: "2", label: "… with gates parked at the start", figure: "m2.parked", unit: "" },
+    { section: "2", label: "Delivery acknowledgement latency p50", figure: "m2.ackP50", unit: "ms" },
+    { section: "2", label: "… p99", figure: "m2.ackP99", unit: "ms" },
+    { section: "2", label: "Deliveries not acknowledged with 2xx", figure: "m2.failed", unit: "", target: { text: "0", met: atMost(0) } },
+    { section: "2", label: "Answers recorded per second (inbound worker)", figure: "m2.recordedPerSecond", unit: "/s" },
+    { section: "2", label: `Answers resumed per second (agents started, AGENT_CONCURRENCY=${sizes.agentConcurrency}, first ${sizes.resumeWindowSeconds} s)`, figure: "m2.resumesPerSecond", unit: "/s" },
+    { section: "3", label: `Redis per parked gate: MEMORY USAGE of its keys (GateStore.keys) + share of the open index (${sizes.parked} parked)`, figure: "m3.gateKeysBytes", unit: "B", target: { text: "< 2 KB", met: below(2048) } },
+    { section: "3", label: "Redis per parked gate: used_memory growth / gates", figure: "m3.usedMemoryBytes", unit: "B", target: { text: "< 2 KB", met: below(2048) } },
+    { section: "3", label: "Redis per gate opened through the app: gate + issue keys", figure: "m3.realGateKeysBytes", unit: "B", target: { text: "< 2 KB", met: below(2048) } },
+    { section: "3", label: "… plus BullMQ job history kept 24 h (inbound/feedback jobs)", figure: "m3.realJobHistoryBytes", unit: "B" },
+    { section: "3", label: "… total while parked", figure: "m3.realTotalBytes", unit: "B", target: { text: "< 2 KB", met: below(2048) } },
+    { section: "3", label: "Processes held by the app while every gate is parked", figure: "m3.processes", unit: "", target: { text: "0", met: atMost(0) } },
+    { section: "3", label: `App RSS growth, 0 → ${sizes.parked} parked gates`, figure: "m3.rssGrowthMiB", unit: "MiB" },
+    { section: "3", label: "App heap growth (after full GC), same", figure: "m3.heapGrowthMiB", unit: "MiB" },
+    { section: "3", label: "App RSS after the replies / after the delivery burst", figure: "m3.rssAfterRepliesMiB", unit: "MiB" },
+    { section: "3", label: "… after the burst", figure: "m3.rssAfterBurstMiB", unit: "MiB" },
+    { section: "4", label: `App API calls per round trip, warm (${sizes.warmRoundTrips} round trips; ask post not counted)`, figure: "m4.calls", unit: "", target: { text: "≤ 4", met: atMost(4) } },
+    { section: "4", label: "… of which content-creating writes (comments, reactions, labels)", figure: "m4.writes", unit: "", target: { text: "≤ 2 (issue 10)", met: atMost(2) } },
+    { section: "4", label: "… made for the ask / for the answer", figure: "m4.askCalls", unit: "" },
+    { section: "4", label: "… for the answer", figure: "m4.answerCalls", unit: "" },
+    { section: "4", label: "App API calls, first round trip after start-up (cold caches)", figure: "m4.coldCalls", unit: "" },
+    { section: "5", label: "Reply posted → agent process started, webhook (ours), p50", figure: "m5.ours.p50", unit: "ms" },
+    ...INTERVALS.flatMap((i): Row[] => [
+      { section: "5", label: `Same, comment polling every ${i} s, p50`, figure: `m5.poll${i}.p50`, unit: "ms" },
+      { section: "5", label: `… latency ratio polling ${i} s / ours (p50)`, figure: `m5.poll${i}.latencyRatio`, unit: "×" },
+      { section: "5", label: `… API calls per round trip, polling ${i} s (replies within ${sizes.pollWindowSeconds} s)`, figure: `m5.poll${i}.calls`, unit: "" },
+      { section: "5", label: `… API-call ratio polling ${i} s / ours`, figure: `m5.poll${i}.callsRatio`, unit: "×" },
+    ]),
+    { section: "5", label: "Ours: app API calls per round trip in the same window", figure: "m5.ours.calls", unit: "" },
+  ];
+}
+
+function breakdowns(figures: ReturnType<typeof aggregate>): string {
+  const routes = Object.keys(figures).filter((k) => k.startsWith("m4.route.") || k.startsWith("m4.coldRoute."));
+  const names = [...new Set(routes.map((k) => k.replace(/^m4\.(cold)?[rR]oute\./, "")))].sort();
+  const m4 = markdownTable(
+    ["Endpoint (app's calls)", "Per warm round trip", "First round trip"],
+    names.map((n) => [n, fmt(figures[`m4.route.${n}`]?.median ?? 0), fmt(figures[`m4.coldRoute.${n}`]?.median ?? 0)]),
+    ["l", "r", "r"],
+  );
+  const kinds = [...new Set(Object.keys(figures).filter((k) => k.startsWith("m3.real.") || k.startsWith("m3.answer.")).map((k) => k.replace(/^m3\.(real|answer)\./, "")))].sort();
+  const m3 = markdownTable(
+    ["Redis keys (per gate through the app)", "Bytes while parked", "Bytes added by the answer"],
+    kinds.map((k) => [k, fmt(figures[`m3.real.${k}`]?.median ?? 0), fmt(figures[`m3.answer.${k}`]?.median ?? 0)]),
+    ["l", "r", "r"],
+  );
+  return `### API calls by endpoint (median over runs)\n\n${m4}\n\n### Redis per gate by key (median over runs)\n\n${m3}`;
+}
+
+function printProfiles(results: RunResult[]): void {
+  for (const r of results) {
+    for (const p of r.profiles) {
+      console.log(`\n### CPU profile of the app, run ${r.run} (${fmt(p.totalMs / 1000)} s of CPU): ${p.file}\n`);
+      console.log(markdownTable(["Area", "Self ms", "Share"], p.byArea.slice(0, 15).map((a) => [a.area, fmt(a.ms), `${(a.share * 100).toFixed(1)} %`]), ["l", "r", "r"]));
+      console.log("");
+      console.log(markdownTable(["Function", "Self ms", "Share"], p.byFunction.slice(0, 25).map((a) => [a.name, fmt(a.ms), `${(a.share * 100).toFixed(1)} %`]), ["l", "r", "r"]));
+    }
+  }
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: "boolean" },
+      runs: { type: "string" },
+      rate: { type: "string" },
+      replies: { type: "string" },
+      parked: { type: "string" },
+      deliveries: { type: "string" },
+      profile: { type: "boolean" },
+      throttle: { type: "boolean" },
+      "no-save": { type: "boolean" },
+      help: { type: "boolean" },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log("usage: npm run bench -- [--quick] [--runs N] [--rate R] [--replies N] [--parked N] [--deliveries N] [--profile] [--throttle] [--no-save]");
+    return 0;
+  }
+  const base = values.quick ? QUICK : FULL;
+  const num = (text: string | undefined, fallback: number) => (text === undefined ? fallback : Number(text));
+  const sizes: Sizes = {
+    ...base,
+    runs: num(values.runs, base.runs),
+    rate: num(values.rate, base.rate),
+    replies: num(values.replies, base.replies),
+    parked: num(values.parked, base.parked),
+    deliveries: num(values.deliveries, base.deliveries),
+  };
+  const info = machine();
+  const stamp = info.date.replace(/:/g, "-").replace(/\.\d+Z$/, "Z");
+  const dir = join(tmpdir(), `escalation-bench-${stamp}`);
+  console.error(`escalation bench: ${sizes.runs} run(s)${values.quick ? " (quick)" : ""}; ${info.nproc} CPUs, Node ${info.node}, load ${info.loadAverageAtStart.join(" ")}; artifacts in ${dir}`);
+  const results: RunResult[] = [];
+  for (let run = 1; run <= sizes.runs; run++) results.push(await oneRun(run, sizes, { dir, profile: Boolean(values.profile), throttle: Boolean(values.throttle) }));
+  info.loadAverageAtEnd = loadavg().map((v) => Math.round(v * 100) / 100);
+  const figures = aggregate(results.map(figuresOf));
+  const table = summaryTable(rows(sizes), figures, results.length);
+  const header = `## escalation benchmark — ${info.date.slice(0, 10)}\n\nMachine: ${info.nproc} CPUs (\`nproc\`), ${info.cpu}, ${info.memoryGiB} GiB, Node ${info.node}, Linux ${info.kernel}; load average ${info.loadAverageAtStart.join(" / ")} at start, ${info.loadAverageAtEnd.join(" / ")} at end. ${results.length} run(s)${values.quick ? " (--quick)" : ""}, Octokit throttling ${values.throttle ? "on" : "off"}; ${results.map((r) => `${fmt(r.seconds)} s`).join(", ")} per run.`;
+  console.log(`${header}\n\n${table}\n\n${breakdowns(figures)}`);
+  printProfiles(results);
+  if (!values["no-save"]) {
+    const file = writeResults(resolve(projectRoot, "bench/results"), stamp, { machine: info, sizes, throttle: Boolean(values.throttle), quick: Boolean(values.quick), summary: figures, runs: results });
+    console.log(`\nresults: ${file}`);
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exit(1);
+  },
+);
