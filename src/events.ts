@@ -13,6 +13,11 @@ export interface LoopEventMap {
   "agent.started": [{ repo: string; issue: number; round: number; replyToSpawnMs: number; resumedGate?: Gate }];
   "agent.exited": [{ repo: string; issue: number; round: number; outcome: "success" | "failure" | "timeout" | "stopped"; durationMs: number }];
   "webhook.delivery": [{ event: string; result: "queued" | "ignored" | "rejected" | "error" }];
+  /**
+   * A content-creating GitHub write of the feedback worker: sent, skipped as moot (coalesced), put
+   * off for the write budget or a pause, or refused by GitHub's rate limit (the installation pauses).
+   */
+  "github.write": [{ installationId: number; outcome: "written" | "coalesced" | "deferred" | "limited" }];
 }
 
 export class LoopEvents extends EventEmitter<LoopEventMap> {

@@ -1,6 +1,6 @@
 import { execa } from "execa";
 import { AgentError } from "../errors.js";
-import { signalGroup, watchAgentGroup } from "./watchdog.js";
+import { signalGroup, startWatchdog, type Watchdog } from "./watchdog.js";
 
 export interface RunAgentOptions {
   argv: readonly string[];
@@ -40,6 +40,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const started = Date.now();
   const keep = options.tailLines ?? 20;
   let tail = "";
+  const watchdog = startWatchdog(options.killGraceMs);
   const subprocess = execa(file, args, {
     cwd: options.cwd,
     env: options.env,
@@ -51,6 +52,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     all: true,
     stripFinalNewline: false,
   });
+  // The pid exists as soon as execa returns: hand it to the watchdog before anything can interleave.
+  if (subprocess.pid !== undefined) watchdog.watch(subprocess.pid);
   subprocess.all?.on("data", (chunk: Buffer) => {
     tail = (tail + chunk.toString("utf8")).slice(-16_384);
   });
@@ -59,7 +62,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     subprocess.once("error", () => resolve(false));
   });
   const pid = (await spawned) ? subprocess.pid : undefined;
-  const stopper = pid === undefined ? undefined : groupStopper(pid, options);
+  if (pid === undefined) watchdog.stop();
+  const stopper = pid === undefined ? undefined : groupStopper(pid, options, watchdog);
   try {
     if (pid !== undefined) await options.onStart?.(pid);
   } catch (error) {
@@ -96,9 +100,8 @@ interface GroupStopper {
 }
 
 /** Timeout, abort signal and orphan watchdog for the process group led by `pgid`. */
-function groupStopper(pgid: number, options: RunAgentOptions): GroupStopper {
+function groupStopper(pgid: number, options: RunAgentOptions, watchdog: Watchdog): GroupStopper {
   const timers: NodeJS.Timeout[] = [];
-  const watchdog = watchAgentGroup(pgid, options.killGraceMs);
   const onAbort = () => stopper.stop("cancelled");
   const stopper: GroupStopper = {
     reason: undefined,

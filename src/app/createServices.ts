@@ -27,10 +27,25 @@ export function probotClass(config: AppConfig, log: Logger, switches?: OctokitSw
   type Options = { throttle?: Record<string, unknown>; retry?: Record<string, unknown> } & Record<string, unknown>;
   const Octokit = ProbotOctokit.defaults((options: Options = {}) => ({
     ...options,
-    throttle: { ...options.throttle, enabled: switches?.throttle ?? true },
-    retry: { ...options.retry, enabled: switches?.retry ?? true },
+    throttle: { ...options.throttle, enabled: switches?.throttle ?? true, onSecondaryRateLimit: secondaryLimitHandler(log) },
+    // 429 is a rate limit, handled above (and, for writes, by the write budget): never retried blindly.
+    retry: { ...options.retry, enabled: switches?.retry ?? true, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
   }));
   return Probot.defaults({ appId: config.appId, privateKey: config.privateKey, secret: config.webhookSecret, baseUrl: config.baseUrl, log, Octokit });
+}
+
+/**
+ * GitHub's secondary rate limit: a read is retried after the time GitHub asks, twice at most; a
+ * write is not retried here but fails, so the feedback worker pauses the installation's writes for
+ * that time and delays its job (src/github/writeBudget.ts): retrying in place would hold the one
+ * feedback writer, and writing on while limited is what gets an integration banned.
+ */
+export function secondaryLimitHandler(log: Pick<Logger, "warn">) {
+  return (retryAfter: number, options: { method?: string; url?: string }, _octokit: unknown, retryCount: number): boolean => {
+    const write = !["GET", "HEAD"].includes((options.method ?? "GET").toUpperCase());
+    log.warn({ method: options.method, url: options.url, retryAfter, retryCount }, write ? "GitHub's secondary rate limit on a write: pausing this installation's writes" : "GitHub's secondary rate limit on a read: retrying after the time GitHub asks");
+    return !write && retryCount < 2;
+  };
 }
 
 /** The services the loop shares, built around one Probot instance. Used by the server and the CLI. */

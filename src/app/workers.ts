@@ -9,6 +9,7 @@ import { QUEUES } from "../queue/names.js";
 import type { Services } from "../services.js";
 import { processFeedback } from "../workers/processFeedback.js";
 import { processSpawn } from "../workers/processSpawn.js";
+import { LOCK_RENEW_MS } from "../workers/roundGuards.js";
 
 export interface LoopWorkers {
   inbound: Worker;
@@ -34,18 +35,25 @@ class LockLost extends Error {
 }
 
 /**
- * Job locks are renewed every 10 s while this process lives, however long the job (an agent) runs,
- * so their length only bounds how soon a dead worker's job is re-run: lock expiry plus one stalled
- * check, 25 s at most (BullMQ's defaults take up to 60 s). A stalled job is re-run up to 10 times
- * rather than failed at its second stall, as BullMQ does by default, which would strand an answered
- * gate in "resuming" or drop an event; the bound only stops a job that kills its worker every time.
+ * Job locks are renewed every 2 s while this process lives, however long the job (an agent) runs,
+ * so their length only bounds how soon a dead worker's job is re-run: lock expiry plus up to two
+ * stalled checks, 20-30 s (BullMQ's defaults take up to 90 s); and a worker whose job vanished (Redis
+ * wiped) learns it within two renewals and stops the agent (LockLost). A stalled job is re-run up to
+ * 10 times rather than failed at its second stall, as BullMQ does by default, which would strand an
+ * answered gate in "resuming" or drop an event; the bound only stops a job that kills its worker
+ * every time.
  */
-const RECOVERY = { lockDuration: 20_000, stalledInterval: 5_000, maxStalledCount: 10 } as const;
+const RECOVERY = { lockDuration: 20_000, lockRenewTime: LOCK_RENEW_MS, stalledInterval: 5_000, maxStalledCount: 10 } as const;
 
 export function startWorkers(services: Services, connection: Redis): LoopWorkers {
   const prefix = services.config.redisPrefix;
   /** The agents this process runs, by spawn job id. */
   const running = new Map<string, AbortController>();
+  // The namespace's epoch as this process starts: a different one later means Redis was wiped meanwhile.
+  const startupEpoch = services.store.epoch().then(
+    (epoch) => epoch.at,
+    () => undefined,
+  );
   const inbound = new Worker(
     QUEUES.inbound,
     async (job: Job) => handleInbound(services, InboundEventSchema.parse(job.data)),
@@ -60,7 +68,7 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
       const { repo, issue } = job.data as { repo: string; issue: number };
       const unregister = services.agents.register(repo, issue, controller);
       try {
-        const outcome = await processSpawn(services, job, controller.signal);
+        const outcome = await processSpawn(services, job, controller.signal, { startupEpoch: await startupEpoch });
         const reason: unknown = controller.signal.reason;
         if (reason instanceof ShutdownInterrupt) {
           // Back to the queue without using up an attempt: deploys must not exhaust a round's retries.
@@ -88,7 +96,7 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
   // process by the worker's concurrency, across replicas by the queue's global concurrency. Without
   // it two replicas render the status comment at once and the older render can land last, leaving
   // GitHub's record of the gates (what a rebuild after Redis loss reads) behind.
-  const feedback = new Worker(QUEUES.feedback, async (job: Job) => processFeedback(services, job), { connection, prefix, concurrency: 1, ...RECOVERY });
+  const feedback = new Worker(QUEUES.feedback, async (job: Job, token?: string) => processFeedback(services, job, token), { connection, prefix, concurrency: 1, ...RECOVERY });
   services.queues.feedback.setGlobalConcurrency(1).catch((error: unknown) => services.log.warn({ err: error }, "could not limit the feedback queue to one writer"));
   const timeouts = new Worker(
     QUEUES.timeouts,

@@ -49,6 +49,13 @@ export interface AppConfig {
   shutdownGraceSeconds: number;
   /** Bearer token for the status page and its JSON API; unset disables both. */
   adminToken?: string;
+  /**
+   * The budget of content-creating GitHub writes (comments, reactions, labels, edits) per
+   * installation, over sliding windows of `minuteMs` and `hourMs` (a minute and an hour, except in tests).
+   */
+  githubWrites: { perMinute: number; perHour: number; minuteMs: number; hourMs: number };
+  /** A status-comment render waits this long after its first line, so quick transitions become one edit. */
+  statusDebounceMs: number;
   /** The Slack mirror; undefined unless SLACK_BOT_TOKEN and SLACK_CHANNEL are both set. */
   slack?: SlackConfig;
 }
@@ -136,6 +143,11 @@ const EnvSchema = z.object({
   SLACK_CHANNEL: unsetWhenEmpty(z.string().trim().min(1).max(200)),
   SLACK_API_URL: z.string().url().default("https://slack.com/api/"),
   SLACK_TIMEOUT: duration("SLACK_TIMEOUT", "5s"),
+  GITHUB_WRITES_PER_MINUTE: z.string().regex(/^\d+$/, "must be a whole number").default("40").transform(Number).pipe(z.number().int().min(1).max(1000)),
+  GITHUB_WRITES_PER_HOUR: z.string().regex(/^\d+$/, "must be a whole number").default("300").transform(Number).pipe(z.number().int().min(1).max(100_000)),
+  GITHUB_WRITE_MINUTE: duration("GITHUB_WRITE_MINUTE", "60s"),
+  GITHUB_WRITE_HOUR: duration("GITHUB_WRITE_HOUR", "1h"),
+  STATUS_DEBOUNCE: duration("STATUS_DEBOUNCE", "3s"),
 });
 
 function parsePermissions(text: string): Record<string, "read" | "write"> {
@@ -241,6 +253,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     permissionCacheSeconds: e.PERMISSION_CACHE_TTL,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE,
     adminToken: e.ADMIN_TOKEN,
+    githubWrites: {
+      perMinute: e.GITHUB_WRITES_PER_MINUTE,
+      perHour: e.GITHUB_WRITES_PER_HOUR,
+      minuteMs: Math.max(1, e.GITHUB_WRITE_MINUTE) * 1000,
+      hourMs: Math.max(1, e.GITHUB_WRITE_HOUR) * 1000,
+    },
+    statusDebounceMs: e.STATUS_DEBOUNCE * 1000,
     slack:
       e.SLACK_BOT_TOKEN && e.SLACK_CHANNEL
         ? { token: e.SLACK_BOT_TOKEN, channel: e.SLACK_CHANNEL, apiUrl: e.SLACK_API_URL.replace(/\/*$/, "/"), timeoutMs: e.SLACK_TIMEOUT * 1000 }

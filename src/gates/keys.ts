@@ -19,7 +19,11 @@ export class Keys {
   openGates(): string {
     return `${this.prefix}:gates:open`;
   }
-  /** Hash: what we know of an issue (installation, title, body, open gate, rounds, status comment). */
+  /**
+   * Hash: what we know of an issue (installation, title, body, open gate, rounds, status comment,
+   * `statusRendered`, `feedbackSeq` (the write order's counter), and `awaitingLabel`: "on"/"off"
+   * as the app last put the label on or took it off).
+   */
   issue(ref: IssueKeyRef): string {
     return `${this.prefix}:issue:${ref.repo.toLowerCase()}#${ref.issue}`;
   }
@@ -58,9 +62,44 @@ export class Keys {
   slackMessage(gateId: string): string {
     return `${this.prefix}:mirror:slack:${gateId}`;
   }
+  /**
+   * String: when the app first wrote this namespace (ms). Created since this process started means
+   * Redis was wiped under it: a round may still run on a live worker that has not noticed yet.
+   */
+  epoch(): string {
+    return `${this.prefix}:epoch`;
+  }
   /** String: when reconciliation last finished (ms), so the next one scans issues updated since. */
   lastReconcile(): string {
     return `${this.prefix}:reconcile:last`;
+  }
+  /** Sorted set: the issue's feedback jobs not yet done (score: enqueue order), so they write in that order. */
+  issueFeedbackOrder(ref: IssueKeyRef): string {
+    return `${this.issue(ref)}:feedback`;
+  }
+  /** Hash: feedback job id → ms until which that job was put off (its followers wait until after it). */
+  issueFeedbackDue(ref: IssueKeyRef): string {
+    return `${this.issue(ref)}:feedbackDue`;
+  }
+  /** String with TTL: a status render of the issue is scheduled; lines added meanwhile ride along with it. */
+  issueStatusPending(ref: IssueKeyRef): string {
+    return `${this.issue(ref)}:statusPending`;
+  }
+  /** Sorted set: the installation's recent GitHub content writes (score: ms), the write budget's sliding windows. */
+  githubWrites(installationId: number): string {
+    return `${this.prefix}:github:writes:${installationId}`;
+  }
+  /** String with TTL: when the last write put off for the installation's budget was told to come back (ms), to space the next. */
+  githubWriteNextWake(installationId: number): string {
+    return `${this.prefix}:github:wake:${installationId}`;
+  }
+  /** Sorted set: installation id → ms until which GitHub told the app to stop writing (secondary limit). */
+  githubWritePauses(): string {
+    return `${this.prefix}:github:paused`;
+  }
+  /** String with TTL: consecutive secondary-limit responses of an installation, for the backoff. */
+  githubWriteStrikes(installationId: number): string {
+    return `${this.prefix}:github:strikes:${installationId}`;
   }
   /** String with TTL: a user's cached permission on a repository. */
   permission(repo: string, login: string): string {

@@ -101,15 +101,17 @@ return 1
 `;
 
 /**
- * KEYS: issueSpawns, issue. ARGV: jobId, roundLimit. The round of a spawn job, allocated once per
- * job (a retried job keeps its round); -1 when a new round would pass the limit.
+ * KEYS: issueSpawns, issue. ARGV: jobId, roundLimit, lowest. The round of a spawn job, allocated
+ * once per job (a retried job keeps its round) and never below `lowest` (a resume comes after the
+ * round that asked, even when Redis lost the counter); -1 when a new round would pass the limit.
  */
 export const ALLOCATE_ROUND = `
 local existing = redis.call('HGET', KEYS[1], ARGV[1])
 if existing then return tonumber(existing) end
 local limit = tonumber(redis.call('HGET', KEYS[2], 'roundLimit') or ARGV[2])
-if tonumber(redis.call('HGET', KEYS[2], 'nextRound') or '0') >= limit then return -1 end
-local round = redis.call('HINCRBY', KEYS[2], 'nextRound', 1) - 1
+local round = math.max(tonumber(redis.call('HGET', KEYS[2], 'nextRound') or '0'), tonumber(ARGV[3] or '0'))
+if round >= limit then return -1 end
+redis.call('HSET', KEYS[2], 'nextRound', round + 1)
 redis.call('HSET', KEYS[1], ARGV[1], round)
 return round
 `;
@@ -127,4 +129,88 @@ local present = false
 for _, id in ipairs(ids) do if id == ARGV[1] then present = true end end
 if not present then redis.call('RPUSH', KEYS[2], ARGV[1]) end
 return 1
+`;
+
+/** Redis's own clock in ms, so every replica's budget and pause agree whatever their clocks say. */
+const NOW_MS = `local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)`;
+
+/**
+ * KEYS: writes (sorted set of write times), pauses, nextWake. ARGV: installationId, minuteMs,
+ * perMinute, hourMs, perHour, member. Takes one slot of the installation's write budget: {0, 'ok'}
+ * when granted (the write is logged now), else {waitMs, reason} with how long until the caller
+ * should try again: 'paused' (GitHub asked the app to stop), 'hour' or 'minute' (the sliding
+ * window is full). Writes put off for the budget are told to come back one after the other, at the
+ * window's pace, rather than all at the moment the first slot frees.
+ */
+export const TAKE_WRITE = `
+${NOW_MS}
+local pausedUntil = tonumber(redis.call('ZSCORE', KEYS[2], ARGV[1]) or '0')
+if pausedUntil > now then return {pausedUntil - now, 'paused'} end
+local minuteMs, perMinute, hourMs, perHour = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - hourMs)
+local inHour = redis.call('ZCARD', KEYS[1])
+local wait, reason, pace = 0, 'ok', 0
+if inHour >= perHour then
+  local frees = redis.call('ZRANGE', KEYS[1], inHour - perHour, inHour - perHour, 'WITHSCORES')
+  wait, reason, pace = math.max(1, tonumber(frees[2]) + hourMs - now), 'hour', hourMs / perHour
+else
+  local inMinute = redis.call('ZCOUNT', KEYS[1], now - minuteMs + 1, '+inf')
+  if inMinute >= perMinute then
+    local frees = redis.call('ZRANGEBYSCORE', KEYS[1], now - minuteMs + 1, '+inf', 'WITHSCORES', 'LIMIT', inMinute - perMinute, 1)
+    wait, reason, pace = math.max(1, tonumber(frees[2]) + minuteMs - now), 'minute', minuteMs / perMinute
+  end
+end
+if reason ~= 'ok' then
+  local at = now + wait
+  local last = tonumber(redis.call('GET', KEYS[3]) or '0')
+  if last + pace > at then at = math.ceil(last + pace) end
+  redis.call('SET', KEYS[3], at, 'PX', math.ceil(at - now + hourMs))
+  return {at - now, reason}
+end
+redis.call('ZADD', KEYS[1], now, ARGV[6])
+redis.call('PEXPIRE', KEYS[1], hourMs)
+return {0, 'ok'}
+`;
+
+/**
+ * KEYS: writes. ARGV: member. A granted write has been sent: it counts from now on (not from when
+ * it was granted), so GitHub never sees more in any window than the budget, however long it took.
+ */
+export const SETTLE_WRITE = `
+${NOW_MS}
+return redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1])
+`;
+
+/** KEYS: pauses. ARGV: installationId, ms. No write for the installation for `ms` (a longer pause stays). Returns ms left. */
+export const PAUSE_WRITES = `
+${NOW_MS}
+redis.call('ZADD', KEYS[1], 'GT', now + tonumber(ARGV[2]), ARGV[1])
+return tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1])) - now
+`;
+
+/** KEYS: pauses. Installations still paused, as {installationId, msLeft, …}; ended pauses are dropped. */
+export const PAUSED_INSTALLATIONS = `
+${NOW_MS}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local out = {}
+local rows = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+for i = 1, #rows, 2 do
+  table.insert(out, rows[i])
+  table.insert(out, tostring(tonumber(rows[i + 1]) - now))
+end
+return out
+`;
+
+/** KEYS: issue. ARGV: atLeast. Raises the issue's round counter to `atLeast` (a rebuild that saw later rounds). */
+export const RAISE_NEXT_ROUND = `
+if tonumber(redis.call('HGET', KEYS[1], 'nextRound') or '0') < tonumber(ARGV[1]) then redis.call('HSET', KEYS[1], 'nextRound', ARGV[1]) end
+return 1
+`;
+
+/** KEYS: issue, issueFeedbackOrder. ARGV: jobId. Queues the job in the issue's write order (a job already there keeps its place). */
+export const ENQUEUE_FEEDBACK = `
+local seq = redis.call('HINCRBY', KEYS[1], 'feedbackSeq', 1)
+redis.call('ZADD', KEYS[2], 'NX', seq, ARGV[1])
+return seq
 `;

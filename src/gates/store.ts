@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
-import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, OPEN_GATE, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE } from "./scripts.js";
+import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
 import type { Gate, GateState, HumanNote, IssueRecord, RecordedAnswer } from "./types.js";
 
 export type RecordResult =
@@ -46,7 +46,21 @@ type ScriptedRedis = Redis & {
   escAllocateRound(...args: (string | number)[]): Promise<number>;
   escRestoreGate(...args: (string | number)[]): Promise<number>;
   escFinishResume(...args: (string | number)[]): Promise<number>;
+  escTakeWrite(...args: (string | number)[]): Promise<[number, string]>;
+  escSettleWrite(...args: (string | number)[]): Promise<number>;
+  escPauseWrites(...args: (string | number)[]): Promise<number>;
+  escPausedInstallations(...args: (string | number)[]): Promise<string[]>;
+  escRaiseNextRound(...args: (string | number)[]): Promise<number>;
+  escEnqueueFeedback(...args: (string | number)[]): Promise<number>;
 };
+
+/** The write budget's windows and limits (see src/github/writeBudget.ts). */
+export interface WriteWindows {
+  minuteMs: number;
+  perMinute: number;
+  hourMs: number;
+  perHour: number;
+}
 
 /** Gate and issue records in Redis, and their atomic transitions. The only writer of those keys. */
 export class GateStore {
@@ -65,6 +79,14 @@ export class GateStore {
       redis.defineCommand("escAllocateRound", { numberOfKeys: 2, lua: ALLOCATE_ROUND });
       redis.defineCommand("escRestoreGate", { numberOfKeys: 3, lua: RESTORE_GATE });
       redis.defineCommand("escFinishResume", { numberOfKeys: 1, lua: FINISH_RESUME });
+    }
+    if (typeof scripted.escTakeWrite !== "function") {
+      redis.defineCommand("escTakeWrite", { numberOfKeys: 3, lua: TAKE_WRITE });
+      redis.defineCommand("escSettleWrite", { numberOfKeys: 1, lua: SETTLE_WRITE });
+      redis.defineCommand("escPauseWrites", { numberOfKeys: 1, lua: PAUSE_WRITES });
+      redis.defineCommand("escPausedInstallations", { numberOfKeys: 1, lua: PAUSED_INSTALLATIONS });
+      redis.defineCommand("escRaiseNextRound", { numberOfKeys: 1, lua: RAISE_NEXT_ROUND });
+      redis.defineCommand("escEnqueueFeedback", { numberOfKeys: 2, lua: ENQUEUE_FEEDBACK });
     }
     this.#redis = scripted;
   }
@@ -94,7 +116,7 @@ export class GateStore {
       title: h.title ?? "",
       body: h.body ?? "",
       url: h.url ?? "",
-      author: h.author || undefined,
+      ...(h.author ? { author: h.author } : {}),
       assignees: h.assignees ? h.assignees.split(",") : [],
       state: h.state ?? "open",
       openGate: h.openGate || undefined,
@@ -190,6 +212,12 @@ export class GateStore {
     return (await this.#redis.sismember(this.keys.issueRoundsDone(ref), jobId)) === 1;
   }
 
+  /** When the app first wrote this namespace (see Keys.epoch); marked now, and `created`, if nothing was recorded. */
+  async epoch(now = Date.now()): Promise<{ at: number; created: boolean }> {
+    if ((await this.#redis.set(this.keys.epoch(), now, "NX")) === "OK") return { at: now, created: true };
+    return { at: Number((await this.#redis.get(this.keys.epoch())) ?? now), created: false };
+  }
+
   async cancelGate(gate: Pick<Gate, "id" | "repo" | "issue">, reason: string): Promise<boolean> {
     return (await this.#redis.escCancelGate(this.keys.gate(gate.id), this.keys.openGates(), this.keys.issue(gate), gate.id, reason)) === 1;
   }
@@ -198,8 +226,8 @@ export class GateStore {
    * The round number of a spawn job, the same on every retry of that job; undefined when a new
    * round would pass the issue's round limit (`maxRounds`, or what a human granted since).
    */
-  async allocateRound(ref: IssueKeyRef, jobId: string, maxRounds: number): Promise<number | undefined> {
-    const round = Number(await this.#redis.escAllocateRound(this.keys.issueSpawns(ref), this.keys.issue(ref), jobId, maxRounds));
+  async allocateRound(ref: IssueKeyRef, jobId: string, maxRounds: number, lowest = 0): Promise<number | undefined> {
+    const round = Number(await this.#redis.escAllocateRound(this.keys.issueSpawns(ref), this.keys.issue(ref), jobId, maxRounds, lowest));
     return round < 0 ? undefined : round;
   }
 
@@ -287,6 +315,115 @@ export class GateStore {
   /** A human granted more rounds (answered "retry" on a rounds_exhausted gate). */
   async raiseRoundLimit(ref: IssueKeyRef, limit: number): Promise<void> {
     await this.#redis.hset(this.keys.issue(ref), "roundLimit", limit);
+  }
+
+  /** Raises the issue's round counter to at least `nextRound` (a rebuild that found later rounds on GitHub). */
+  async raiseNextRound(ref: IssueKeyRef, nextRound: number): Promise<void> {
+    await this.#redis.escRaiseNextRound(this.keys.issue(ref), nextRound);
+  }
+
+  /**
+   * Marks a status render of the issue as scheduled for `ttlMs`; true when none was, so the caller
+   * schedules it. Lines appended while it is pending ride along with that render.
+   */
+  async markStatusPending(ref: IssueKeyRef, ttlMs: number): Promise<boolean> {
+    return (await this.#redis.set(this.keys.issueStatusPending(ref), "1", "PX", Math.max(1, Math.ceil(ttlMs)), "NX")) === "OK";
+  }
+
+  /** A status render starts reading the log: lines appended from now on schedule the next one. */
+  async clearStatusPending(ref: IssueKeyRef): Promise<void> {
+    await this.#redis.del(this.keys.issueStatusPending(ref));
+  }
+
+  /** Puts a feedback job in the issue's write order (before it is queued); a job already there keeps its place. */
+  async enqueueFeedback(ref: IssueKeyRef, jobId: string): Promise<void> {
+    await this.#redis.escEnqueueFeedback(this.keys.issue(ref), this.keys.issueFeedbackOrder(ref), jobId);
+  }
+
+  /** The issue's oldest feedback job not yet done, and until when it was put off (if it was). */
+  async feedbackHead(ref: IssueKeyRef): Promise<{ jobId: string; dueAt?: number } | undefined> {
+    const [jobId] = await this.#redis.zrange(this.keys.issueFeedbackOrder(ref), 0, 0);
+    if (jobId === undefined) return undefined;
+    const due = await this.#redis.hget(this.keys.issueFeedbackDue(ref), jobId);
+    return { jobId, dueAt: due ? Number(due) : undefined };
+  }
+
+  async isQueuedFeedback(ref: IssueKeyRef, jobId: string): Promise<boolean> {
+    return (await this.#redis.zscore(this.keys.issueFeedbackOrder(ref), jobId)) !== null;
+  }
+
+  /** The feedback job was put off until `dueAt` (ms): the issue's later jobs wait until after it. */
+  async feedbackPutOff(ref: IssueKeyRef, jobId: string, dueAt: number): Promise<void> {
+    await this.#redis.hset(this.keys.issueFeedbackDue(ref), jobId, dueAt);
+  }
+
+  /** The feedback job is done (or gone): the issue's next job may write. */
+  async feedbackDone(ref: IssueKeyRef, jobId: string): Promise<void> {
+    await this.#redis.multi().zrem(this.keys.issueFeedbackOrder(ref), jobId).hdel(this.keys.issueFeedbackDue(ref), jobId).exec();
+  }
+
+  /** Whether the app last put the awaiting label on ("on") or took it off / skipped it ("off"); undefined when unknown. */
+  async awaitingLabel(ref: IssueKeyRef): Promise<"on" | "off" | undefined> {
+    const value = await this.#redis.hget(this.keys.issue(ref), "awaitingLabel");
+    return value === "on" || value === "off" ? value : undefined;
+  }
+
+  async setAwaitingLabel(ref: IssueKeyRef, value: "on" | "off"): Promise<void> {
+    await this.#redis.hset(this.keys.issue(ref), "awaitingLabel", value);
+  }
+
+  /** Takes one slot of the installation's write budget: 0 when granted, else ms to wait and why. */
+  async takeWrite(installationId: number, windows: WriteWindows, member: string): Promise<{ waitMs: number; reason: "ok" | "paused" | "minute" | "hour" }> {
+    const [waitMs, reason] = await this.#redis.escTakeWrite(
+      this.keys.githubWrites(installationId),
+      this.keys.githubWritePauses(),
+      this.keys.githubWriteNextWake(installationId),
+      installationId,
+      windows.minuteMs,
+      windows.perMinute,
+      windows.hourMs,
+      windows.perHour,
+      member,
+    );
+    return { waitMs: Number(waitMs), reason: reason as "ok" | "paused" | "minute" | "hour" };
+  }
+
+  /** The granted write `member` has been sent: it counts from now. */
+  async settleWrite(installationId: number, member: string): Promise<void> {
+    await this.#redis.escSettleWrite(this.keys.githubWrites(installationId), member);
+  }
+
+  /** Writes in the installation's log within the last `windowMs` (for tests and the status page). */
+  async writesWithin(installationId: number, windowMs: number): Promise<number> {
+    const [seconds, micros] = await this.#redis.time();
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    return this.#redis.zcount(this.keys.githubWrites(installationId), now - windowMs + 1, "+inf");
+  }
+
+  /** Stops the installation's writes for `ms` (a longer pause already set stays); returns the ms left. */
+  async pauseWrites(installationId: number, ms: number): Promise<number> {
+    return Number(await this.#redis.escPauseWrites(this.keys.githubWritePauses(), installationId, Math.max(1, Math.ceil(ms))));
+  }
+
+  /** Installations whose writes are paused now, with the ms left. */
+  async pausedInstallations(): Promise<Array<{ installationId: number; msLeft: number }>> {
+    const flat = await this.#redis.escPausedInstallations(this.keys.githubWritePauses());
+    const out: Array<{ installationId: number; msLeft: number }> = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) out.push({ installationId: Number(flat[i]), msLeft: Number(flat[i + 1]) });
+    return out;
+  }
+
+  /** Counts one more secondary-limit response in a row for the installation (forgotten after `ttlSeconds`). */
+  async addWriteStrike(installationId: number, ttlSeconds: number): Promise<number> {
+    const key = this.keys.githubWriteStrikes(installationId);
+    const strikes = await this.#redis.incr(key);
+    await this.#redis.expire(key, ttlSeconds);
+    return strikes;
+  }
+
+  /** A write went through: the backoff starts again from the beginning. */
+  async clearWriteStrikes(installationId: number): Promise<void> {
+    await this.#redis.del(this.keys.githubWriteStrikes(installationId));
   }
 
   async cachedPermission(repo: string, login: string): Promise<string | null> {

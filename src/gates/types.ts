@@ -3,7 +3,8 @@ import type { Answer } from "../protocol/reply.js";
 
 /**
  * open: awaiting a human. answered: answer recorded, resume not yet started.
- * resuming: a spawn job has claimed it. resumed: the agent of the next round started.
+ * resuming: a spawn job has claimed it and its round is running. resumed: that round ran to its end
+ * (GitHub's record tells a rebuild which rounds to run again).
  * cancelled / superseded: closed without a resume.
  */
 export type GateState = "open" | "answered" | "resuming" | "resumed" | "cancelled" | "superseded";

@@ -20,6 +20,8 @@ export function registerWebhooks(app: Probot, services: Services): void {
       return;
     }
     if (!event) {
+      // Events the app does not act on, and bots' comments without a marker: no reply, a debug line.
+      services.log.debug({ delivery: context.id, event: context.name, sender: (context.payload as { sender?: { login?: string } }).sender?.login }, "ignored webhook delivery");
       services.events.notify("webhook.delivery", { event: context.name, result: "ignored" });
       return;
     }

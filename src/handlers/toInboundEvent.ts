@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ProtocolError, describeIssues } from "../errors.js";
-import { hasMarker } from "../protocol/marker.js";
+import { findMarker, hasMarker } from "../protocol/marker.js";
 import { InboundEventSchema, type InboundEvent } from "../queue/jobs.js";
 
 /**
@@ -61,8 +61,10 @@ export function toInboundEvent(
   let event: InboundEvent | undefined;
   if (name === "issue_comment" && p.comment && (p.action === "created" || p.action === "edited" || p.action === "deleted")) {
     const body = p.comment.body ?? "";
-    // Bots never answer or command; of their comments only asks (which carry a marker) matter.
-    if (p.comment.user.type === "Bot" && !hasMarker(body) && p.action !== "deleted") return undefined;
+    // Bots never answer or command; of their comments only asks (which carry a marker) matter. The
+    // app's own status comment, created and edited on every transition, carries only a status
+    // marker: dropping it here spares a queued job per edit that the loop would ignore anyway.
+    if (p.comment.user.type === "Bot" && p.action !== "deleted" && (!hasMarker(body) || isStatusOnly(body))) return undefined;
     event = {
       kind: "comment",
       action: p.action,
@@ -70,7 +72,10 @@ export function toInboundEvent(
       comment: { id: p.comment.id, body, url: p.comment.html_url, createdAt: p.comment.created_at, author: p.comment.user },
     };
   } else if (name === "issues" && p.action === "labeled" && p.label) {
-    // Which label dispatches is per-repository configuration, decided by the worker.
+    // A bot may not dispatch (maySteer), so a bot's label — the app's own awaiting label, on every
+    // ask — is dropped here rather than queued. Which label dispatches is per-repository
+    // configuration, decided by the worker.
+    if (isBot(p.sender)) return undefined;
     event = { kind: "labeled", label: p.label.name, ...common };
   } else if (name === "issues" && p.action === "closed") {
     event = { kind: "closed", ...common };
@@ -79,4 +84,18 @@ export function toInboundEvent(
   const checked = InboundEventSchema.safeParse(event);
   if (!checked.success) throw new ProtocolError(`Rejected ${name} event: ${describeIssues(checked.error.issues)}`);
   return checked.data;
+}
+
+/** The same rule as maySteer: bots never steer. */
+function isBot(user: { login: string; type: string }): boolean {
+  return user.type === "Bot" || user.login.endsWith("[bot]");
+}
+
+/** A status comment's body: a readable status marker and nothing that looks like an ask marker (a broken ask is kept, so the loop can report it). */
+function isStatusOnly(body: string): boolean {
+  try {
+    return !body.includes("escalation:ask") && findMarker(body, "status") !== undefined;
+  } catch {
+    return false;
+  }
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_WRITE_WINDOWS, WriteBudget } from "../github/writeBudget.js";
 import { openGatesReport } from "../observe/gateView.js";
 import type { Services } from "../services.js";
 import { PRIVATE_HEADERS, checkAdmin, refuse } from "./auth.js";
@@ -13,10 +14,22 @@ export function gatesApiHandler(services: Services): HttpHandler {
     const json = { ...PRIVATE_HEADERS, "content-type": "application/json; charset=utf-8" };
     try {
       const report = await within(5000, "Redis", openGatesReport(services.store, { repo: url.searchParams.get("repo") ?? undefined }));
-      res.writeHead(200, json).end(req.method === "HEAD" ? undefined : JSON.stringify(report));
+      const github = await within(5000, "Redis", githubWritesReport(services));
+      res.writeHead(200, json).end(req.method === "HEAD" ? undefined : JSON.stringify({ ...report, github }));
     } catch (error) {
       services.log.warn({ err: error }, "gates API: could not read the open gates");
       res.writeHead(503, json).end(JSON.stringify({ error: `could not read the open gates: ${(error as Error).message}` }));
     }
   });
+}
+
+/** The write budget, and the installations GitHub's secondary rate limit has paused (their feedback waits; spawns do not). */
+export interface GitHubWritesReport {
+  budget: { perMinute: number; perHour: number };
+  paused: Array<{ installationId: number; secondsLeft: number }>;
+}
+
+export async function githubWritesReport(services: Services): Promise<GitHubWritesReport> {
+  const windows = services.config.githubWrites ?? DEFAULT_WRITE_WINDOWS;
+  return { budget: { perMinute: windows.perMinute, perHour: windows.perHour }, paused: await new WriteBudget(services.store, windows).paused() };
 }

@@ -136,6 +136,8 @@ const SCRIPT = `
           el("h2", {}, grp.repo + " ", el("span", { class: "count" }, String(grp.gates.length))), grp.gates.map(gate)))));
     const c = report.counts;
     document.getElementById("summary").textContent = c.open + " open · " + c.overdue + " overdue · " + c.noTimeout + " without timeout · updated " + report.generatedAt.slice(11, 19) + " UTC";
+    const paused = (report.github && report.github.paused) || [];
+    document.getElementById("github").textContent = paused.map((p) => "GitHub rate-limited installation " + p.installationId + ": its feedback writes resume in " + dur(p.secondsLeft) + " (agents still resume).").join(" ");
     document.title = "Escalation: " + c.open + " open gate" + (c.open === 1 ? "" : "s");
   };
   const refresh = async () => {
@@ -169,6 +171,7 @@ export function renderStatusPage(report: OpenGatesReport, nonce: string): string
 <h1>Open gates</h1>
 <p id="summary">${summary(report)}</p>
 <p id="error" role="status"></p>
+<p id="github" class="overdue" role="status"></p>
 </header>
 <main id="gates">${renderGates(report)}</main>
 <footer><p class="meta">Questions agents asked and nobody answered yet, oldest first. Refreshes every ${REFRESH_MS / 1000} s.</p></footer>

@@ -4,6 +4,7 @@ import { jobIds } from "../queue/names.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, type IssueTarget } from "./feedback.js";
+import { reportHiddenContent } from "./hiddenContent.js";
 
 export interface AnswerSource {
   by: string;
@@ -60,6 +61,8 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
 
 /** A permitted human's comment while a gate is open (or was answered moments ago). */
 export async function answerFromReply(services: Services, event: CommentEvent, gate: Gate, body = event.comment.body): Promise<string> {
+  // Hidden content never reaches the agent (parseReply reads only visible text); say what was removed.
+  await reportHiddenContent(services, event, body);
   const parsed = parseReply(body, gate.ask.questions);
   if (parsed.answers.length === 0) return "reply had no answer";
   const at = Date.parse(event.comment.createdAt) || event.receivedAt;

@@ -1,4 +1,5 @@
 import type { FeedbackOp } from "../queue/jobs.js";
+import { jobIds } from "../queue/names.js";
 import type { Services } from "../services.js";
 
 export interface IssueTarget {
@@ -12,18 +13,44 @@ export function targetOf(event: { installationId: number; repo: string; issue: {
   return { installationId: event.installationId, repo: event.repo, issue: event.issue.number };
 }
 
+export interface FeedbackOptions {
+  /**
+   * The status line repeats what the issue already shows (the label, the agent's own output): it is
+   * logged and shown by the next render of the status comment, but schedules no render of its own.
+   * "unless-shown": quiet only while the issue has no status comment; one that exists is kept
+   * current (a round it shows as started is not left looking as if it still ran).
+   */
+  quiet?: boolean | "unless-shown";
+  /** Hold the writes back this long (they still keep their place in the issue's order). */
+  delayMs?: number;
+}
+
 /**
  * Queues visible feedback for an issue: optional status-log line plus GitHub writes. The status
- * line is stored at once (so nothing is lost), the writes happen later on the feedback queue.
+ * line is stored at once (so nothing is lost), the writes happen later on the feedback queue, in the
+ * order they were queued for the issue. The status comment is not edited per line: a render is
+ * scheduled `STATUS_DEBOUNCE` after the first line and shows every line added meanwhile, so quick
+ * transitions cost one edit; quiet lines (the happy path's) ride along with the next render.
  */
-export async function sendFeedback(services: Services, target: IssueTarget, ops: FeedbackOp[], statusLine?: string, key?: string): Promise<void> {
-  const all = [...ops];
-  let jobKey = key;
+export async function sendFeedback(services: Services, target: IssueTarget, ops: FeedbackOp[], statusLine?: string, key?: string, options: FeedbackOptions = {}): Promise<void> {
+  let seq: number | undefined;
   if (statusLine !== undefined) {
-    const seq = await services.store.appendStatusLine(target, `${new Date().toISOString().replace(/\.\d+Z$/, "Z")} · ${statusLine}`);
-    all.push({ type: "status", seq });
-    jobKey ??= `status-${seq}`;
+    seq = await services.store.appendStatusLine(target, `${new Date().toISOString().replace(/\.\d+Z$/, "Z")} · ${statusLine}`);
+    const quiet = options.quiet === "unless-shown" ? !(await services.store.getIssue(target))?.statusCommentId : options.quiet;
+    if (!quiet) await scheduleStatusRender(services, target, seq);
   }
-  if (all.length === 0) return;
-  await services.queues.addFeedback(target, all, jobKey ?? `ops-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  if (ops.length === 0) return;
+  const jobKey = key ?? (seq !== undefined ? `line-${seq}` : `ops-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  const ref = { repo: target.repo, issue: target.issue };
+  const jobId = jobIds.feedback(target.repo, target.issue, jobKey);
+  await services.store.enqueueFeedback(ref, jobId);
+  if (options.delayMs) await services.store.feedbackPutOff(ref, jobId, Date.now() + options.delayMs);
+  await services.queues.addFeedback(target, ops, jobKey, options.delayMs);
+}
+
+/** One render per burst of lines: the first line schedules it, the lines added before it runs join it. */
+async function scheduleStatusRender(services: Services, target: IssueTarget, seq: number): Promise<void> {
+  const debounceMs = services.config.statusDebounceMs;
+  if (!(await services.store.markStatusPending(target, debounceMs + 60_000))) return;
+  await services.queues.addFeedback(target, [{ type: "status", seq }], `status-${seq}`, debounceMs);
 }

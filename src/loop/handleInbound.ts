@@ -104,7 +104,10 @@ function readAsk(services: Services, event: CommentEvent): Ask | undefined {
  * at least the minimum permission (write by default). Everyone else is ignored without a reply.
  */
 export async function maySteer(services: Services, event: InboundEvent, login: string, type: string, settings: RepoSettings): Promise<boolean> {
-  if (type === "Bot" || login.endsWith("[bot]")) return false;
+  if (type === "Bot" || login.endsWith("[bot]")) {
+    services.log.debug({ repo: event.repo, login }, "ignored: bots never steer");
+    return false;
+  }
   if (settings.answerers.users.includes(login.toLowerCase())) return true;
   const octokit = await services.github.installation(event.installationId);
   for (const team of settings.answerers.teams) {
@@ -118,7 +121,7 @@ export async function maySteer(services: Services, event: InboundEvent, login: s
   }
   const level = await permissionOf(octokit, services.store, event.repo, login, services.config.permissionCacheSeconds);
   const allowed = meetsMinimum(level, settings.answerers.minimumPermission);
-  if (!allowed) services.log.debug({ repo: event.repo, login, level }, "ignored: below the minimum permission");
+  if (!allowed) services.log.debug({ repo: event.repo, login, permission: level }, "ignored: below the minimum permission"); // not "level": that is pino's own key
   return allowed;
 }
 

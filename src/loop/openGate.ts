@@ -29,15 +29,16 @@ export async function openGate(services: Services, event: CommentEvent, ask: Ask
   const old = superseded ? await services.store.getGate(superseded) : undefined;
   if (old) services.events.notify("gate.closed", { gate: old, state: "superseded", reason: "a newer question was asked" });
   const count = ask.questions.length;
+  // The label is the one write of an opened gate (it says the question is registered and waiting);
+  // the feedback worker skips it when the app's label is still on. The status line only rides
+  // along with the next render, unless it tells of a replaced question.
   await sendFeedback(
     services,
     targetOf(event),
-    [
-      { type: "react", commentId: event.comment.id, content: "eyes" },
-      { type: "addLabel", label: settings.labels.awaiting },
-    ],
+    [{ type: "addLabel", label: settings.labels.awaiting }],
     `round ${round}: the agent asked ${count === 1 ? "a question" : `${count} questions`} ([gate ${event.comment.id}](${event.comment.url}))${superseded ? `, replacing unanswered gate ${superseded}` : ""}; waiting for a human answer`,
     `gate-open-${event.comment.id}`,
+    { quiet: !superseded },
   );
   services.log.info({ repo: event.repo, issue: event.issue.number, gate: event.comment.id, round }, "gate opened");
   return "gate opened";

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Queue } from "bullmq";
+import { DEFAULT_WRITE_WINDOWS, WriteBudget } from "../github/writeBudget.js";
 import type { Services } from "../services.js";
 
 /** Ask → answer: minutes to days. */
@@ -55,6 +56,48 @@ export class LoopMetrics {
     const opened = new Counter({ name: "escalation_gates_opened_total", help: "Gates opened (agent questions recorded).", registers });
     const closed = new Counter({ name: "escalation_gates_closed_total", help: "Gates closed without an answer, by state.", labelNames: ["state"], registers });
     const deliveries = new Counter({ name: "escalation_webhook_deliveries_total", help: "Webhook deliveries handled, by event and result.", labelNames: ["event", "result"], registers });
+    const githubWrites = new Counter({
+      name: "escalation_github_writes_total",
+      help: "Content-creating GitHub writes of the feedback worker, by outcome: written, coalesced (moot, not sent), deferred (budget spent or paused), limited (GitHub refused it).",
+      labelNames: ["outcome"],
+      registers,
+    });
+    // GitHub's pauses live in Redis (every replica honours them): read at scrape time. An installation
+    // seen paused stays in the series at 0 once its pause is over.
+    const budget = new WriteBudget(services.store, services.config.githubWrites ?? DEFAULT_WRITE_WINDOWS);
+    const seenPaused = new Set<number>();
+    let pausesInFlight: Promise<Array<{ installationId: number; secondsLeft: number }>> | undefined;
+    const readPauses = () => (pausesInFlight ??= bounded(budget.paused(), timeoutMs).finally(() => (pausesInFlight = undefined)));
+    const setPauses = async (gauge: Gauge, value: (p: { secondsLeft: number }) => number) => {
+      try {
+        const paused = await readPauses();
+        for (const p of paused) seenPaused.add(p.installationId);
+        for (const id of seenPaused) {
+          const now = paused.find((p) => p.installationId === id);
+          gauge.set({ installation: String(id) }, now ? value(now) : 0);
+        }
+      } catch {
+        // Left at the last value; escalation_redis_up says the store is unreachable.
+      }
+    };
+    new Gauge({
+      name: "escalation_github_write_paused",
+      help: "1 while GitHub's secondary rate limit has paused the installation's writes (read from Redis at scrape time), else 0.",
+      labelNames: ["installation"],
+      registers,
+      async collect() {
+        await setPauses(this, () => 1);
+      },
+    });
+    new Gauge({
+      name: "escalation_github_write_pause_seconds",
+      help: "Seconds until the installation may write to GitHub again, 0 when not paused.",
+      labelNames: ["installation"],
+      registers,
+      async collect() {
+        await setPauses(this, (p) => p.secondsLeft);
+      },
+    });
     if (options.queues) {
       const queues = options.queues;
       new Gauge({
@@ -79,6 +122,7 @@ export class LoopMetrics {
     // Pre-create the common series so dashboards see zeros rather than gaps.
     for (const source of ["human", "default"]) answers.inc({ source }, 0);
     for (const outcome of ["success", "failure", "timeout", "stopped"]) spawns.inc({ outcome }, 0);
+    for (const outcome of ["written", "coalesced", "deferred", "limited"]) githubWrites.inc({ outcome }, 0);
 
     const events = services.events;
     events.on("gate.opened", () => opened.inc());
@@ -93,6 +137,7 @@ export class LoopMetrics {
     });
     events.on("agent.exited", ({ outcome }) => spawns.inc({ outcome }));
     events.on("webhook.delivery", ({ event, result }) => deliveries.inc({ event, result }));
+    events.on("github.write", ({ outcome }) => githubWrites.inc({ outcome }));
   }
 
   /** The exposition text (Prometheus format). */

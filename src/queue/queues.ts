@@ -11,6 +11,24 @@ const KEEP = {
   removeOnFail: { age: 7 * 24 * 3600 },
 } satisfies JobsOptions;
 
+const DEDUPLICATE_MS = 24 * 3600 * 1000;
+
+/**
+ * Options for the jobs every round trip makes (an event, a spawn, feedback): the job id still
+ * refuses a duplicate while the job exists, and a small deduplication key (the id, with a 24 h
+ * TTL) keeps refusing it after the job is gone. So a completed job need not stay a day with its
+ * whole payload (an issue body, a comment) just to deduplicate: only the last hour's, at most
+ * 1,000, are kept for inspection. Failed jobs stay a week, as before.
+ */
+function deduplicated(jobId: string): JobsOptions {
+  return {
+    jobId,
+    deduplication: { id: jobId, ttl: DEDUPLICATE_MS },
+    removeOnComplete: { age: 3600, count: 1000 },
+    removeOnFail: KEEP.removeOnFail,
+  };
+}
+
 /** The producer side of the three queues. */
 export class Queues {
   readonly inbound: Queue<InboundEvent>;
@@ -49,7 +67,7 @@ export class Queues {
    */
   async addInbound(event: InboundEvent, deadlineMs = 3000): Promise<void> {
     await withDeadline(
-      this.inbound.add("event", event, { ...KEEP, jobId: jobIds.inbound(event.deliveryId), attempts: 5, backoff: { type: "exponential", delay: 1000 } }),
+      this.inbound.add("event", event, { ...deduplicated(jobIds.inbound(event.deliveryId)), attempts: 5, backoff: { type: "exponential", delay: 1000 } }),
       deadlineMs,
       () => new StoreUnavailableError(`Redis did not take the event within ${deadlineMs} ms`),
     );
@@ -58,20 +76,19 @@ export class Queues {
   /** `attempts` bounds the agent's retries on failure (the bounded ladder before attempts_exhausted). */
   async addSpawn(job: SpawnJob, jobId: string, attempts: number): Promise<void> {
     await this.spawn.add("spawn", job, {
-      ...KEEP,
-      jobId,
+      ...deduplicated(jobId),
       attempts,
       backoff: { type: "exponential", delay: 2000 },
     });
   }
 
-  /** GitHub writes for one issue, executed in order by the feedback worker. */
-  async addFeedback(target: { installationId: number; repo: string; issue: number }, ops: FeedbackOp[], key: string): Promise<void> {
+  /** GitHub writes for one issue, executed in order by the feedback worker (after `delayMs`, if given). */
+  async addFeedback(target: { installationId: number; repo: string; issue: number }, ops: FeedbackOp[], key: string, delayMs?: number): Promise<void> {
     if (ops.length === 0) return;
     await this.feedback.add(
       "feedback",
       { ...target, ops },
-      { ...KEEP, jobId: jobIds.feedback(target.repo, target.issue, key), attempts: 8, backoff: { type: "exponential", delay: 2000 } },
+      { ...deduplicated(jobIds.feedback(target.repo, target.issue, key)), attempts: 8, backoff: { type: "exponential", delay: 2000 }, ...(delayMs ? { delay: delayMs } : {}) },
     );
   }
 

@@ -1,12 +1,14 @@
 import type { RepoSettings } from "../config/repoConfig.js";
 import { ProtocolError } from "../errors.js";
 import type { Gate, RecordedAnswer } from "../gates/types.js";
-import { handleInbound } from "../loop/handleInbound.js";
+import { handleInbound, maySteer } from "../loop/handleInbound.js";
 import { parseAskComment, type Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
+import type { StatusState } from "../protocol/statusComment.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
 import { readStatusRecord } from "./statusRecord.js";
+import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "./timeline.js";
 
 /** What reconciliation needs of an issue, as GitHub's REST API returns it. */
 export interface IssueSnapshot {
@@ -18,6 +20,8 @@ export interface IssueSnapshot {
   pull_request?: unknown;
   assignees?: Array<{ login: string }> | null;
   user?: { login: string } | null;
+  /** As the REST API lists them; an ask reopened here is not labelled again when the issue has the label. */
+  labels?: Array<string | { name?: string }>;
 }
 
 interface CommentSnapshot {
@@ -62,14 +66,14 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
       ...(issue.user ? { author: issue.user.login } : {}),
       isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null,
       assignees: (issue.assignees ?? []).map((a) => a.login).slice(0, 10),
-      labels: [],
+      labels: (issue.labels ?? []).map((l) => (typeof l === "string" ? l : (l.name ?? ""))).filter(Boolean).slice(0, 100),
     },
     receivedAt: Date.now(),
   };
   await services.store.upsertIssue({ ...ref, installationId, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state });
 
   const record = readStatusRecord(comments, isAgent);
-  const state = record?.state;
+  let state = record?.state;
   if (record) await services.store.restoreIssueCounters(ref, record.state.nextRound, record.commentId);
   // /note guidance Redis lost comes back from the status comment, with its audit hash.
   if (state?.notes?.length && (await services.store.notes(ref)).length === 0) {
@@ -83,6 +87,10 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     return ask ? [{ comment: c, ask }] : [];
   });
   const last = asks.at(-1);
+  state = await withTimelineIfNeeded(services, octokit, { owner, name, number: issue.number }, asks, comments, state, settings, (login, type) =>
+    maySteer(services, { ...base, kind: "closed", sender: { login, type } }, login, type, settings),
+  );
+  if (state && state.nextRound > (record?.state.nextRound ?? 0)) await services.store.raiseNextRound(ref, state.nextRound);
   for (const { comment, ask } of asks) {
     if (await services.store.getGate(String(comment.id))) continue;
     const found = state?.gates.find((g) => g.id === String(comment.id));
@@ -110,7 +118,10 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
   if (open?.state === "open" || (open?.state === "answered" && open.answerCommentId !== undefined)) {
     for (const comment of comments) {
       if (!comment.user || isAgent(comment.user.login) || comment.user.type === "Bot" || !comment.body) continue;
-      if (Date.parse(comment.created_at) < open.askedAt - 1000) continue;
+      // Only replies after the question: comment ids grow with time, while timestamps have whole
+      // seconds and would take in the answer to the question before, given in the same second.
+      const askId = Number(open.id);
+      if (Number.isSafeInteger(askId) ? comment.id <= askId : Date.parse(comment.created_at) < open.askedAt - 1000) continue;
       const command = parseCommand(comment.body);
       if (command && !REPLAYABLE.has(command.name)) continue;
       const outcome = await handleInbound(services, { ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
@@ -120,6 +131,50 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     }
   }
   return changes;
+}
+
+/**
+ * The status comment's record, completed from the issue's timeline for the asks Redis lost that it
+ * holds no settled outcome of: a happy round trip writes no status comment, only the awaiting label
+ * on and off (README, "GitHub's limits"). Reads the issue's events only when such an ask exists.
+ */
+async function withTimelineIfNeeded(
+  services: Services,
+  octokit: InstallationOctokit,
+  where: { owner: string; name: string; number: number },
+  asks: ReadonlyArray<{ comment: CommentSnapshot; ask: Ask }>,
+  comments: readonly CommentSnapshot[],
+  state: StatusState | undefined,
+  settings: RepoSettings,
+  mayAnswer: (login: string, type: string) => Promise<boolean>,
+): Promise<StatusState | undefined> {
+  const settled = new Set(["resumed", "superseded", "cancelled"]);
+  let needed = false;
+  for (const { comment } of asks) {
+    const known = state?.gates.find((g) => g.id === String(comment.id));
+    if (known && settled.has(known.state)) continue;
+    if (!(await services.store.getGate(String(comment.id)))) needed = true;
+  }
+  if (!needed) return state;
+  const events = (await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { owner: where.owner, repo: where.name, issue_number: where.number, per_page: 100 })) as LabelEvent[];
+  const identity = await services.github.identity();
+  const isAgent = (login: string) => login === identity.botLogin || services.config.agentLogins.includes(login.toLowerCase());
+  const answerers = new Set<string>();
+  const firstAsk = Date.parse(asks[0]?.comment.created_at ?? "") || 0;
+  for (const c of comments) {
+    if (!c.user || isAgent(c.user.login) || c.user.type === "Bot" || answerers.has(c.user.login) || Date.parse(c.created_at) < firstAsk) continue;
+    if (await mayAnswer(c.user.login, c.user.type)) answerers.add(c.user.login);
+  }
+  const resumed = resumedOnTimeline({
+    asks,
+    comments,
+    events,
+    appLogin: identity.botLogin,
+    awaitingLabel: settings.labels.awaiting,
+    isAnswerer: (c: TimelineComment) => c.user !== null && answerers.has(c.user.login),
+    recorded: (id) => (state?.gates.find((g) => g.id === id)?.answers.length ?? 0) > 0,
+  });
+  return withTimeline(state, resumed);
 }
 
 function safeAsk(body: string): Ask | undefined {

@@ -41,7 +41,9 @@ function merge(older: StatusState, newer: StatusState): StatusState {
     const known = gates.get(gate.id);
     if (!known || (PROGRESS[gate.state] ?? 0) >= (PROGRESS[known.state] ?? 0)) gates.set(gate.id, gate);
   }
-  return { ...newer, nextRound: Math.max(older.nextRound, newer.nextRound), gates: [...gates.values()] };
+  // Notes too: a status comment posted after a wipe knows only the notes left since.
+  const notes = new Map([...(older.notes ?? []), ...(newer.notes ?? [])].map((n) => [`${n.url}|${n.at}`, n]));
+  return { ...newer, nextRound: Math.max(older.nextRound, newer.nextRound), gates: [...gates.values()], ...(notes.size > 0 ? { notes: [...notes.values()].sort((a, b) => a.at - b.at) } : {}) };
 }
 
 function safeParse(body: string): StatusState | undefined {

@@ -1,5 +1,6 @@
-import type { Job } from "bullmq";
+import { DelayedError, type Job } from "bullmq";
 import { foldedSha256 } from "../agent/renderTask.js";
+import { limitSignalOf, WriteBudget } from "../github/writeBudget.js";
 import { ANSWER_CHARS, MAX_NOTES, renderStatusComment, type StatusState } from "../protocol/statusComment.js";
 import { FeedbackJobSchema, type FeedbackOp } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
@@ -13,75 +14,205 @@ interface Target {
 
 /**
  * Performs an issue's queued GitHub writes in order. Progress is saved after each op so a retry
- * never repeats a comment that was already posted.
+ * never repeats a comment that was already posted. Every write first takes a slot of the
+ * installation's write budget; when there is none (the budget is spent, or GitHub asked the app to
+ * stop), the job goes back to the queue, delayed until one frees, and carries on from the op it
+ * stopped at: nothing is dropped, no attempt is used up, and an issue's writes keep their order
+ * (a job waits behind the issue's earlier jobs still to run: see takeTurn). Label changes that a
+ * later state makes moot are skipped (coalesced), not sent. Spawning never waits for any of this.
  */
-export async function processFeedback(services: Services, job: Job): Promise<number> {
+export async function processFeedback(services: Services, job: Job, token?: string): Promise<number> {
   const data = FeedbackJobSchema.parse(job.data);
   const [owner, repo] = data.repo.split("/") as [string, string];
   const target: Target = { owner, repo, fullName: data.repo, issue: data.issue };
+  const ref = { repo: data.repo, issue: data.issue };
+  const ordered = job.id !== undefined && (await services.store.isQueuedFeedback(ref, job.id));
+  const writer = new BudgetedWriter(services, data.installationId, job, token, ordered ? ref : undefined);
+  if (ordered) await takeTurn(services, ref, job, writer);
   const octokit = await services.github.installation(data.installationId);
   const done = typeof job.progress === "number" ? job.progress : 0;
   let writes = 0;
   for (let index = done; index < data.ops.length; index++) {
-    writes += await applyOp(services, octokit, target, data.ops[index]!);
+    writes += await applyOp(services, octokit, target, data.ops[index]!, writer);
     await job.updateProgress(index + 1);
   }
+  if (ordered) await services.store.feedbackDone(ref, job.id!);
   return writes;
 }
 
-async function applyOp(services: Services, octokit: InstallationOctokit, t: Target, op: FeedbackOp): Promise<number> {
-  switch (op.type) {
-    case "react":
-      await octokit.request("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", {
-        owner: t.owner,
-        repo: t.repo,
-        comment_id: op.commentId,
-        content: op.content,
-      });
-      return 1;
-    case "addLabel":
-      await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
-        owner: t.owner,
-        repo: t.repo,
-        issue_number: t.issue,
-        labels: [op.label],
-      });
-      return 1;
-    case "removeLabel":
-      try {
-        await octokit.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
-          owner: t.owner,
-          repo: t.repo,
-          issue_number: t.issue,
-          name: op.label,
-        });
-      } catch (error) {
-        if ((error as { status?: number }).status !== 404) throw error; // already gone is fine
-      }
-      return 1;
-    case "comment":
-      await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-        owner: t.owner,
-        repo: t.repo,
-        issue_number: t.issue,
-        body: op.body,
-      });
-      return 1;
-    case "status":
-      return updateStatusComment(services, octokit, t, op.seq);
+/**
+ * Waits for the issue's earlier feedback jobs: a job put off for the budget comes back after a
+ * later job of the same issue may already be waiting, and must still write first. An earlier job
+ * that is gone, done or failed for good no longer holds the issue up.
+ */
+async function takeTurn(services: Services, ref: { repo: string; issue: number }, job: Job, writer: BudgetedWriter): Promise<void> {
+  for (;;) {
+    const head = await services.store.feedbackHead(ref);
+    if (!head || head.jobId === job.id) return;
+    const earlier = await services.queues.feedback.getJob(head.jobId);
+    const state = earlier ? await earlier.getState() : "unknown";
+    if (state === "completed" || state === "failed" || state === "unknown") {
+      await services.store.feedbackDone(ref, head.jobId);
+      continue;
+    }
+    await writer.waitBehind(head.dueAt);
   }
 }
 
-/** Edits the issue's one status comment (creating it the first time). Skips when a newer render happened. */
-async function updateStatusComment(services: Services, octokit: InstallationOctokit, t: Target, seq: number): Promise<number> {
+/** Raised (without a token to delay the job with) so BullMQ retries the job later. */
+class WritesDeferred extends Error {
+  override name = "WritesDeferred";
+}
+
+/** Sends one GitHub write within the installation's budget, or puts the job off until it may. */
+class BudgetedWriter {
+  private readonly budget: WriteBudget;
+
+  constructor(
+    private readonly services: Services,
+    private readonly installationId: number,
+    private readonly job: Job,
+    private readonly token: string | undefined,
+    /** The issue, when this job is in its write order: its followers then wait until after it. */
+    private readonly ordered?: { repo: string; issue: number },
+  ) {
+    this.budget = new WriteBudget(services.store, services.config.githubWrites);
+  }
+
+  /** An earlier job of the issue is still to write (put off until `dueAt`, if known): go after it. */
+  async waitBehind(dueAt: number | undefined): Promise<never> {
+    const ms = dueAt !== undefined && dueAt > Date.now() ? dueAt - Date.now() + 50 : 500;
+    return this.putOff(ms, "an earlier write to the issue goes first");
+  }
+
+  async send<T>(request: () => Promise<T>): Promise<T> {
+    const grant = await this.budget.take(this.installationId);
+    if (!grant.granted) {
+      this.services.events.notify("github.write", { installationId: this.installationId, outcome: "deferred" });
+      return this.putOff(grant.waitMs, grant.reason === "paused" ? "GitHub asked the app to stop writing" : `the write budget per ${grant.reason} is spent`);
+    }
+    try {
+      const result = await request();
+      this.services.events.notify("github.write", { installationId: this.installationId, outcome: "written" });
+      await this.budget.succeeded(this.installationId);
+      return result;
+    } catch (error) {
+      const signal = limitSignalOf(error);
+      if (!signal) throw error;
+      const pauseMs = await this.budget.limited(this.installationId, signal);
+      this.services.events.notify("github.write", { installationId: this.installationId, outcome: "limited" });
+      this.services.log.warn(
+        { installation: this.installationId, status: (error as { status?: number }).status, kind: signal.kind, retryAfter: signal.retryAfterSeconds, pauseMs },
+        "GitHub rate-limited the app's writes; no write for this installation until the pause ends",
+      );
+      return this.putOff(pauseMs, `GitHub's ${signal.kind} rate limit`);
+    } finally {
+      await this.budget.sent(this.installationId, grant.ticket);
+    }
+  }
+
+  /** A write that a later state made moot was not sent. */
+  coalesced(): number {
+    this.services.events.notify("github.write", { installationId: this.installationId, outcome: "coalesced" });
+    return 0;
+  }
+
+  private async putOff(ms: number, why: string): Promise<never> {
+    if (this.token === undefined) throw new WritesDeferred(`${why}: retry in ${ms} ms`);
+    const dueAt = Date.now() + ms;
+    if (this.ordered && this.job.id) await this.services.store.feedbackPutOff(this.ordered, this.job.id, dueAt);
+    await this.job.moveToDelayed(dueAt, this.token);
+    throw new DelayedError(`${why}: delayed ${ms} ms`);
+  }
+}
+
+async function applyOp(services: Services, octokit: InstallationOctokit, t: Target, op: FeedbackOp, writer: BudgetedWriter): Promise<number> {
   const ref = { repo: t.fullName, issue: t.issue };
-  if ((await services.store.statusRendered(ref)) >= seq) return 0;
-  const [lines, gates, issue, notes] = await Promise.all([
+  switch (op.type) {
+    case "react":
+      await writer.send(() =>
+        octokit.request("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", {
+          owner: t.owner,
+          repo: t.repo,
+          comment_id: op.commentId,
+          content: op.content,
+        }),
+      );
+      return 1;
+    case "addLabel": {
+      // The question was answered (or closed) before the label could go on: it would only come off
+      // again. Or the app's label is still on (a question replacing another, a round that asked again).
+      const [issue, label] = await Promise.all([services.store.getIssue(ref), services.store.awaitingLabel(ref)]);
+      if (!issue?.openGate || label === "on") return writer.coalesced();
+      await writer.send(() =>
+        octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
+          owner: t.owner,
+          repo: t.repo,
+          issue_number: t.issue,
+          labels: [op.label],
+        }),
+      );
+      await services.store.setAwaitingLabel(ref, "on");
+      return 1;
+    }
+    case "removeLabel": {
+      // A newer question is open: the label stays. The app never put it on (or took it off): nothing to do.
+      const [issue, label] = await Promise.all([services.store.getIssue(ref), services.store.awaitingLabel(ref)]);
+      if (issue?.openGate || label === "off") return writer.coalesced();
+      if (label === undefined && !(await hasLabel(octokit, t, op.label))) {
+        await services.store.setAwaitingLabel(ref, "off");
+        return writer.coalesced();
+      }
+      await writer.send(async () => {
+        try {
+          await octokit.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
+            owner: t.owner,
+            repo: t.repo,
+            issue_number: t.issue,
+            name: op.label,
+          });
+        } catch (error) {
+          if ((error as { status?: number }).status !== 404) throw error; // already gone is fine
+        }
+      });
+      await services.store.setAwaitingLabel(ref, "off");
+      return 1;
+    }
+    case "comment":
+      await writer.send(() =>
+        octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+          owner: t.owner,
+          repo: t.repo,
+          issue_number: t.issue,
+          body: op.body,
+        }),
+      );
+      return 1;
+    case "status":
+      return updateStatusComment(services, octokit, t, op.seq, writer);
+  }
+}
+
+/** Whether the issue carries the label now (a read: not part of the write budget). */
+async function hasLabel(octokit: InstallationOctokit, t: Target, label: string): Promise<boolean> {
+  const { data } = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}/labels", { owner: t.owner, repo: t.repo, issue_number: t.issue, per_page: 100 });
+  return (data as Array<{ name: string }>).some((l) => l.name.toLowerCase() === label.toLowerCase());
+}
+
+/** Edits the issue's one status comment (creating it the first time). Skips when a newer render happened. */
+async function updateStatusComment(services: Services, octokit: InstallationOctokit, t: Target, seq: number, writer: BudgetedWriter): Promise<number> {
+  const ref = { repo: t.fullName, issue: t.issue };
+  // From here on, a new line schedules the next render; this one shows every line appended so far,
+  // and is skipped only when a render since has shown them all (not merely line `seq`).
+  await services.store.clearStatusPending(ref);
+  const [lines, gates, issue, notes, rendered] = await Promise.all([
     services.store.statusLines(ref),
     services.store.issueGates(ref),
     services.store.getIssue(ref),
     services.store.notes(ref),
+    services.store.statusRendered(ref),
   ]);
+  if (rendered >= Math.max(seq, lines.length)) return writer.coalesced();
   const state: StatusState = {
     v: 1,
     nextRound: issue?.nextRound ?? 0,
@@ -123,19 +254,21 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
   let commentId = issue?.statusCommentId;
   if (commentId) {
     try {
-      await octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: t.owner, repo: t.repo, comment_id: commentId, body });
+      await writer.send(() => octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: t.owner, repo: t.repo, comment_id: commentId!, body }));
     } catch (error) {
       if ((error as { status?: number }).status !== 404) throw error;
       commentId = undefined; // someone deleted it: post a new one
     }
   }
   if (!commentId) {
-    const { data } = await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-      owner: t.owner,
-      repo: t.repo,
-      issue_number: t.issue,
-      body,
-    });
+    const { data } = await writer.send(() =>
+      octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+        owner: t.owner,
+        repo: t.repo,
+        issue_number: t.issue,
+        body,
+      }),
+    );
     await services.store.setStatusCommentId(ref, Number(data.id));
   }
   await services.store.setStatusRendered(ref, lines.length);

@@ -15,6 +15,9 @@ import { choseRetry, isLadderGate, raiseLadderGate } from "../loop/ladders.js";
 import { formatDuration } from "../protocol/duration.js";
 import { SpawnJobSchema, type FeedbackOp, type SpawnJob } from "../queue/jobs.js";
 import type { Services } from "../services.js";
+import { alreadyRan, finishRound, issueFromGitHub, overtaken, redisSettled, type SpawnContext } from "./roundGuards.js";
+
+export type { SpawnContext } from "./roundGuards.js";
 
 export interface SpawnOutcome {
   skipped?: string;
@@ -25,16 +28,17 @@ export interface SpawnOutcome {
 /**
  * Runs one agent round: claims the answered gate (once), renders the task with the whole history,
  * starts the agent with a fresh narrowed token, and reports start and end on the status comment.
- * Acknowledgements (🚀, label removal) are queued only once the process has actually started.
+ * 🚀 on a dispatching command is queued only once the process has actually started; a resumed
+ * round takes the awaiting label off when it ends (README, "GitHub's limits").
  * A failing agent is retried by BullMQ up to the attempt limit, then a human is asked.
  */
-export async function processSpawn(services: Services, job: Job, signal?: AbortSignal): Promise<SpawnOutcome> {
+export async function processSpawn(services: Services, job: Job, signal?: AbortSignal, context: SpawnContext = {}): Promise<SpawnOutcome> {
   const data: SpawnJob = SpawnJobSchema.parse(job.data);
   const ref = { repo: data.repo, issue: data.issue };
   const target = { installationId: data.installationId, repo: data.repo, issue: data.issue };
   const jobId = job.id ?? "unknown";
-  // BullMQ re-runs a job whose worker died; if the round had already run to its end, that is all.
-  if (await services.store.roundDone(ref, jobId)) return { skipped: "round already ran" };
+  const ran = await alreadyRan(services, job, data, jobId);
+  if (ran) return { skipped: ran };
   const { settings } = await services.settings(data.installationId, data.repo);
   let gate: Gate | undefined;
   if (data.trigger.type === "resume") {
@@ -55,7 +59,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   }
   // An answer or dispatch still queued when the issue was closed must not start an agent on it.
   if ((await services.store.getIssue(ref))?.state === "closed") {
-    await sendFeedback(services, target, [], "the issue is closed: the queued round was not started");
+    await sendFeedback(services, target, gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], "the issue is closed: the queued round was not started");
     return { skipped: "issue closed" };
   }
   // The server's command, or the server's profile the repository names; never the repository's own.
@@ -65,19 +69,21 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     return { skipped: choice.skipped };
   }
   const command = choice.argv;
-  const round = await services.store.allocateRound(ref, jobId, settings.maxRounds);
+  // A resume runs a round after the one that asked, even if Redis lost the issue's round counter.
+  const round = await services.store.allocateRound(ref, jobId, settings.maxRounds, gate ? gate.round + 1 : 0);
   if (round === undefined) {
     const current = await services.store.currentRound(ref);
     await raiseLadderGate(services, target, "rounds_exhausted", `The agent has used ${current + 1} rounds on this issue, the limit. Run more rounds?`, `A human must allow more rounds so a confused agent cannot loop forever. "retry" grants ${settings.maxRounds} more.`, current);
     return { skipped: "round limit reached" };
   }
-  // A re-run (dead worker, retry) of a round the issue has since moved past would redo stale work,
-  // beside or after the newer round; the answer it carried is already in the newer round's task.
-  if (round < (await services.store.currentRound(ref))) {
-    if (gate) await services.store.finishResume(gate, Date.now());
-    return { skipped: `round ${round} was superseded by a later round`, round };
-  }
-  const [issue, history, notes] = await Promise.all([services.store.getIssue(ref), services.store.issueGates(ref), services.store.notes(ref)]);
+  if (!(await redisSettled(services, context, signal))) return { skipped: "stopped while Redis settled", round };
+  const [recorded, stored, notes] = await Promise.all([services.store.getIssue(ref), services.store.issueGates(ref), services.store.notes(ref)]);
+  const stale = await overtaken(services, job, jobId, ref, round, stored, gate);
+  if (stale) return { skipped: stale, round };
+  const issue = recorded ?? (await issueFromGitHub(services, data));
+  // The answer this round resumes with is in its task even if Redis lost the history since the claim.
+  const resumed = gate;
+  const history = resumed && !stored.some((g) => g.id === resumed.id) ? [...stored, resumed] : stored;
   const template = await loadTemplate(services.config.taskTemplatePath);
   const task = renderTask(template, {
     repo: data.repo,
@@ -109,7 +115,10 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
         const startedAt = Date.now();
         log.info({ pid, attempt, replyToSpawnMs: startedAt - data.receivedAt }, "agent started");
         services.events.notify("agent.started", { repo: data.repo, issue: data.issue, round, replyToSpawnMs: startedAt - data.receivedAt, resumedGate: gate });
-        await sendFeedback(services, target, startAcknowledgements(settings.labels.awaiting, data, gate), startLine(round, data, gate, attempt), `start-${jobId}-${attempt}`);
+        // Acknowledgements only: failing to queue them (Redis blinked) must not stop a round that started.
+        await sendFeedback(services, target, startAcknowledgements(data, gate), startLine(round, data, gate, attempt), `start-${jobId}-${attempt}`, { quiet: true }).catch((error: unknown) =>
+          log.warn({ err: error }, "could not queue the start acknowledgements"),
+        );
       },
     });
   } finally {
@@ -125,7 +134,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const outcome = !run.failed ? "success" : run.timedOut ? "timeout" : run.cancelled ? "stopped" : "failure";
   services.events.notify("agent.exited", { repo: data.repo, issue: data.issue, round, outcome, durationMs: run.durationMs });
   if (run.cancelled && stop instanceof StopRequest) {
-    await sendFeedback(services, target, [], `round ${round}: agent ${stop.message} (after ${formatDuration(run.durationMs / 1000)})`);
+    await sendFeedback(services, target, gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], `round ${round}: agent ${stop.message} (after ${formatDuration(run.durationMs / 1000)})`);
     return { round, run };
   }
   if (run.cancelled) return { round, run }; // shutdown: the worker rethrows so BullMQ retries the round
@@ -133,7 +142,16 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     await sendFeedback(services, target, [], endLine(round, run, [token], ` · attempt ${attempt} of ${maxAttempts}; retrying with backoff`));
     throw new AgentError(`agent failed in round ${round} (attempt ${attempt} of ${maxAttempts})`);
   }
-  await sendFeedback(services, target, [], endLine(round, run, [token]));
+  // The round that took the answer is over: the label comes off, a moment later so that a question
+  // the agent just asked (its webhook on the way) keeps it on; a failure asks a human next. On
+  // success that is the round trip's second write; the line rides along with the next render.
+  // Not when the agent asked again and that newer question was already answered: reconciliation
+  // reads the label coming off after the newest question as that question's round having finished.
+  const labelOff = gate && !run.failed && (await services.store.lastGate(ref))?.id === gate.id;
+  await sendFeedback(services, target, labelOff ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], endLine(round, run, [token]), undefined, {
+    quiet: run.failed ? false : "unless-shown", // a status comment the issue has already is kept current
+    ...(labelOff ? { delayMs: services.config.statusDebounceMs } : {}),
+  });
   if (run.failed) {
     const tail = run.tail.map((line) => maskSecrets(line, [token])).join("\n");
     await raiseLadderGate(
@@ -148,18 +166,13 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   return { round, run };
 }
 
-/** Records that the job's round ran to its end and, for a resume, that its gate is resumed. */
-async function finishRound(services: Services, ref: { repo: string; issue: number }, jobId: string, gate: Gate | undefined): Promise<void> {
-  await services.store.markRoundDone(ref, jobId);
-  if (gate) await services.store.finishResume(gate, Date.now());
-}
-
-function startAcknowledgements(awaitingLabel: string, data: SpawnJob, gate: Gate | undefined): FeedbackOp[] {
-  const ops: FeedbackOp[] = [];
-  const commentId = gate?.answerCommentId ?? (data.trigger.type === "dispatch" ? data.trigger.commentId : undefined);
-  if (commentId) ops.push({ type: "react", commentId, content: "rocket" });
-  if (gate) ops.push({ type: "removeLabel", label: awaitingLabel });
-  return ops;
+/**
+ * 🚀 on the `/agent` or `/retry` comment that dispatched the round. A resume writes nothing at its
+ * start: the awaiting label comes off when the round ends (see README, "GitHub's limits").
+ */
+function startAcknowledgements(data: SpawnJob, gate: Gate | undefined): FeedbackOp[] {
+  const commentId = !gate && data.trigger.type === "dispatch" ? data.trigger.commentId : undefined;
+  return commentId ? [{ type: "react", commentId, content: "rocket" }] : [];
 }
 
 function startLine(round: number, data: SpawnJob, gate: Gate | undefined, attempt: number): string {

@@ -7,7 +7,7 @@ const SLACK_TOKEN = "xoxb-test-token";
 const CHANNEL = "C0TEST";
 
 interface Timing {
-  /** /agent comment → the agent's question registered (👀). */
+  /** /agent comment → the agent's question registered (the label). */
   askMs: number;
   /** Answer comment → the round-1 agent process started. */
   answerToSpawnMs: number;

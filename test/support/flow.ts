@@ -24,7 +24,7 @@ export function agentRuns(dir: string, round: number): AgentRun[] {
     .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as AgentRun);
 }
 
-/** Opens an issue, dispatches the agent and waits until its question is a registered gate (👀 on the ask). */
+/** Opens an issue, dispatches the agent and waits until its question is a registered gate (the label: its one write). */
 export async function askedGate(loop: Loop, title = "Add a cache"): Promise<{ issue: number; gateId: string; dispatchedAt: number; registeredAt: number }> {
   const { sim } = loop;
   const issue = sim.createIssue(REPO, { title, body: "Cache the expensive lookups.", author: "maintainer" });
@@ -33,7 +33,7 @@ export async function askedGate(loop: Loop, title = "Add a cache"): Promise<{ is
   const ask = await waitFor("the agent's ask comment", () =>
     sim.comments(REPO, issue.number).find((c) => c.user.login === sim.botLogin && parseAskComment(c.body) !== undefined),
   );
-  await waitFor("👀 on the ask", () => sim.comments(REPO, issue.number).find((c) => c.id === ask.id)?.reactions.some((r) => r.content === "eyes"));
+  await waitFor("the awaiting-human label", () => sim.issue(REPO, issue.number).labels.includes("awaiting-human"));
   const registeredAt = Date.now();
   await waitFor("the gate in Redis", () => loop.app.services.store.getGate(String(ask.id)));
   return { issue: issue.number, gateId: String(ask.id), dispatchedAt, registeredAt };

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, totalmem } from "node:os";
 import { join } from "node:path";
@@ -14,6 +15,23 @@ export interface Machine {
   memoryGiB: number;
   loadAverageAtStart: number[];
   loadAverageAtEnd?: number[];
+  /** Wall time ÷ CPU time of a fixed CPU-bound task, at start: 1.0 on a machine with a core to spare. */
+  contentionAtStart: number;
+  contentionAtEnd?: number;
+}
+
+/**
+ * How much of a core this process gets: a fixed CPU-bound task (hashing) timed in wall-clock and
+ * in CPU time. 1.0 means a core to spare; 3.0 means other work kept the CPU three times as busy.
+ */
+export function contention(): number {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  let data = Buffer.alloc(1024, 7);
+  for (let i = 0; i < 20_000; i++) data = createHash("sha256").update(data).digest();
+  const wall = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return Math.round((wall / Math.max(0.001, (used.user + used.system) / 1000)) * 100) / 100;
 }
 
 export function machine(): Machine {
@@ -25,6 +43,7 @@ export function machine(): Machine {
     kernel: release(),
     memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
     loadAverageAtStart: loadavg().map((v) => Math.round(v * 100) / 100),
+    contentionAtStart: contention(),
   };
 }
 
@@ -48,7 +67,7 @@ export function summaryTable(rows: readonly Row[], figures: Record<string, Sprea
   const body = rows.map((row) => {
     const s = figures[row.figure];
     const value = s?.median ?? Number.NaN;
-    const range = !s || runs < 2 ? "—" : `${fmt(s.min)}–${fmt(s.max)}`;
+    const range = !s || runs < 2 || s.runs.length < 2 ? "—" : `${fmt(s.min)}–${fmt(s.max)}`;
     const met = row.target ? (Number.isFinite(value) ? (row.target.met(value) ? "✅" : "❌") : "?") : "";
     return [row.section, row.label, fmt(value, row.unit), range, row.target?.text ?? "", met];
   });

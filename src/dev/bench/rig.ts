@@ -13,9 +13,20 @@ import { GitHubSimulator, type SimComment, type SimIssue, type SimRepo } from ".
 import { AgentLog } from "./agentLog.js";
 import { inPool, sleep, waitUntil } from "./pool.js";
 
-export const REPO = "acme/bench";
-/** The comment-polling detector's gates live in their own repository, so their calls are told apart by path. */
-export const POLLED_REPO = "acme/polled";
+/**
+ * One repository per measurement (all on one installation, as in one organisation), so the calls
+ * and the leftover feedback of one measurement are told apart from another's by path.
+ */
+export const REPOS = {
+  roundTrips: "acme/roundtrips",
+  parked: "acme/parked",
+  replies: "acme/replies",
+  sideBySide: "acme/side-by-side",
+  polled: "acme/polled",
+  burst: "acme/burst",
+} as const;
+export const REPO = REPOS.replies;
+export const POLLED_REPO = REPOS.polled;
 export const HUMAN = "maintainer";
 export const AWAITING = "awaiting-human";
 export const QUESTION = "Which database should the cache use?";
@@ -56,6 +67,35 @@ export interface RigOptions {
   log: (line: string) => void;
 }
 
+export interface CpuTimes {
+  appSelf: number;
+  appChildren: number;
+  redis: number;
+  bench: number;
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** utime+stime and cutime+cstime of a process, in ms. */
+function procCpu(pid: number): { self: number; children: number } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+    return { self: (fields[11]! + fields[12]!) * TICK_MS, children: (fields[13]! + fields[14]!) * TICK_MS };
+  } catch {
+    return { self: Number.NaN, children: Number.NaN };
+  }
+}
+
+export function cpuDelta(after: CpuTimes, before: CpuTimes, per: number): CpuTimes {
+  return {
+    appSelf: (after.appSelf - before.appSelf) / per,
+    appChildren: (after.appChildren - before.appChildren) / per,
+    redis: (after.redis - before.redis) / per,
+    bench: (after.bench - before.bench) / per,
+  };
+}
+
 const eventKey = (repo: string, issue: number) => `${repo.toLowerCase()}#${issue}`;
 
 /** The app in its own process, talking to the benchmark over IPC. */
@@ -71,8 +111,7 @@ class AppChild {
   ) {
     process.on("message", (message: { type: string } & Record<string, unknown>) => {
       if (message.type === "agent.started") {
-        const event = message as unknown as AgentStartedEvent;
-        this.started.set(eventKey(event.repo, event.issue), event);
+        for (const event of message.events as AgentStartedEvent[]) this.started.set(eventKey(event.repo, event.issue), event);
       } else if (message.type === "memory") {
         const resolveProbe = this.#probes.get(message.id as number);
         this.#probes.delete(message.id as number);
@@ -136,6 +175,9 @@ export class Rig {
   readonly queues: Queue[];
   readonly repos = new Map<string, SimRepo>();
   readonly bootedAt: number;
+  #redisPid: number | undefined;
+  /** Scripts the benchmark itself ran on Redis (queue counts), to leave out of the app's commands. */
+  benchScripts = 0;
 
   private constructor(
     readonly options: RigOptions,
@@ -160,7 +202,7 @@ export class Rig {
     const redis = new Redis(redisServer.url, { maxRetriesPerRequest: null });
     const secret = randomBytes(16).toString("hex");
     const sim = await GitHubSimulator.start({ webhookSecret: secret });
-    const repos = [sim.addRepo(REPO), sim.addRepo(POLLED_REPO)];
+    const repos = Object.values(REPOS).map((name) => sim.addRepo(name));
     sim.addUser(HUMAN);
     for (const repo of repos) sim.setPermission(repo.full_name, HUMAN, "write");
     const prefix = `bench${randomBytes(3).toString("hex")}`;
@@ -185,6 +227,10 @@ export class Rig {
       AGENT_KILL_GRACE: "1s",
       LOG_LEVEL: "info",
       LOG_FORMAT: "json",
+      // The simulator enforces no GitHub limit; the write budget (issue 10) at its maximum lets the
+      // feedback drain during the run. It is off the resume path either way.
+      GITHUB_WRITES_PER_MINUTE: "1000",
+      GITHUB_WRITES_PER_HOUR: "100000",
       BENCH_THROTTLE: options.throttle ? "on" : "off",
     };
     const nodeArgs = options.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(options.dir, "profiles")}`] : [];
@@ -258,27 +304,34 @@ export class Rig {
     return { postedAt, comment };
   }
 
-  /** Jobs not yet finished in any queue (delayed ones count: nothing here should be delayed). */
-  async pendingJobs(): Promise<number> {
+  /** Jobs not yet finished in the given queues (all of them by default); delayed ones count. */
+  async pendingJobs(names?: readonly string[]): Promise<number> {
+    const queues = names ? this.queues.filter((q) => names.includes(q.name)) : this.queues;
+    this.benchScripts += queues.length;
     let total = 0;
-    for (const queue of this.queues) {
+    for (const queue of queues) {
       const counts = await queue.getJobCounts("wait", "active", "delayed", "prioritized", "waiting-children", "paused");
       total += Object.values(counts).reduce((s, n) => s + n, 0);
     }
     return total;
   }
 
-  /** Waits until every queue is empty and the simulator has delivered every webhook, twice in a row. */
-  async quiesce(timeoutMs = 120_000): Promise<void> {
+  /**
+   * Waits until the queues are empty and the simulator has delivered every webhook, three polls in
+   * a row. With `feedback: false` the feedback queue is not waited for: it drains at the write
+   * budget's pace, behind the loop, and a burst of round trips leaves it busy for a while.
+   */
+  async quiesce(options: { feedback?: boolean; timeoutMs?: number } = {}): Promise<void> {
+    const names = options.feedback === false ? [QUEUES.inbound, QUEUES.spawn, QUEUES.timeouts] : undefined;
     let quietTimes = 0;
     await waitUntil(
-      "the queues to drain",
+      options.feedback === false ? "the inbound and spawn queues to drain" : "the queues to drain",
       async () => {
         await this.sim.whenDelivered();
-        quietTimes = (await this.pendingJobs()) === 0 ? quietTimes + 1 : 0;
+        quietTimes = (await this.pendingJobs(names)) === 0 ? quietTimes + 1 : 0;
         return quietTimes >= 3;
       },
-      timeoutMs,
+      options.timeoutMs ?? 120_000,
       50,
     );
   }
@@ -304,6 +357,25 @@ export class Rig {
       stack.push(...(children.get(pid) ?? []));
     }
     return count;
+  }
+
+  /**
+   * CPU time used so far (ms, from /proc): the app process itself, its reaped children (the agents
+   * and their watchdogs), redis-server, and this process (the simulator, the pollers, the benchmark).
+   * Unlike wall-clock figures, these hardly depend on what else the machine runs.
+   */
+  async cpu(): Promise<CpuTimes> {
+    this.#redisPid ??= Number(/process_id:(\d+)/.exec(await this.redis.info("server"))?.[1]);
+    const app = procCpu(this.app.pid);
+    return { appSelf: app.self, appChildren: app.children, redis: procCpu(this.#redisPid).self, bench: procCpu(process.pid).self };
+  }
+
+  /** Redis commands served so far, by command (INFO commandstats). */
+  async redisCommands(): Promise<Record<string, number>> {
+    const info = await this.redis.info("commandstats");
+    const out: Record<string, number> = {};
+    for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) out[match[1]!] = Number(match[2]);
+    return out;
   }
 
   /** Redis's used_memory (bytes). */

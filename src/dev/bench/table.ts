@@ -11,6 +11,7 @@ export function markdownTable(headers: readonly string[], rows: readonly (readon
 export function fmt(value: number, unit = ""): string {
   if (!Number.isFinite(value)) return "n/a";
   const abs = Math.abs(value);
+  if (Number.isInteger(value)) return unit ? `${value.toLocaleString("en-US")} ${unit}` : value.toLocaleString("en-US");
   const text = abs >= 100 ? Math.round(value).toLocaleString("en-US") : abs >= 10 ? value.toFixed(1) : abs >= 1 ? value.toFixed(2) : value.toFixed(3);
   return unit ? `${text} ${unit}` : text;
 }

@@ -11,6 +11,7 @@ interface AgentLine {
   resumes?: string;
   token?: string;
   url?: string;
+  titled?: boolean;
 }
 
 /** One agent process, as its log lines and our liveness polling saw it. */
@@ -25,6 +26,8 @@ export interface AgentProcess {
   resumes?: string;
   /** The answer token the task carried for that gate (the ask id the human's reply named). */
   token?: string;
+  /** Its task carried the issue's title (a task rebuilt from a Redis that lost the issue would not). */
+  titled: boolean;
   /** The ask comment it posted (round 0). */
   asked?: string;
   /** Logged "asked": its ask comment is posted; from here it only exits. */
@@ -40,7 +43,10 @@ export interface AgentProcess {
 
 interface AppDeath {
   appPid: number;
+  /** When it was signalled. */
   at: number;
+  /** When it was gone: after a SIGTERM the app lives on through the shutdown grace and records what ends in it. */
+  exitedAt?: number;
   /** How long its agents may outlive it: kill grace (+ shutdown grace for SIGTERM) and slack. */
   limitMs: number;
   how: "SIGKILL" | "SIGTERM";
@@ -71,14 +77,31 @@ export class AgentTracker {
   readonly processes: AgentProcess[] = [];
   readonly violations: string[] = [];
   readonly #deaths: AppDeath[] = [];
+  readonly #apps = new Set<number>();
   #offset = 0;
   #partial = "";
 
   constructor(private readonly logFile: string) {}
 
+  /** The stopped app `appPid` has exited. */
+  appExited(appPid: number): void {
+    const death = this.#deaths.find((d) => d.appPid === appPid);
+    if (death) death.exitedAt ??= Date.now();
+  }
+
+  /** An app process was started: agents whose parent it is are its own. */
+  appStarted(appPid: number): void {
+    this.#apps.add(appPid);
+  }
+
   /** The app `appPid` died (or was told to stop) now; its agents must be gone within `limitMs`. */
   appDied(appPid: number, how: AppDeath["how"], limitMs: number): void {
     this.#deaths.push({ appPid, at: Date.now(), how, limitMs });
+  }
+
+  /** The app that spawned `agent`, stopped while (or before) the agent ran, if any. */
+  #deathOf(agent: AgentProcess): AppDeath | undefined {
+    return this.#deaths.find((d) => d.appPid === agent.appPid);
   }
 
   /** Reads new log lines, checks which agents are still alive, and flags lingering ones (and kills them). */
@@ -91,8 +114,10 @@ export class AgentTracker {
         agent.diedAt = Math.min(now, agent.completedAt ?? now, agent.signalledAt !== undefined ? agent.signalledAt + 200 : now);
         continue;
       }
-      const death = this.#deaths.find((d) => d.appPid === agent.appPid && d.at >= agent.startedAt - 50);
-      if (death && now > death.at + death.limitMs) {
+      const death = this.#deathOf(agent);
+      // An agent spawned just before its app died counts from its own start.
+      const since = death ? Math.max(death.at, agent.startedAt) : 0;
+      if (death && now > since + death.limitMs) {
         this.violations.push(
           `lingering agent: pid ${agent.pid} (issue #${agent.issue}, round ${agent.round}) still alive ${((now - death.at) / 1000).toFixed(1)} s after its app was stopped with ${death.how}`,
         );
@@ -112,9 +137,10 @@ export class AgentTracker {
     return this.processes.filter((p) => p.diedAt === undefined);
   }
 
-  /** Whether the app that spawned this agent was stopped while it ran (so its death is explained). */
+  /** Whether the app that spawned this agent was stopped before the agent died (so its death is explained). */
   diedWithApp(agent: AgentProcess): boolean {
-    return this.#deaths.some((d) => d.appPid === agent.appPid && d.at >= agent.startedAt - 50 && d.at <= (agent.diedAt ?? Date.now()) + 50);
+    const death = this.#deathOf(agent);
+    return death !== undefined && death.at <= (agent.diedAt ?? Date.now()) + 50;
   }
 
   /**
@@ -122,7 +148,8 @@ export class AgentTracker {
    * and does not count (the watchdog's SIGTERM normally ends such an agent first).
    */
   orphaned(agent: AgentProcess): boolean {
-    return agent.completedAt !== undefined && this.#deaths.some((d) => d.appPid === agent.appPid && d.at >= agent.startedAt - 50 && d.at < agent.completedAt!);
+    const death = this.#deathOf(agent);
+    return agent.completedAt !== undefined && death !== undefined && (death.how === "SIGKILL" ? death.at : (death.exitedAt ?? Infinity)) < agent.completedAt;
   }
 
   /** Rounds that ran to their end while their app lived. */
@@ -164,7 +191,10 @@ export class AgentTracker {
 
   #apply(line: AgentLine): void {
     if (line.event === "start") {
-      this.processes.push({ pid: line.pid, appPid: line.ppid, issue: line.issue, round: line.round, startedAt: line.at, resumes: line.resumes, token: line.token });
+      // Its app died between spawning it and its first line (it was re-parented): the last app to die.
+      const orphan = !this.#deaths.some((d) => d.appPid === line.ppid) && !this.#apps.has(line.ppid);
+      const appPid = orphan ? ([...this.#deaths].reverse().find((d) => d.at <= line.at)?.appPid ?? line.ppid) : line.ppid;
+      this.processes.push({ pid: line.pid, appPid, issue: line.issue, round: line.round, startedAt: line.at, resumes: line.resumes, token: line.token, titled: line.titled ?? false });
       return;
     }
     const agent = this.processes.find((p) => p.pid === line.pid && p.diedAt === undefined) ?? this.processes.findLast((p) => p.pid === line.pid);

@@ -56,6 +56,7 @@ async function stopApp(replica: number, how: "SIGKILL" | "SIGTERM", t: FaultTarg
   // Follow the agents while a graceful stop waits out their grace.
   while (app.running) await t.pause(100);
   await stopping;
+  t.tracker.appExited(app.pid);
 }
 
 async function restartApp(replica: number, t: FaultTarget): Promise<void> {
@@ -71,8 +72,21 @@ async function restartRedis(fault: Fault, t: FaultTarget): Promise<void> {
   t.mark("redis-server restarted from its append-only file");
 }
 
+/** Runs a harness command once the harness's own connection is back (after a restart it reconnects). */
+async function whenConnected<T>(t: FaultTarget, command: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await command();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await t.pause(100);
+    }
+  }
+}
+
 async function wipeRedis(fault: Fault, t: FaultTarget): Promise<void> {
-  await t.client.flushall();
+  await whenConnected(t, () => t.client.flushall());
   t.mark("redis: FLUSHALL");
   await t.pause(t.rng.int(0, 500));
   const how = fault.graceful ? "SIGTERM" : "SIGKILL";

@@ -1,5 +1,14 @@
-import type { StatusState } from "../../protocol/statusComment.js";
 import type { AgentProcess } from "./agents.js";
+
+/** A gate as the app keeps it at the end of the run (Redis, rebuilt from GitHub after any wipe). */
+export interface GateRecord {
+  id: string;
+  state: string;
+  answerCommentId?: number;
+  /** Answers recorded, one per question. */
+  answers: number;
+  questions: number;
+}
 
 /** What a run left behind: the issue on GitHub (the simulator) and the agents' log. */
 export interface Observation {
@@ -12,8 +21,8 @@ export interface Observation {
   asks: string[];
   /** The human's replies: ask comment id -> reply comment id. */
   answers: Map<string, number>;
-  /** The hidden state of the app's status comment: GitHub's copy of the gates. */
-  state: StatusState | undefined;
+  /** The app's gates of the issue at the end (undefined when Redis could not be read). */
+  gates: GateRecord[] | undefined;
   agents: AgentProcess[];
   /** Whether an agent's app was stopped (SIGKILL or SIGTERM) while the agent ran. */
   diedWithApp: (agent: AgentProcess) => boolean;
@@ -28,25 +37,28 @@ const OVERLAP_TOLERANCE_MS = 150;
 
 /**
  * The rules, from the issue's point of view:
- * - no gate lost: the run completes (the newest question is resumed and that round finishes) in time;
- *   every question is either resumed or superseded by a newer one, and GitHub's record says so.
+ * - no gate lost: the run completes (the newest question is resumed and that round finishes) within
+ *   the deadline after its last fault (each fault may cost a stalled job's lock expiry);
+ *   every question is either resumed or superseded by a newer one, and the app's record says so.
  * - answered once: each reply answers at most one gate, each gate is answered by one reply.
  * - resumed once: each answered gate has exactly one COMPLETED resume round. A round whose app was
  *   killed under it does not count, whether it died too (it logged no end) or finished in the moment
- *   before the watchdog's SIGTERM reached it (the app could not record that); its re-run does. A round that died while its
- *   app lived is a violation, and so are two agents of the issue alive at once (a duplicate spawn
- *   even if one was later killed) and an agent outliving its killed app (lingering).
+ *   before the watchdog's SIGTERM reached it (the app could not record that); its re-run does. A
+ *   round that vanished while its app lived (no SIGTERM from the app) is a violation, and so are two
+ *   agents of the issue alive at once (a duplicate spawn even if one was later stopped) and an agent
+ *   outliving its killed app (lingering).
  * - dispatched once: round 0 completes exactly once per `/agent`.
  */
 export function checkInvariants(o: Observation): string[] {
   const violations = [...o.trackerViolations];
-  if (!o.done) violations.push(`lost: the run did not complete within ${o.deadlineSeconds} s (${o.stuckAt})`);
+  if (!o.done) violations.push(`lost: the run did not complete within ${o.deadlineSeconds} s of its last fault (${o.stuckAt})`);
 
   const completed = o.agents.filter((a) => a.completedAt !== undefined && !o.orphaned(a));
   const round0 = completed.filter((a) => a.round === 0);
   if (round0.length > 1) violations.push(`duplicate dispatch: round 0 completed ${round0.length} times (pids ${round0.map((a) => a.pid).join(", ")})`);
   const resumes = completed.filter((a) => a.round > 0);
   for (const agent of resumes.filter((a) => !a.resumes)) violations.push(`resume without an answer: pid ${agent.pid} ran round ${agent.round} with no answered gate in its task`);
+  for (const agent of completed.filter((a) => !a.titled)) violations.push(`task without the issue: pid ${agent.pid} ran round ${agent.round} without the issue's title and text`);
 
   const byGate = new Map<string, AgentProcess[]>();
   for (const agent of resumes) if (agent.resumes) byGate.set(agent.resumes, [...(byGate.get(agent.resumes) ?? []), agent]);
@@ -56,25 +68,25 @@ export function checkInvariants(o: Observation): string[] {
 
   o.asks.forEach((ask, index) => {
     const newer = index < o.asks.length - 1;
-    const record = o.state?.gates.find((g) => g.id === ask);
+    const record = o.gates?.find((g) => g.id === ask);
     const runs = byGate.get(ask)?.length ?? 0;
     if (record?.state === "superseded" && newer) {
       if (runs > 0) violations.push(`superseded gate ${ask} was resumed anyway`);
       return;
     }
-    if (o.done && runs === 0) violations.push(`lost gate: question ${ask} was never resumed${record ? ` (GitHub says ${record.state})` : ""}`);
-    if (!o.done) return;
-    if (!record) violations.push(`GitHub record: gate ${ask} is missing from the status comment`);
-    else if (record.state !== "resumed") violations.push(`GitHub record: gate ${ask} is left "${record.state}" on the status comment after its round finished`);
+    if (o.done && runs === 0) violations.push(`lost gate: question ${ask} was never resumed${record ? ` (the app says ${record.state})` : ""}`);
+    if (!o.done || !o.gates) return;
+    if (!record) violations.push(`the app lost gate ${ask}: no record of it after the run`);
+    else if (record.state !== "resumed") violations.push(`the app's record of gate ${ask} is "${record.state}" after its round finished`);
   });
 
   const replies = new Set(o.answers.values());
   const answeredBy = new Map<number, string[]>();
-  for (const gate of o.state?.gates ?? []) {
+  for (const gate of o.gates ?? []) {
     if (gate.answerCommentId === undefined) continue;
     if (!replies.has(gate.answerCommentId)) violations.push(`answered by a stranger: gate ${gate.id} records answer comment ${gate.answerCommentId}, which no human posted`);
     answeredBy.set(gate.answerCommentId, [...(answeredBy.get(gate.answerCommentId) ?? []), gate.id]);
-    if (gate.answers.length !== 1) violations.push(`answered ${gate.answers.length} times: gate ${gate.id} records ${gate.answers.length} answers to its one question`);
+    if (gate.answers !== gate.questions) violations.push(`answered ${gate.answers} times: gate ${gate.id} records ${gate.answers} answers to its ${gate.questions} question(s)`);
   }
   for (const [reply, gates] of answeredBy) if (gates.length > 1) violations.push(`one reply answered ${gates.length} gates: comment ${reply} -> ${gates.join(", ")}`);
 
@@ -89,9 +101,11 @@ export function checkInvariants(o: Observation): string[] {
       if (earlier) violations.push(`two agents at once: pid ${sorted[i]!.pid} (round ${sorted[i]!.round}) started while pid ${earlier.pid} (round ${earlier.round}) was still running`);
     }
   }
+  // The app may stop a round (its lock was lost, a timeout, /stop): SIGTERM, which the agent logs;
+  // what that costs, the rules above judge. A round that just vanished under a live app is a fault.
   for (const agent of o.agents) {
-    if (agent.completedAt === undefined && agent.diedAt !== undefined && !o.diedWithApp(agent)) {
-      violations.push(`round died under a live app: pid ${agent.pid} (round ${agent.round}) ended without finishing`);
+    if (agent.completedAt === undefined && agent.signalledAt === undefined && agent.diedAt !== undefined && !o.diedWithApp(agent)) {
+      violations.push(`round died under a live app: pid ${agent.pid} (round ${agent.round}) ended without finishing and without a SIGTERM`);
     }
   }
   return violations;

@@ -36,7 +36,7 @@ export class AppProcess {
   }
 
   /** Starts the app and waits until /healthz answers 200 (Redis and every queue reachable). */
-  static async start(name: string, port: number, env: Record<string, string>, logFile: string, readyTimeoutMs = 60_000): Promise<AppProcess> {
+  static async start(name: string, port: number, env: Record<string, string>, logFile: string, onSpawn?: (pid: number) => void, readyTimeoutMs = 60_000): Promise<AppProcess> {
     const fd = openSync(logFile, "a");
     let child: ChildProcess;
     try {
@@ -45,6 +45,7 @@ export class AppProcess {
       closeSync(fd);
     }
     const app = new AppProcess(name, port, child, Date.now());
+    if (child.pid !== undefined) onSpawn?.(child.pid);
     const deadline = Date.now() + readyTimeoutMs;
     while (Date.now() < deadline) {
       if (!app.running) throw new Error(`${name} exited before it was ready; see ${logFile}`);

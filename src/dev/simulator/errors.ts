@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly extra: Record<string, unknown> = {},
+    /** Response headers GitHub sends with this error (e.g. `retry-after`). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }

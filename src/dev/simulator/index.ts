@@ -1,5 +1,6 @@
 export { GitHubSimulator } from "./simulator.js";
 export { ApiError } from "./errors.js";
+export { isContentCreating, SECONDARY_LIMIT_MESSAGE, type ContentLimits, type ContentWrite } from "./ratelimit.js";
 export type {
   AccountType,
   ApiCall,

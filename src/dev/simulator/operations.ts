@@ -77,6 +77,7 @@ export class Operations {
       labels: [],
       assignees,
       comments: [],
+      events: [],
       createdAt: now,
       updatedAt: now,
       closedAt: null,
@@ -87,7 +88,7 @@ export class Operations {
       if (!labelOn(issue, name)) issue.labels.push(this.state.labelNamed(repo, name));
     }
     this.fireIssue(ctx, issue, "opened", {});
-    for (const label of issue.labels) this.fireIssue(ctx, issue, "labeled", { label: this.payloads.label(repo, label) });
+    for (const label of issue.labels) this.fireIssue(ctx, issue, "labeled", { label: this.payloads.label(repo, label) }, label);
     return issue;
   }
 
@@ -253,14 +254,14 @@ export class Operations {
       const label = this.state.labelNamed(issue.repo, name);
       issue.labels.push(label);
       issue.updatedAt = isoNow();
-      this.fireIssue(ctx, issue, "labeled", { label: this.payloads.label(issue.repo, label) });
+      this.fireIssue(ctx, issue, "labeled", { label: this.payloads.label(issue.repo, label) }, label);
     }
   }
 
   private detachLabel(ctx: OpContext, issue: Issue, label: Label): void {
     issue.labels = issue.labels.filter((l) => l !== label);
     issue.updatedAt = isoNow();
-    this.fireIssue(ctx, issue, "unlabeled", { label: this.payloads.label(issue.repo, label) });
+    this.fireIssue(ctx, issue, "unlabeled", { label: this.payloads.label(issue.repo, label) }, label);
   }
 
   private replaceLabels(ctx: OpContext, issue: Issue, names: string[]): void {
@@ -284,7 +285,10 @@ export class Operations {
     return issue;
   }
 
-  private fireIssue(ctx: OpContext, issue: Issue, action: string, fields: Json): void {
+  private fireIssue(ctx: OpContext, issue: Issue, action: string, fields: Json, label?: Label): void {
+    if (action === "labeled" || action === "unlabeled" || action === "closed" || action === "reopened") {
+      issue.events.push({ id: this.state.nextId("event"), event: action, actor: actingAccount(ctx.actor), viaApp: ctx.actor.kind === "installation", ...(label ? { label } : {}), createdAt: isoNow() });
+    }
     const payload = this.payloads.webhook(action, issue.repo, actingAccount(ctx.actor), { issue: this.payloads.issue(issue), ...fields });
     ctx.emit({ event: "issues", action, payload });
   }

@@ -1,5 +1,5 @@
 import { authorAssociation } from "./access.js";
-import type { Account, Comment, Installation, Issue, Label, Reaction, Repo, SimState } from "./state.js";
+import type { Account, Comment, Installation, Issue, IssueEvent, Label, Reaction, Repo, SimState } from "./state.js";
 import type { ReactionContent } from "./types.js";
 
 /**
@@ -225,6 +225,21 @@ export class Payloads {
       body: comment.body,
       reactions: this.reactionSummary(`${api}/reactions`, comment.reactions),
       performed_via_github_app: comment.viaApp ? this.app() : null,
+    };
+  }
+
+  issueEvent(issue: Issue, event: IssueEvent): Json {
+    return {
+      id: event.id,
+      node_id: nodeId("LabeledEvent", event.id),
+      url: `${this.urls.api}/repos/${issue.repo.fullName}/issues/events/${event.id}`,
+      actor: this.user(event.actor),
+      event: event.event,
+      commit_id: null,
+      commit_url: null,
+      created_at: event.createdAt,
+      ...(event.label ? { label: { name: event.label.name, color: event.label.color } } : {}),
+      performed_via_github_app: event.viaApp ? this.app() : null,
     };
   }
 

@@ -1,6 +1,8 @@
 /**
- * Rate-limit headers per credential and hourly window. The numbers are reported but never enforced:
- * end-to-end runs and benchmarks must not stall on a limit that only exists to look like GitHub.
+ * Rate-limit headers per credential and hourly window. The primary numbers are reported but never
+ * enforced: end-to-end runs and benchmarks must not stall on a limit that only exists to look like
+ * GitHub. The secondary limit on content creation (ContentLimiter, below) is enforced when a test
+ * sets limits or trips it.
  */
 
 const AUTHENTICATED_LIMIT = 15_000;
@@ -29,4 +31,110 @@ export class RateMeter {
       "x-ratelimit-resource": "core",
     };
   }
+}
+
+/** How GitHub words a secondary rate limit (followed by the request's id). */
+export const SECONDARY_LIMIT_MESSAGE =
+  "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID";
+export const SECONDARY_LIMIT_DOCS = "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits";
+
+/** Content-creating requests: comments, reactions, labels, edits, new issues (not tokens, not reads). */
+export function isContentCreating(method: string, template: string): boolean {
+  if (method === "GET" || method === "HEAD") return false;
+  return /^\/repos\/\{owner\}\/\{repo\}\/issues(\/|$)/.test(template);
+}
+
+/** Per-caller budgets the simulator enforces on content-creating requests, as GitHub's secondary limit does. */
+export interface ContentLimits {
+  perMinute: number;
+  perHour: number;
+  /** Window lengths; default a minute and an hour (tests shorten them). */
+  minuteMs?: number;
+  hourMs?: number;
+  /** What `retry-after` says when a budget is exceeded (default 60); null sends none (GitHub then means "at least a minute"). */
+  retryAfterSeconds?: number | null;
+  /** GitHub answers 403, sometimes 429. */
+  status?: 403 | 429;
+}
+
+/** One content-creating request, accepted or refused. */
+export interface ContentWrite {
+  at: number;
+  /** "installation:ID", "user:LOGIN" or "app". */
+  caller: string;
+  route: string;
+  /** 0 when accepted (the handler's own status is in `calls`), else the refusal's status. */
+  refused: number;
+  /** Sent while GitHub had told the caller to wait: what gets an integration banned. */
+  whileLimited: boolean;
+}
+
+export interface Refusal {
+  status: 403 | 429;
+  message: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * GitHub's secondary limit on content creation: a sliding minute and hour per caller. Off unless
+ * limits are set (or a refusal is forced with `trip`), so other tests never stall on it. A refused
+ * caller is told to wait (`retry-after`); each write it sends before then is refused again and
+ * marked `whileLimited`.
+ */
+export class ContentLimiter {
+  limits: ContentLimits | undefined;
+  /** Every content-creating request, in arrival order. */
+  readonly writes: ContentWrite[] = [];
+  private readonly accepted = new Map<string, number[]>();
+  private readonly embargo = new Map<string, { until: number; retryAfterSeconds: number | null; status: 403 | 429 }>();
+  private readonly trips: Array<{ caller?: string; retryAfterSeconds: number | null; status: 403 | 429 }> = [];
+
+  /** The next content-creating request (of `caller`, or anyone's) is refused with a secondary limit. */
+  trip(options: { caller?: string; retryAfterSeconds?: number | null; status?: 403 | 429 } = {}): void {
+    this.trips.push({ caller: options.caller, retryAfterSeconds: options.retryAfterSeconds === undefined ? 60 : options.retryAfterSeconds, status: options.status ?? 403 });
+  }
+
+  /** Admits one content-creating request, or returns the refusal to send. */
+  admit(caller: string, route: string, requestId: string, now = Date.now()): Refusal | undefined {
+    const held = this.embargo.get(caller);
+    if (held && held.until > now) {
+      this.writes.push({ at: now, caller, route, refused: held.status, whileLimited: true });
+      return refusal(held.status, held.retryAfterSeconds === null ? null : Math.ceil((held.until - now) / 1000), requestId);
+    }
+    const tripIndex = this.trips.findIndex((t) => t.caller === undefined || t.caller === caller);
+    if (tripIndex >= 0) {
+      const [trip] = this.trips.splice(tripIndex, 1);
+      return this.refuse(caller, route, requestId, trip!.retryAfterSeconds, trip!.status, now);
+    }
+    const limits = this.limits;
+    const times = this.accepted.get(caller) ?? [];
+    if (limits) {
+      const minuteMs = limits.minuteMs ?? 60_000;
+      const hourMs = limits.hourMs ?? 3_600_000;
+      while (times.length > 0 && times[0]! <= now - hourMs) times.shift();
+      const inMinute = times.filter((t) => t > now - minuteMs).length;
+      if (inMinute >= limits.perMinute || times.length >= limits.perHour) {
+        return this.refuse(caller, route, requestId, limits.retryAfterSeconds === undefined ? 60 : limits.retryAfterSeconds, limits.status ?? 403, now);
+      }
+    }
+    times.push(now);
+    this.accepted.set(caller, times);
+    this.writes.push({ at: now, caller, route, refused: 0, whileLimited: false });
+    return undefined;
+  }
+
+  private refuse(caller: string, route: string, requestId: string, retryAfterSeconds: number | null, status: 403 | 429, now: number): Refusal {
+    const waitSeconds = retryAfterSeconds ?? 60;
+    this.embargo.set(caller, { until: now + waitSeconds * 1000, retryAfterSeconds, status });
+    this.writes.push({ at: now, caller, route, refused: status, whileLimited: false });
+    return refusal(status, retryAfterSeconds, requestId);
+  }
+}
+
+function refusal(status: 403 | 429, retryAfterSeconds: number | null, requestId: string): Refusal {
+  return {
+    status,
+    message: `${SECONDARY_LIMIT_MESSAGE} ${requestId}.`,
+    headers: retryAfterSeconds === null ? {} : { "retry-after": String(Math.max(1, retryAfterSeconds)) },
+  };
 }

@@ -211,6 +211,18 @@ export function createRoutes({ state, ops, payloads, auth }: RouteDeps): Route[]
     },
     {
       method: "GET",
+      template: "/repos/{owner}/{repo}/issues/{issue_number}/events",
+      auth: "token",
+      handle: (req) => {
+        const issue = ops.getIssue(req.actor, repoOf(req), num(req, "issue_number"));
+        return list(
+          issue.events.map((e) => payloads.issueEvent(issue, e)),
+          req.url,
+        );
+      },
+    },
+    {
+      method: "GET",
       template: "/repos/{owner}/{repo}/issues/{issue_number}/labels",
       auth: "token",
       handle: (req) => {

@@ -4,7 +4,8 @@ import { actorName } from "./access.js";
 import type { Authenticator } from "./auth.js";
 import { ApiError, notFound } from "./errors.js";
 import type { WebhookEvent } from "./operations.js";
-import { RateMeter } from "./ratelimit.js";
+import { ContentLimiter, isContentCreating, RateMeter, SECONDARY_LIMIT_DOCS } from "./ratelimit.js";
+import type { Actor } from "./access.js";
 import type { Router, RouteResponse } from "./router.js";
 import type { ApiCall } from "./types.js";
 
@@ -26,6 +27,8 @@ export interface ApiServerOptions {
 
 export class ApiServer {
   private readonly rate = new RateMeter();
+  /** GitHub's secondary limit on content creation; enforced only when a test sets limits or trips it. */
+  readonly content = new ContentLimiter();
 
   constructor(private readonly options: ApiServerOptions) {}
 
@@ -38,6 +41,7 @@ export class ApiServer {
     let route = `${method} (unmatched)`;
     let actor = "anonymous";
     let response: RouteResponse;
+    const requestIdValue = requestId();
     try {
       const raw = await readBody(req);
       const match = apiPath === undefined ? undefined : this.options.router.match(method, apiPath);
@@ -45,6 +49,10 @@ export class ApiServer {
       route = `${method} ${match.route.template}`;
       const who = this.options.auth.authenticate(req.headers.authorization, match.route.auth);
       actor = actorName(who, this.options.appSlug);
+      if (isContentCreating(method, match.route.template)) {
+        const refusal = this.content.admit(callerOf(who), route, requestIdValue);
+        if (refusal) throw new ApiError(refusal.status, refusal.message, { documentation_url: SECONDARY_LIMIT_DOCS }, refusal.headers);
+      }
       response = match.route.handle({
         params: match.params,
         url,
@@ -62,7 +70,7 @@ export class ApiServer {
     res.writeHead(response.status, {
       ...(response.status === 204 ? {} : { "content-type": response.text?.contentType ?? "application/json; charset=utf-8" }),
       "x-github-media-type": "github.v3; format=json",
-      "x-github-request-id": requestId(),
+      "x-github-request-id": requestIdValue,
       ...this.rate.consume(actor === "anonymous" ? undefined : req.headers.authorization),
       ...response.headers,
     });
@@ -80,12 +88,20 @@ export class ApiServer {
     if (error instanceof ApiError) {
       return {
         status: error.status,
-        json: { message: error.message, ...error.extra, documentation_url: "https://docs.github.com/rest", status: String(error.status) },
+        json: { message: error.message, documentation_url: "https://docs.github.com/rest", ...error.extra, status: String(error.status) },
+        ...(Object.keys(error.headers).length > 0 ? { headers: error.headers } : {}),
       };
     }
     this.options.log(`internal error: ${(error as Error).stack ?? String(error)}`);
     return { status: 500, json: { message: "Server Error", documentation_url: "https://docs.github.com/rest", status: "500" } };
   }
+}
+
+/** Whose content budget a request spends: the installation's, the user's, or the app's. */
+function callerOf(actor: Actor): string {
+  if (actor.kind === "installation") return `installation:${actor.grant.installationId}`;
+  if (actor.kind === "user") return `user:${actor.account.login.toLowerCase()}`;
+  return "app";
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

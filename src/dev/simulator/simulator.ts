@@ -8,6 +8,7 @@ import { Operations, type OpContext } from "./operations.js";
 import { Payloads, type AppInfo } from "./payloads.js";
 import { Router } from "./router.js";
 import { createRoutes } from "./routes.js";
+import type { ContentLimits, ContentWrite } from "./ratelimit.js";
 import { API_PREFIX, ApiServer } from "./server.js";
 import { isoNow, SimState, type Account, type Comment, type Issue, type Repo } from "./state.js";
 import type {
@@ -46,6 +47,7 @@ export class GitHubSimulator {
   private readonly ops: Operations;
   private readonly dispatcher: WebhookDispatcher;
   private readonly appInfo: AppInfo;
+  private readonly api: ApiServer;
 
   static async start(options: SimulatorOptions): Promise<GitHubSimulator> {
     // PKCS#1, the format of the .pem GitHub hands out for an app.
@@ -98,7 +100,7 @@ export class GitHubSimulator {
       log,
     });
     const auth = new Authenticator(this.state, createPublicKey(publicKey), this.appInfo);
-    const api = new ApiServer({
+    const api = (this.api = new ApiServer({
       baseUrl: this.url,
       router: new Router(createRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, auth })),
       auth,
@@ -106,8 +108,33 @@ export class GitHubSimulator {
       deliver: (event) => this.dispatcher.enqueue(event),
       record: (call) => this.calls.push(call),
       log,
-    });
+    }));
+    api.content.limits = options.contentLimits;
     server.on("request", (req, res) => void api.handle(req, res));
+  }
+
+  /**
+   * GitHub's secondary limit on content-creating requests (comments, reactions, labels, edits, new
+   * issues), per caller (an installation, a user) over a sliding minute and hour: past it, 403 (or
+   * 429) "You have exceeded a secondary rate limit…" with `retry-after`. Undefined turns it off.
+   */
+  setContentLimits(limits: ContentLimits | undefined): void {
+    this.api.content.limits = limits;
+  }
+
+  /** The next content-creating request (of that installation, or anyone's) is refused with a secondary limit. */
+  tripSecondaryLimit(options: { installationId?: number; retryAfterSeconds?: number | null; status?: 403 | 429 } = {}): void {
+    this.api.content.trip({ caller: options.installationId === undefined ? undefined : `installation:${options.installationId}`, retryAfterSeconds: options.retryAfterSeconds, status: options.status });
+  }
+
+  /** Every content-creating REST request, accepted or refused, in arrival order. */
+  get contentWrites(): readonly ContentWrite[] {
+    return this.api.content.writes;
+  }
+
+  /** The issue's events (label changes, closing, reopening), oldest first. */
+  issueEvents(repo: string, n: number): Array<{ event: string; label?: string; actor: string; created_at: string }> {
+    return this.issueRecord(repo, n).events.map((e) => ({ event: e.event, ...(e.label ? { label: e.label.name } : {}), actor: e.actor.login, created_at: e.createdAt }));
   }
 
   setWebhookUrl(url: string | undefined): void {

@@ -43,6 +43,17 @@ export interface Comment {
   reactions: Reaction[];
 }
 
+/** An entry of the issue's events (GET …/issues/{n}/events): label changes, closing and reopening. */
+export interface IssueEvent {
+  id: number;
+  event: "labeled" | "unlabeled" | "closed" | "reopened";
+  actor: Account;
+  /** Done with an installation token: GitHub then fills `performed_via_github_app`. */
+  viaApp: boolean;
+  label?: Label;
+  createdAt: string;
+}
+
 export interface Issue {
   id: number;
   repo: Repo;
@@ -56,6 +67,7 @@ export interface Issue {
   labels: Label[];
   assignees: Account[];
   comments: Comment[];
+  events: IssueEvent[];
   createdAt: string;
   updatedAt: string;
   closedAt: string | null;
@@ -100,6 +112,7 @@ const ID_BASES = {
   comment: 1_000_000,
   label: 5_000,
   reaction: 7_000_000,
+  event: 9_000_000,
 } as const;
 
 export class SimState {

@@ -1,3 +1,5 @@
+import type { ContentLimits } from "./ratelimit.js";
+
 /** Public types of the GitHub simulator. Inspection types use GitHub's snake_case field names. */
 
 export interface SimulatorOptions {
@@ -11,6 +13,8 @@ export interface SimulatorOptions {
   /** Default "escalation". */
   appSlug?: string;
   log?: (line: string) => void;
+  /** Enforce GitHub's secondary limit on content creation from the start (see setContentLimits). */
+  contentLimits?: ContentLimits;
 }
 
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";

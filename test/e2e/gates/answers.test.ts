@@ -28,9 +28,9 @@ describe("gates: answers", () => {
     expect(three.task).toContain('choosing option "SQLite"');
     expect(three.task).toContain("Note that came with the choice:\n\n> keep it embedded");
 
-    // What GitHub shows: 🚀 on each reply once its agent started, and the label gone.
+    // What GitHub shows: the label gone once the round that took each reply ended.
     for (const [issue, reply] of [byNumber.issue, byLabel.issue, withNote.issue].map((n, i) => [n, replies[i]!] as const)) {
-      await g.reacted(reply.id, issue, "rocket");
+      await g.resumedWith(reply.id, issue);
       await waitFor(`label removed on #${issue}`, () => !g!.labels(issue).includes("awaiting-human"));
     }
   });
@@ -60,7 +60,7 @@ describe("gates: answers", () => {
     const resumed = await g.run(parts.issue, 1);
     expect(resumed.task).toMatch(/Answer from human @maintainer at \S+ \(\S+\), choosing option "SQLite":\n\n> SQLite\n/);
     expect(resumed.task).toMatch(/\*\*Q2\. Should old entries expire\?\*\*\nAnswer from human @admin at \S+ \(\S+\):\n\n> no, keep them forever\n/);
-    await g.reacted(last.id, parts.issue, "rocket");
+    await g.resumedWith(last.id, parts.issue);
     // One short comment for the partial answer, none for the completing one.
     expect(g.replies(parts.issue).map((c) => c.body.slice(0, 25))).toEqual(["Recorded 1 of 2 answers. "]);
     expect(g.runs(parts.issue)).toHaveLength(2);
@@ -117,7 +117,7 @@ describe("gates: answers", () => {
     expect(task).toContain('choosing option "SQLite"');
     expect(task).toContain("> on second thought");
     expect(task).not.toContain('choosing option "Postgres"');
-    await g.reacted(reply.id, issue, "rocket");
+    await g.resumedWith(reply.id, issue);
     expect(g.replies(issue)).toEqual([]);
   });
 
@@ -143,7 +143,7 @@ describe("gates: answers", () => {
     const { issue } = await g.asked("Edited too late");
     const reply = g.comment(issue, "maintainer", "Postgres");
     await g.run(issue, 1);
-    await g.statusLine(issue, "round 1: agent finished");
+    await g.resumedWith(reply.id, issue);
 
     g.sim.editComment(REPO, reply.id, "maintainer", "SQLite");
     const note = await g.reply(issue, "your edit came after the agent had resumed");

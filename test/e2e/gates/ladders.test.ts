@@ -20,6 +20,7 @@ describe("gates: bounded ladders", { timeout: 90_000 }, () => {
     expect(first.comment.body).toContain("1. retry\n2. give up");
     expect(first.comment.body).toContain("last line of output");
     expect(g.runs(issue, 0)).toHaveLength(2);
+    await g.statusLine(issue, "attempts exhausted: asking a human whether to retry");
     const status = g.statusBody(issue);
     // The output's fence closes on its own line, so the rest of the status comment is not swallowed as code.
     expect(status).toMatch(/round 0: agent failed \(exit 3\) after \d+s · attempt 1 of 2; retrying with backoff\n\n {2}```text\n {2}something broke\n {2}last line of output\n {2}```\n/);
@@ -34,7 +35,7 @@ describe("gates: bounded ladders", { timeout: 90_000 }, () => {
     const [again] = g.runs(issue, 1);
     expect(again!.task).toContain("### Round 0: the app (attempts_exhausted) asked");
     expect(again!.task).toMatch(/Answer from human @maintainer at \S+ \(\S+\), choosing option "retry":/);
-    await g.reacted(retry.id, issue, "rocket");
+    await g.resumedWith(retry.id, issue);
 
     g.comment(issue, "maintainer", "2");
     await g.statusLine(issue, "@maintainer chose not to retry; the agent is not re-run");

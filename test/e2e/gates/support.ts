@@ -135,6 +135,17 @@ export class Gates {
     return waitFor(`${content} on comment ${commentId}`, () => this.reactions(commentId, issue, repo).includes(`${content}:${this.sim.botLogin}`) || undefined);
   }
 
+  /**
+   * Waits until the agent resumed with the answer of `commentId` (a round claimed its gate): what 🚀
+   * on the reply used to show. GitHub now shows it by the label coming off when that round ends.
+   */
+  resumedWith(commentId: number, issue: number, repo = REPO): Promise<true> {
+    return waitFor(`a resume with the answer of comment ${commentId}`, async () => {
+      const gates = await this.loop.app.services.store.issueGates({ repo, issue });
+      return gates.some((g) => g.answerCommentId === commentId && (g.state === "resuming" || g.state === "resumed")) || undefined;
+    });
+  }
+
   /** Opens an issue and dispatches the agent with `/agent`; `mode` goes in the title. */
   dispatch(title: string, opts: { mode?: string; assignees?: string[]; repo?: string } = {}): number {
     const repo = opts.repo ?? REPO;
@@ -148,12 +159,12 @@ export class Gates {
     return issue.number;
   }
 
-  /** Waits for the newest ask on the issue to be registered as an open gate (👀 and the label). */
+  /** Waits for the newest ask on the issue to be registered as a gate (in Redis, and the label: its one write). */
   async gate(issue: number, opts: { count?: number; label?: string; repo?: string } = {}): Promise<{ comment: SimComment; ask: Ask }> {
     const repo = opts.repo ?? REPO;
     const count = opts.count ?? 1;
     const found = await waitFor(`ask #${count} on #${issue}`, () => this.asks(issue, repo)[count - 1]);
-    await this.reacted(found.comment.id, issue, "eyes", repo);
+    await waitFor(`gate ${found.comment.id} recorded`, () => this.loop.app.services.store.getGate(String(found.comment.id)));
     await waitFor(`the ${opts.label ?? "awaiting-human"} label on #${issue}`, () => this.labels(issue, repo).includes(opts.label ?? "awaiting-human"));
     return found;
   }

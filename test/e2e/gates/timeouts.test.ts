@@ -38,7 +38,7 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
     // The history keeps the assumption that was corrected.
     expect(corrected.task).toContain("ASSUMPTION: nobody answered by");
     await g.statusLine(issue, `@maintainer reopened gate ${ask.id} with a correction`);
-    await g.reacted(correction.id, issue, "rocket");
+    await g.resumedWith(correction.id, issue);
     expect(g.replies(issue)).toHaveLength(1);
   });
 
@@ -84,7 +84,7 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
       expect(g.runs(issue, 1)).toEqual([]);
       expect(g.labels(issue)).toContain("awaiting-human");
     }
-    expect(g.statusBody(assigned.issue)).toContain("timed out without a default for 1 question(s); reminder posted");
+    await g.statusLine(assigned.issue, "timed out without a default for 1 question(s); reminder posted"); // rendered STATUS_DEBOUNCE after the line
 
     // Still open: a human's answer resumes it.
     g.comment(assigned.issue, "maintainer", "eu-west-1");
@@ -101,7 +101,7 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
     expect(task).toMatch(/Answer from human @maintainer at \S+ \(\S+\), choosing option "SQLite":\n\n> SQLite\n\nNote that came with the choice:\n\n> accepted the default with \/defaults\n/);
     expect(task).toMatch(/\*\*Q2\. How long should entries live\?\*\*\nAnswer from human @maintainer at \S+ \(\S+\):\n\n> 1h\n/);
     expect(task).not.toContain("ASSUMPTION");
-    await g.reacted(accept.id, withDefaults.issue, "rocket");
+    await g.resumedWith(accept.id, withDefaults.issue);
 
     g.comment(without.issue, "maintainer", "/defaults");
     await g.reply(without.issue, "@maintainer the open question has no defaults left to accept; please answer it.");

@@ -8,8 +8,9 @@
 //   round >0  logs "start" (with the gate it resumes: the last answered question in its task),
 //             works RESUME_MS, logs "end"
 // A round that logged "start" but not "end" was killed. SIGTERM is logged as "signal" and honoured.
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
+import { promisify } from "node:util";
 
 const [logFile, roundText, issueText, round0Ms = "300", resumeMs = "1500"] = process.argv.slice(2);
 const round = Number(roundText);
@@ -32,7 +33,9 @@ function gatesInTask(text) {
 
 const gates = gatesInTask(task);
 const resumes = gates.filter((g) => g.answered).at(-1);
-log("start", { gates, resumes: resumes?.gate, token: resumes?.token });
+// The task must carry the issue itself too (the suite titles its issues "Chaos run N").
+const titled = /^# Task: Chaos run \d+/m.test(task);
+log("start", { gates, resumes: resumes?.gate, token: resumes?.token, titled });
 process.on("SIGTERM", () => {
   log("signal", { signal: "SIGTERM" });
   process.exit(143);
@@ -41,8 +44,9 @@ const work = (ms) => new Promise((resolve) => setTimeout(resolve, Number(ms)));
 
 if (round === 0) {
   await work(round0Ms);
-  const url = execFileSync("escalate", ["ask", "--question", "Which store should the cache use?", "--option", "Alpha", "--option", "Beta"], { encoding: "utf8" }).trim();
-  log("asked", { url });
+  // Asynchronously, so a SIGTERM meanwhile is still logged (a synchronous child would hold it back).
+  const { stdout } = await promisify(execFile)("escalate", ["ask", "--question", "Which store should the cache use?", "--option", "Alpha", "--option", "Beta"], { encoding: "utf8" });
+  log("asked", { url: stdout.trim() });
 } else {
   await work(resumeMs);
 }

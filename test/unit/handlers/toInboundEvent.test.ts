@@ -161,6 +161,21 @@ describe("toInboundEvent: issue_comment", () => {
     expect(convert("issue_comment", commentEvent("created", asBot("<!-- escalation:ask:v1 !!! -->")))?.kind).toBe("comment");
   });
 
+  it.each<[string]>([["created"], ["edited"]])("drops the %s status comment of a bot (the loop ignores it on every transition)", (action) => {
+    const body = `### Escalation status\n\n- round 0: agent started\n\n${renderMarker("status", { v: 1, nextRound: 1, gates: [] })}`;
+    expect(convert("issue_comment", commentEvent(action, asBot(body)))).toBeUndefined();
+  });
+
+  it("keeps a bot's comment that carries an ask marker beside a status marker", () => {
+    const body = `${renderMarker("status", { v: 1, nextRound: 1, gates: [] })}\n${renderMarker("ask", { v: 1 })}`;
+    expect(convert("issue_comment", commentEvent("created", asBot(body)))?.kind).toBe("comment");
+  });
+
+  it("keeps a human's comment quoting a status marker (only bots' comments are dropped)", () => {
+    const body = renderMarker("status", { v: 1, nextRound: 1, gates: [] });
+    expect(convert("issue_comment", commentEvent("created", (x) => (x.comment.body = body)))?.kind).toBe("comment");
+  });
+
   it("ignores other issue_comment actions", () => {
     expect(convert("issue_comment", commentEvent("created", (x) => (x.action = "pinned")))).toBeUndefined();
   });
@@ -208,6 +223,13 @@ describe("toInboundEvent: issues", () => {
   it("ignores events of other names that carry the same fields", () => {
     expect(convert("pull_request", labeled("agent"))).toBeUndefined();
     expect(convert("issues", commentEvent())).toBeUndefined();
+  });
+
+  it.each<[string, string]>([["Bot", "escalation[bot]"], ["User", "renovate[bot]"]])("drops a label added by a bot (%s %s): bots never dispatch", (type, login) => {
+    const p = labeled("agent");
+    p.sender.type = type;
+    p.sender.login = login;
+    expect(convert("issues", p)).toBeUndefined();
   });
 });
 

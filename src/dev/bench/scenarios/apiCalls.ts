@@ -1,7 +1,9 @@
 import { renderAskComment } from "../../../protocol/ask.js";
 import type { ApiCall } from "../../simulator/index.js";
 import { waitUntil } from "../pool.js";
-import { REPO, Rig } from "../rig.js";
+import { REPOS, Rig } from "../rig.js";
+
+const REPO = REPOS.roundTrips;
 
 /**
  * (4) GitHub API calls per ask/answer round trip made by the app, counted by the simulator, and
@@ -22,7 +24,17 @@ export interface ApiCallsResult {
   cold: { ask: CallCount; answer: CallCount; total: number; writes: number };
   warm: { roundTrips: number; ask: CallCount; answer: CallCount; perRoundTrip: number; writesPerRoundTrip: number; byRoute: Record<string, number> };
   /** Bytes each gate opened through the app adds while parked, by kind of key. */
-  realParked: { gates: number; bytesPerGate: Record<string, number>; gateKeysPerGate: number; jobHistoryPerGate: number; totalPerGate: number };
+  realParked: {
+    gates: number;
+    bytesPerGate: Record<string, number>;
+    /** The gate's and its issue's own keys. */
+    gateKeysPerGate: number;
+    /** Deduplication keys of the jobs the gate's webhooks and feedback made: kept 24 h. */
+    dedupPerGate: number;
+    /** Completed job records and queue indexes: kept an hour, at most 1,000 per queue, so bounded rather than per gate. */
+    jobHistoryPerGate: number;
+    totalPerGate: number;
+  };
   /** Bytes the answer phase added per round trip (job history kept for deduplication), by kind of key. */
   answerBytesPerRoundTrip: Record<string, number>;
 }
@@ -41,6 +53,9 @@ export function countCalls(calls: readonly ApiCall[], actors: ReadonlySet<string
 /** The app's actors as the simulator names them: its installation (the bot) and its JWT. */
 export const appActors = (rig: Rig) => new Set([rig.sim.botLogin, `app:${rig.sim.appSlug}`]);
 
+/** A queue's own keys, as opposed to its jobs' (`<prefix>:<queue>:<jobId>`). */
+const BULLMQ_STRUCTURE = new Set(["completed", "failed", "events", "wait", "active", "delayed", "prioritized", "paused", "meta", "id", "marker", "stalled", "stalled-check", "pc", "limiter", "repeat", "waiting-children"]);
+
 /** What a key is, for the memory breakdown. */
 export function keyKind(prefix: string, key: string): string {
   const rest = key.slice(prefix.length + 1);
@@ -48,8 +63,12 @@ export function keyKind(prefix: string, key: string): string {
   if (rest === "gates:open") return "open-gates index";
   const issue = /^issue:[^#]+#\d+(?::(\w+))?$/.exec(rest);
   if (issue) return issue[1] ? `issue ${issue[1]}` : "issue hash";
-  const head = rest.split(":")[0] ?? rest;
-  if (["inbound", "spawn", "feedback", "timeouts", "maintenance"].includes(head)) return `bullmq ${head}`;
+  const [head = rest, second = ""] = rest.split(":");
+  if (["inbound", "spawn", "feedback", "timeouts", "maintenance"].includes(head)) {
+    if (second === "de") return `bullmq ${head}: deduplication keys (24 h)`;
+    if (BULLMQ_STRUCTURE.has(second)) return `bullmq ${head}: indexes and event stream`;
+    return `bullmq ${head}: job records`;
+  }
   return head;
 }
 
@@ -116,7 +135,9 @@ export async function measureApiCalls(rig: Rig, warm: number): Promise<ApiCallsR
 
   const bytesPerGate = diffBytes(rig, before, parked, warm);
   const gateKeysPerGate = Object.entries(bytesPerGate).filter(([k]) => k.startsWith("gate") || k.startsWith("open") || k.startsWith("issue")).reduce((s, [, v]) => s + v, 0);
-  const jobHistoryPerGate = Object.entries(bytesPerGate).filter(([k]) => k.startsWith("bullmq")).reduce((s, [, v]) => s + v, 0);
+  const sum = (pick: (kind: string) => boolean) => Object.entries(bytesPerGate).filter(([k]) => pick(k)).reduce((s, [, v]) => s + v, 0);
+  const dedupPerGate = sum((k) => k.startsWith("bullmq") && k.includes("deduplication"));
+  const jobHistoryPerGate = sum((k) => k.startsWith("bullmq") && !k.includes("deduplication"));
   const byRoute: Record<string, number> = {};
   for (const part of [ask, answer]) for (const [route, n] of Object.entries(part.byRoute)) byRoute[route] = (byRoute[route] ?? 0) + n;
   return {
@@ -126,6 +147,7 @@ export async function measureApiCalls(rig: Rig, warm: number): Promise<ApiCallsR
       gates: warm,
       bytesPerGate,
       gateKeysPerGate,
+      dedupPerGate,
       jobHistoryPerGate,
       totalPerGate: Object.values(bytesPerGate).reduce((s, v) => s + v, 0),
     },

@@ -1,4 +1,4 @@
-import { REPO, type AppMemory, type ParkedGate, type Rig } from "../rig.js";
+import { REPOS, type AppMemory, type ParkedGate, type Rig } from "../rig.js";
 
 /**
  * (3) The cost of a parked gate, with `count` gates parked at once: Redis bytes per gate (MEMORY
@@ -25,10 +25,10 @@ export async function parkMany(rig: Rig, count: number): Promise<{ result: Parke
   const appMemoryBefore = await rig.app.memory();
   const usedBefore = await rig.usedMemory();
   const started = Date.now();
-  const gates = await rig.parkGates(REPO, count, { inRedis: true });
+  const gates = await rig.parkGates(REPOS.parked, count, { inRedis: true });
   const parkSeconds = (Date.now() - started) / 1000;
   const usedAfter = await rig.usedMemory();
-  await rig.quiesce();
+  await rig.quiesce({ feedback: false });
   const appProcesses = rig.appDescendants();
   const appMemoryAfter = await rig.app.memory();
 

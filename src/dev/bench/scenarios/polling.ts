@@ -2,8 +2,7 @@ import { spawn } from "node:child_process";
 import { sign } from "node:crypto";
 import { distribution, type Distribution } from "../stats.js";
 import { sleep, waitUntil } from "../pool.js";
-import { AGENT, POLLED_REPO, REPO, type ParkedGate, type Rig } from "../rig.js";
-import { appActors, countCalls } from "./apiCalls.js";
+import { AGENT, REPOS, type ParkedGate, type Rig } from "../rig.js";
 import { latencies } from "./replyToSpawn.js";
 
 /**
@@ -12,8 +11,9 @@ import { latencies } from "./replyToSpawn.js";
  * replies at uniformly random offsets in [0, windowSeconds]. A poller lists its issue's comments
  * (GET …/issues/{n}/comments?since=<ask time>, installation token) every interval from a random
  * phase, and on the first human comment spawns the same trivial agent. Latency for both is from
- * the reply's creation to the agent process's start; API calls are what each side spent per
- * round trip (ours: every call the app made for those gates, feedback writes included).
+ * the reply's creation to the agent process's start. A poller's API calls are its own requests
+ * (one token, then one list per poll); ours per round trip come from measurement 4, where they are
+ * counted in isolation (here the feedback of earlier measurements may still be draining).
  */
 export interface PollerResult {
   intervalSeconds: number;
@@ -27,7 +27,7 @@ export interface PollerResult {
 export interface PollingResult {
   windowSeconds: number;
   gatesPerGroup: number;
-  ours: { latency: Distribution; arrivalLatency: Distribution; callsPerRoundTrip: number; writesPerRoundTrip: number; missing: number };
+  ours: { latency: Distribution; arrivalLatency: Distribution; missing: number };
   pollers: PollerResult[];
 }
 
@@ -57,7 +57,7 @@ class Poller {
   }
 
   async start(gates: readonly ParkedGate[]): Promise<void> {
-    const installation = this.rig.repo(POLLED_REPO).installation_id;
+    const installation = this.rig.repo(REPOS.polled).installation_id;
     const minted = (await this.request("POST", `/app/installations/${installation}/access_tokens`, `Bearer ${appJwt(this.rig.sim.appId, this.rig.sim.privateKey)}`)) as { token: string };
     this.#token = minted.token;
     for (const gate of gates) void this.watch(gate);
@@ -84,12 +84,10 @@ class Poller {
 }
 
 export async function measurePolling(rig: Rig, options: { gatesPerGroup: number; windowSeconds: number; intervals: number[] }): Promise<PollingResult> {
-  const ours = await rig.parkGates(REPO, options.gatesPerGroup, { inRedis: true });
-  const polled = await Promise.all(options.intervals.map(() => rig.parkGates(POLLED_REPO, options.gatesPerGroup, { inRedis: false })));
-  await rig.quiesce();
+  const ours = await rig.parkGates(REPOS.sideBySide, options.gatesPerGroup, { inRedis: true });
+  const polled = await Promise.all(options.intervals.map(() => rig.parkGates(REPOS.polled, options.gatesPerGroup, { inRedis: false })));
+  await rig.quiesce({ feedback: false });
   const pollers = options.intervals.map((interval) => new Poller(rig, interval));
-  const mark = rig.sim.calls.length;
-  const started = Date.now();
   await Promise.all(pollers.map((poller, i) => poller.start(polled[i]!)));
 
   const posted: Array<{ gate: ParkedGate; postedAt: number }> = [];
@@ -110,23 +108,15 @@ export async function measurePolling(rig: Rig, options: { gatesPerGroup: number;
     100,
   ).catch(() => undefined);
   pollers.forEach((p) => p.stop());
-  await rig.quiesce();
 
   const postedOf = (gate: ParkedGate) => posted.find((p) => p.gate === gate)!.postedAt;
   const ourLatencies = latencies(rig, ours.map((gate) => ({ gate, postedAt: postedOf(gate) })));
-  const ourCalls = countCalls(
-    rig.sim.calls.slice(mark).filter((c) => !c.path.startsWith(`/repos/${POLLED_REPO}/`)),
-    appActors(rig),
-    options.gatesPerGroup,
-  );
   return {
     windowSeconds: options.windowSeconds,
     gatesPerGroup: options.gatesPerGroup,
     ours: {
       latency: distribution(ourLatencies.postedToProcessStart),
       arrivalLatency: distribution(ourLatencies.arrivalToProcessStart),
-      callsPerRoundTrip: ourCalls.total,
-      writesPerRoundTrip: ourCalls.writes,
       missing: ourLatencies.missing,
     },
     pollers: pollers.map((poller, i) => {

@@ -1,6 +1,7 @@
+import { contention } from "../report.js";
 import { distribution, type Distribution } from "../stats.js";
 import { sleep, waitUntil } from "../pool.js";
-import type { ParkedGate, Rig } from "../rig.js";
+import { cpuDelta, type CpuTimes, type ParkedGate, type Rig } from "../rig.js";
 
 /**
  * (1) Reply → agent process started, over `gates.length` answered gates. Humans reply in the
@@ -16,6 +17,10 @@ import type { ParkedGate, Rig } from "../rig.js";
 export interface ReplyToSpawnResult {
   answered: number;
   ratePerSecond: number;
+  /** Agents started per second from the first reply to the last start: below the offered rate, the loop was saturated and latency is queueing. */
+  achievedPerSecond: number;
+  /** The machine's contention just before the replies (see report.ts). */
+  contention: number;
   seconds: number;
   missing: number;
   arrivalToProcessStart: Distribution;
@@ -23,6 +28,12 @@ export interface ReplyToSpawnResult {
   arrivalToSpawnEvent: Distribution;
   postedToArrival: Distribution;
   postedToProcessStart: Distribution;
+  /** CPU ms per round trip over the replies' window (feedback written meanwhile included), by process. */
+  cpuPerRoundTrip: CpuTimes;
+  /** Redis commands per round trip made by the app (the benchmark's own queue polls taken out), by command. */
+  redisCommandsPerRoundTrip: Record<string, number>;
+  /** The raw samples (ms), so several runs can be pooled. */
+  samples: Pick<Latencies, "arrivalToProcessStart" | "arrivalToSpawnEvent" | "arrivalToFirstInstruction">;
 }
 
 export interface Latencies {
@@ -55,6 +66,8 @@ export function latencies(rig: Rig, replies: ReadonlyArray<{ gate: { repo: strin
   return out;
 }
 
+const round1 = (v: number) => Math.round(v * 10) / 10;
+
 /** Exponential gaps: a Poisson process of `ratePerSecond`. */
 export function poissonSchedule(count: number, ratePerSecond: number, random = Math.random): number[] {
   const times: number[] = [];
@@ -67,7 +80,11 @@ export function poissonSchedule(count: number, ratePerSecond: number, random = M
 }
 
 export async function measureReplyToSpawn(rig: Rig, gates: readonly ParkedGate[], ratePerSecond: number): Promise<ReplyToSpawnResult> {
-  await rig.quiesce();
+  await rig.quiesce({ feedback: false });
+  const contentionBefore = contention();
+  const cpuBefore = await rig.cpu();
+  const commandsBefore = await rig.redisCommands();
+  const benchScriptsBefore = rig.benchScripts;
   const schedule = poissonSchedule(gates.length, ratePerSecond);
   const replies: Array<{ gate: ParkedGate; postedAt: number }> = [];
   const started = Date.now();
@@ -87,10 +104,24 @@ export async function measureReplyToSpawn(rig: Rig, gates: readonly ParkedGate[]
     100,
   ).catch(() => undefined); // report what arrived; `missing` says how many did not
   const seconds = (Date.now() - started) / 1000;
+  // CPU over the replies' window: the feedback worker writes meanwhile at its budget's pace.
+  await rig.quiesce({ feedback: false }).catch(() => undefined);
+  const cpuPerRoundTrip = cpuDelta(await rig.cpu(), cpuBefore, gates.length);
+  const commandsAfter = await rig.redisCommands();
+  commandsAfter.evalsha = (commandsAfter.evalsha ?? 0) - (rig.benchScripts - benchScriptsBefore);
+  const redisCommandsPerRoundTrip: Record<string, number> = {};
+  for (const [command, calls] of Object.entries(commandsAfter)) {
+    const delta = (calls - (commandsBefore[command] ?? 0)) / gates.length;
+    if (delta > 0) redisCommandsPerRoundTrip[command] = delta;
+  }
   const l = latencies(rig, replies);
+  const starts = replies.flatMap(({ gate }) => rig.agents.first(gate.repo, gate.issue)?.processStart ?? []);
+  const firstReply = Math.min(...replies.map((r) => r.postedAt));
   return {
     answered: gates.length,
     ratePerSecond,
+    achievedPerSecond: starts.length / Math.max(0.001, (Math.max(...starts) - firstReply) / 1000),
+    contention: contentionBefore,
     seconds,
     missing: l.missing,
     arrivalToProcessStart: distribution(l.arrivalToProcessStart),
@@ -98,5 +129,8 @@ export async function measureReplyToSpawn(rig: Rig, gates: readonly ParkedGate[]
     arrivalToSpawnEvent: distribution(l.arrivalToSpawnEvent),
     postedToArrival: distribution(l.postedToArrival),
     postedToProcessStart: distribution(l.postedToProcessStart),
+    cpuPerRoundTrip,
+    redisCommandsPerRoundTrip,
+    samples: { arrivalToProcessStart: l.arrivalToProcessStart.map(round1), arrivalToSpawnEvent: l.arrivalToSpawnEvent.map(round1), arrivalToFirstInstruction: l.arrivalToFirstInstruction.map(round1) },
   };
 }

@@ -1,4 +1,4 @@
-import { HUMAN, type AppMemory, type ParkedGate, type Rig } from "../rig.js";
+import { HUMAN, cpuDelta, type AppMemory, type CpuTimes, type ParkedGate, type Rig } from "../rig.js";
 import { sleep, waitUntil } from "../pool.js";
 import { distribution, type Distribution } from "../stats.js";
 import { commentCreatedPayload, fireDeliveries, signDelivery } from "../webhooks.js";
@@ -26,10 +26,12 @@ export interface ThroughputResult {
   resumed: number;
   resumesPerSecond: number;
   appMemoryAfter: AppMemory;
+  /** CPU ms per delivery while they were being acknowledged (the app also processes them meanwhile). */
+  cpuPerDelivery: CpuTimes;
 }
 
 export async function measureThroughput(rig: Rig, gates: readonly ParkedGate[], options: { concurrency: number; resumeWindowSeconds: number }): Promise<ThroughputResult> {
-  await rig.quiesce();
+  await rig.quiesce({ feedback: false });
   const openKey = rig.store.keys.openGates();
   const parkedAtStart = await rig.redis.zcard(openKey);
   // The replies exist in the simulator (delivered to nobody); the benchmark delivers them itself.
@@ -46,8 +48,10 @@ export async function measureThroughput(rig: Rig, gates: readonly ParkedGate[], 
     }
   })();
 
+  const cpuBefore = await rig.cpu();
   const firedAt = Date.now();
   const results = await fireDeliveries(rig.app.webhookUrl, deliveries, options.concurrency);
+  const cpuPerDelivery = cpuDelta(await rig.cpu(), cpuBefore, deliveries.length);
   const acked = results.filter((r) => typeof r.status === "number" && r.status >= 200 && r.status < 300);
   const firstSent = Math.min(...results.map((r) => r.sentAt));
   const lastAck = Math.max(...results.map((r) => r.ackedAt));
@@ -86,5 +90,6 @@ export async function measureThroughput(rig: Rig, gates: readonly ParkedGate[], 
     resumed,
     resumesPerSecond: resumed / windowSeconds,
     appMemoryAfter,
+    cpuPerDelivery,
   };
 }

@@ -1,0 +1,173 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { projectRoot } from "../../config/projectRoot.js";
+import { Keys } from "../../gates/keys.js";
+import { GateStore } from "../../gates/store.js";
+import { QUEUES } from "../../queue/names.js";
+import { freePort } from "../../redis/privateRedis.js";
+import { GitHubSimulator } from "../simulator/index.js";
+import type { AgentTracker } from "./agents.js";
+import type { GateRecord } from "./invariants.js";
+import type { RunPlan } from "./plan.js";
+import { AppProcess, RedisServer, WebhookProxy } from "./processes.js";
+
+export const CHAOS_AGENT = resolve(projectRoot, "test/support/agents/chaos-agent.mjs");
+export const REPO = "acme/chaos";
+export const HUMAN = "maintainer";
+/** The app's timings in a chaos run: short, so recovery fits in the run's deadline. */
+export const TIMINGS = { killGraceS: 1, shutdownGraceS: 2, reconcileS: 2 } as const;
+
+/** What one run stands on: its own redis-server (append-only), simulator, proxy and app processes. */
+export interface Rig {
+  sim: GitHubSimulator;
+  redis: RedisServer;
+  /** The harness's own Redis connection: observing, and FLUSHALL. */
+  client: Redis;
+  prefix: string;
+  keys: Keys;
+  /** The loop's queues as the app names them, to see when work is pending. */
+  queues: Queue[];
+  apps: Array<AppProcess | undefined>;
+  startApp(replica: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts everything a run needs; the app replicas are up (healthy) when it returns. */
+export async function startRig(plan: RunPlan, dir: string, agentLog: string, tracker: AgentTracker, extraEnv: Record<string, string> = {}): Promise<Rig> {
+  const cleanup: Array<() => Promise<unknown> | unknown> = [];
+  const close = async () => {
+    for (const step of cleanup.reverse()) {
+      try {
+        await step();
+      } catch {
+        // best effort: the next run starts from scratch anyway
+      }
+    }
+  };
+  try {
+    const dataDir = mkdtempSync(join(tmpdir(), "escalation-chaos-redis-"));
+    cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const redis = await RedisServer.start(join(dataDir, "redis"));
+    cleanup.push(() => redis.stop());
+    const secret = randomBytes(16).toString("hex");
+    const sim = await GitHubSimulator.start({ webhookSecret: secret });
+    cleanup.push(() => sim.stop());
+    sim.addRepo(REPO);
+    sim.addUser(HUMAN);
+    sim.setPermission(REPO, HUMAN, "write");
+    const ports = await Promise.all(Array.from({ length: plan.replicas }, () => freePort()));
+    const proxy = await WebhookProxy.start(() => ports.map((port) => `http://127.0.0.1:${port}`));
+    cleanup.push(() => proxy.close());
+    sim.setWebhookUrl(proxy.url);
+
+    const prefix = `chaos${plan.index}`;
+    const env = appEnv({ sim, secret, redisUrl: redis.url, prefix, agentLog, plan, extraEnv });
+    const apps: Array<AppProcess | undefined> = ports.map(() => undefined);
+    let starts = 0;
+    // A fresh port at each start (the proxy follows): on a busy host another process may take a
+    // port between freePort() and listen(), so a start that loses that race tries another.
+    const startApp = async (replica: number) => {
+      const name = `app${replica}`;
+      for (let attempt = 1; ; attempt++) {
+        if (attempt > 1) ports[replica] = await freePort();
+        try {
+          apps[replica] = await AppProcess.start(`${name}#${++starts}`, ports[replica]!, { ...env, PORT: String(ports[replica]) }, join(dir, `${name}.log`), (pid) => tracker.appStarted(pid));
+          return;
+        } catch (error) {
+          if (attempt >= 3) throw error;
+        }
+      }
+    };
+    cleanup.push(async () => {
+      for (const app of apps) await app?.kill();
+    });
+    await Promise.all(apps.map((_, i) => startApp(i)));
+
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => 100 });
+    client.on("error", () => undefined);
+    cleanup.push(() => client.disconnect());
+    const queues = [QUEUES.inbound, QUEUES.spawn, QUEUES.feedback].map((name) => new Queue(name, { connection: client, prefix }));
+    cleanup.push(() => Promise.all(queues.map((q) => q.close().catch(() => undefined))));
+    return { sim, redis, client, prefix, keys: new Keys(prefix), queues, apps, startApp, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** `npm start`'s environment: the simulator as GitHub, the private Redis, the chaos agent, short timings. */
+function appEnv(o: { sim: GitHubSimulator; secret: string; redisUrl: string; prefix: string; agentLog: string; plan: RunPlan; extraEnv: Record<string, string> }): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? tmpdir(),
+    APP_ID: String(o.sim.appId),
+    PRIVATE_KEY: o.sim.privateKey,
+    WEBHOOK_SECRET: o.secret,
+    GHE_HOST: o.sim.host,
+    GHE_PROTOCOL: "http",
+    HOST: "127.0.0.1",
+    REDIS_URL: o.redisUrl,
+    REDIS_PREFIX: o.prefix,
+    AGENT_COMMAND: JSON.stringify([process.execPath, CHAOS_AGENT, o.agentLog, "{round}", "{issue}", String(o.plan.round0Ms), String(o.plan.resumeMs)]),
+    AGENT_KILL_GRACE: `${TIMINGS.killGraceS}s`,
+    AGENT_TIMEOUT: "2m",
+    SHUTDOWN_GRACE: `${TIMINGS.shutdownGraceS}s`,
+    RECONCILE_INTERVAL: `${TIMINGS.reconcileS}s`,
+    LOG_LEVEL: "info",
+    LOG_FORMAT: "json",
+    ...o.extraEnv,
+  };
+}
+
+/** Jobs waiting, delayed or running in the loop's queues (maintenance's schedule aside); unreachable counts as busy. */
+export async function busyJobs(rig: Rig): Promise<number> {
+  const counts = await Promise.all(rig.queues.map((q) => q.getJobCounts("active", "waiting", "delayed", "prioritized", "paused").catch(() => ({ unreachable: 1 }))));
+  return counts.reduce((sum, c) => sum + Object.values(c).reduce((a, b) => a + b, 0), 0);
+}
+
+/** How many reconciliation runs the apps of this run finished after `since` (from their JSON logs). */
+export function reconcilePasses(dir: string, since: number): number {
+  let passes = 0;
+  for (const file of readdirSync(dir).filter((f) => /^app\d+\.log$/.test(f))) {
+    for (const line of readFileSync(join(dir, file), "utf8").split("\n")) {
+      if (!line.includes('"reconciliation finished"')) continue;
+      try {
+        if ((JSON.parse(line) as { time: number }).time > since) passes++;
+      } catch {
+        // a line cut by a SIGKILL
+      }
+    }
+  }
+  return passes;
+}
+
+/** The issue's gates as the app keeps them in Redis at the end; undefined when Redis cannot be read. */
+export async function appGates(rig: Rig, issue: number): Promise<GateRecord[] | undefined> {
+  try {
+    const gates = await new GateStore(rig.client, rig.prefix).issueGates({ repo: REPO, issue });
+    return gates.map((g) => ({ id: g.id, state: g.state, answerCommentId: g.answerCommentId, answers: g.answers.length, questions: g.ask.questions.length }));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The issue (comments, label events) and the app's keys (not the queues'), for debugging a violation. */
+export async function dumpState(rig: Rig, issue: number, dir: string): Promise<void> {
+  const { sim } = rig;
+  writeFileSync(join(dir, "issue.json"), `${JSON.stringify({ issue: sim.issue(REPO, issue), comments: sim.comments(REPO, issue), events: sim.issueEvents(REPO, issue) }, null, 2)}\n`);
+  try {
+    const keys = (await rig.client.keys(`${rig.prefix}:*`)).filter((k) => !/^[^:]+:(inbound|spawn|feedback|timeouts|maintenance|mirror[^:]*):/.test(k)).sort();
+    const out: Record<string, unknown> = {};
+    for (const key of keys) {
+      const type = await rig.client.type(key);
+      out[key] = type === "hash" ? await rig.client.hgetall(key) : type === "list" ? await rig.client.lrange(key, 0, -1) : type === "set" ? await rig.client.smembers(key) : type === "string" ? await rig.client.get(key) : type;
+    }
+    writeFileSync(join(dir, "redis.json"), `${JSON.stringify(out, null, 2)}\n`);
+  } catch {
+    // Redis down at the end: nothing to dump
+  }
+}

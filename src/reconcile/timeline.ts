@@ -1,0 +1,146 @@
+import type { Ask } from "../protocol/ask.js";
+import { parseCommand } from "../protocol/commands.js";
+import { parseReply } from "../protocol/reply.js";
+import type { StatusState } from "../protocol/statusComment.js";
+
+type GateRecord = StatusState["gates"][number];
+
+/** An issue comment as the REST API lists it. */
+export interface TimelineComment {
+  id: number;
+  body?: string;
+  html_url: string;
+  created_at: string;
+  user: { login: string; type: string } | null;
+}
+
+/** A `labeled` / `unlabeled` entry of the issue's events (GET /repos/{owner}/{repo}/issues/{n}/events). */
+export interface LabelEvent {
+  event: string;
+  label?: { name: string } | null;
+  actor?: { login: string } | null;
+  created_at: string;
+}
+
+export interface TimelineInput {
+  /** The issue's ask comments (by the app or a configured agent), oldest first. */
+  asks: ReadonlyArray<{ comment: TimelineComment; ask: Ask }>;
+  comments: readonly TimelineComment[];
+  events: readonly LabelEvent[];
+  /** The app's bot login. */
+  appLogin: string;
+  awaitingLabel: string;
+  /** Whose replies answer (a permitted human, not a bot or agent). */
+  isAnswerer: (comment: TimelineComment) => boolean;
+  /** Gates the status comment holds (with their answers), though not as settled. */
+  recorded?: (gateId: string) => boolean;
+}
+
+/** How far a gate got; a record never moves a gate back. */
+const SETTLED = new Set(["resumed", "superseded", "cancelled"]);
+
+/**
+ * The gates the issue's timeline shows resumed, for the happy path that writes no status comment
+ * (README, "GitHub's limits"): an ask followed by an ask of a later round was resumed (that round's
+ * agent asked); the newest ask was resumed, and its round ran to its end, once the app took the
+ * awaiting label off after it (it does so when that round ends, not when it starts, so a round
+ * that died with its app is not taken for finished) and a human had answered it before (or the
+ * status comment holds its answers). The answers are read again from the replies in between, as
+ * the app read them: merged by question, until every question had one; questions still open then
+ * took their default at timeout.
+ */
+export function resumedOnTimeline(input: TimelineInput): GateRecord[] {
+  const out: GateRecord[] = [];
+  input.asks.forEach(({ comment, ask }, index) => {
+    const askedAt = Date.parse(comment.created_at);
+    const later = input.asks.slice(index + 1);
+    let until: number | undefined;
+    if (later.length > 0) {
+      if (!later.some((l) => l.ask.round > ask.round)) return; // the same round asked again: superseded
+      until = Date.parse(later[0]!.comment.created_at);
+    } else {
+      until = labelTakenOffAfter(input, askedAt);
+      if (until === undefined) return;
+    }
+    const id = String(comment.id);
+    const answered = answersBetween(input, ask, comment, askedAt, until);
+    // The newest ask: the label may have come off for another reason (Redis lost the gate while the
+    // round before it ended); without an answer of a human it was not resumed.
+    const byHuman = answered?.answers.some((a) => a.source === "human") ?? false;
+    if (later.length === 0 && !byHuman) {
+      if (input.recorded?.(id)) out.push({ id, state: "resumed", round: ask.round, answers: [] });
+      return;
+    }
+    if (answered) out.push({ id, state: "resumed", round: ask.round, ...answered });
+  });
+  return out;
+}
+
+/**
+ * GitHub's record of the gates: the status comment's, with the timeline's resumed gates for those
+ * it holds no settled outcome of (none, or one a later round overtook before the next render).
+ */
+export function withTimeline(state: StatusState | undefined, resumed: readonly GateRecord[]): StatusState | undefined {
+  if (resumed.length === 0) return state;
+  const gates = new Map<string, GateRecord>((state?.gates ?? []).map((g) => [g.id, g]));
+  for (const gate of resumed) {
+    const known = gates.get(gate.id);
+    if (!known || !SETTLED.has(known.state)) gates.set(gate.id, known?.answers.length ? { ...gate, ...pick(known), state: "resumed" } : gate);
+  }
+  const nextRound = Math.max(state?.nextRound ?? 0, ...resumed.map((g) => g.round + 2));
+  return { ...(state ?? { v: 1 as const }), v: 1, nextRound, gates: [...gates.values()] };
+}
+
+function pick(known: GateRecord): Partial<GateRecord> {
+  return { answers: known.answers, answeredBy: known.answeredBy, answeredAt: known.answeredAt, answerCommentId: known.answerCommentId };
+}
+
+/** When the app took the awaiting label off after `since`, unless something put it back on since. */
+function labelTakenOffAfter(input: TimelineInput, since: number): number | undefined {
+  const label = input.awaitingLabel.toLowerCase();
+  const changes = input.events
+    .filter((e) => (e.event === "labeled" || e.event === "unlabeled") && e.label?.name.toLowerCase() === label && Date.parse(e.created_at) >= since - 1000)
+    .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at));
+  const lastChange = changes.at(-1);
+  if (!lastChange || lastChange.event !== "unlabeled" || lastChange.actor?.login !== input.appLogin) return undefined;
+  return Date.parse(lastChange.created_at);
+}
+
+function answersBetween(input: TimelineInput, ask: Ask, askComment: TimelineComment, from: number, until: number): Omit<GateRecord, "id" | "state" | "round"> | undefined {
+  const byQuestion = new Map<number, GateRecord["answers"][number]>();
+  let last: TimelineComment | undefined;
+  for (const reply of input.comments) {
+    const at = Date.parse(reply.created_at);
+    if (reply.id === askComment.id || at < from - 1000 || at > until + 1000 || !reply.body || !input.isAnswerer(reply)) continue;
+    const by = reply.user?.login ?? "ghost";
+    const command = parseCommand(reply.body);
+    if (command?.name === "defaults") {
+      ask.questions.forEach((q, i) => {
+        if (q.default !== undefined && !byQuestion.has(i)) byQuestion.set(i, { ...answerOf(q, i, q.default), by, at, source: "human", url: reply.html_url, note: "accepted the default with /defaults" });
+      });
+    } else if (!command || command.name === "answer") {
+      for (const answer of parseReply(reply.body, ask.questions).answers) byQuestion.set(answer.question, { ...answer, by, at, source: "human", url: reply.html_url });
+    } else {
+      continue;
+    }
+    last = reply;
+    if (byQuestion.size === ask.questions.length) break;
+  }
+  const taken = Math.max(from, until);
+  ask.questions.forEach((q, i) => {
+    if (!byQuestion.has(i) && q.default !== undefined) byQuestion.set(i, { ...answerOf(q, i, q.default), by: "escalation", at: taken, source: "default" });
+  });
+  if (byQuestion.size === 0) return undefined;
+  const completedByReply = last !== undefined && [...byQuestion.values()].some((a) => a.source === "human");
+  return {
+    answers: [...byQuestion.values()].sort((a, b) => a.question - b.question),
+    answeredBy: completedByReply ? (last!.user?.login ?? "ghost") : "escalation",
+    answeredAt: completedByReply ? Date.parse(last!.created_at) : taken,
+    ...(completedByReply ? { answerCommentId: last!.id } : {}),
+  };
+}
+
+function answerOf(question: Ask["questions"][number], index: number, text: string): { question: number; text: string; option?: string; optionIndex?: number } {
+  const optionIndex = question.options.indexOf(text);
+  return { question: index, text, ...(optionIndex >= 0 ? { option: text, optionIndex } : {}) };
+}

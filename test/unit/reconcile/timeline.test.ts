@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { validateAsk, type Ask } from "../../../src/protocol/ask.js";
+import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "../../../src/reconcile/timeline.js";
+
+const APP = "escalation[bot]";
+const at = (s: number) => new Date(Date.parse("2025-01-01T12:00:00Z") + s * 1000).toISOString();
+const comment = (id: number, second: number, login: string, body: string): TimelineComment => ({ id, body, html_url: `https://x/${id}`, created_at: at(second), user: { login, type: login.endsWith("[bot]") ? "Bot" : "User" } });
+const ask = (round: number, questions = [{ text: "Which database?", options: ["Postgres", "SQLite"] }]): Ask => validateAsk({ v: 1, id: `ask${round}abcdef`, round, questions });
+const label = (event: "labeled" | "unlabeled", second: number, actor = APP): LabelEvent => ({ event, label: { name: "awaiting-human" }, actor: { login: actor }, created_at: at(second) });
+
+function input(asks: Array<{ comment: TimelineComment; ask: Ask }>, replies: TimelineComment[], events: LabelEvent[]) {
+  return {
+    asks,
+    comments: [...asks.map((a) => a.comment), ...replies].sort((a, b) => a.created_at.localeCompare(b.created_at)),
+    events,
+    appLogin: APP,
+    awaitingLabel: "awaiting-human",
+    isAnswerer: (c: TimelineComment) => c.user?.login === "maintainer",
+  };
+}
+
+describe("resumedOnTimeline: what a happy round trip leaves on GitHub", () => {
+  const first = { comment: comment(1, 0, APP, "ask"), ask: ask(0) };
+
+  it("the newest ask, answered and then unlabelled by the app: resumed with the reply's answer", () => {
+    const gates = resumedOnTimeline(input([first], [comment(2, 10, "maintainer", "SQLite, keep it small")], [label("labeled", 1), label("unlabeled", 20)]));
+    expect(gates).toEqual([
+      {
+        id: "1",
+        state: "resumed",
+        round: 0,
+        answeredBy: "maintainer",
+        answeredAt: Date.parse(at(10)),
+        answerCommentId: 2,
+        answers: [{ question: 0, text: "SQLite, keep it small", option: "SQLite", optionIndex: 1, note: "keep it small", by: "maintainer", at: Date.parse(at(10)), source: "human", url: "https://x/2" }],
+      },
+    ]);
+  });
+
+  it("still labelled (the round has not ended, or died with its app): not resumed", () => {
+    expect(resumedOnTimeline(input([first], [comment(2, 10, "maintainer", "SQLite")], [label("labeled", 1)]))).toEqual([]);
+    expect(resumedOnTimeline(input([first], [comment(2, 10, "maintainer", "SQLite")], [label("labeled", 1), label("unlabeled", 20), label("labeled", 30)]))).toEqual([]);
+  });
+
+  it("the label taken off by a person, or without any answer: not resumed", () => {
+    expect(resumedOnTimeline(input([first], [comment(2, 10, "maintainer", "SQLite")], [label("labeled", 1), label("unlabeled", 20, "maintainer")]))).toEqual([]);
+    expect(resumedOnTimeline(input([first], [], [label("labeled", 1), label("unlabeled", 20)]))).toEqual([]);
+    expect(resumedOnTimeline(input([first], [comment(2, 10, "stranger", "SQLite")], [label("labeled", 1), label("unlabeled", 20)]))).toEqual([]);
+  });
+
+  it("an older ask followed by one of a later round was resumed; by one of the same round, superseded", () => {
+    const second = { comment: comment(3, 30, APP, "ask"), ask: ask(1) };
+    const resumed = resumedOnTimeline(input([first, second], [comment(2, 10, "maintainer", "1")], [label("labeled", 1)]));
+    expect(resumed.map((g) => [g.id, g.state, g.answers[0]?.option])).toEqual([["1", "resumed", "Postgres"]]);
+    const again = { comment: comment(3, 30, APP, "ask"), ask: ask(0) };
+    expect(resumedOnTimeline(input([first, again], [comment(2, 10, "maintainer", "1")], [label("labeled", 1)]))).toEqual([]);
+  });
+
+  it("several questions: replies merge by question; a question left open took its default", () => {
+    const two = { comment: comment(1, 0, APP, "ask"), ask: validateAsk({ v: 1, id: "twoqs123456", round: 0, questions: [{ text: "Database?", options: ["Postgres", "SQLite"] }, { text: "Expire?", default: "yes" }] }) };
+    const [gate] = resumedOnTimeline(input([two], [comment(2, 10, "maintainer", "1. SQLite"), comment(4, 12, "maintainer", "/note unrelated")], [label("unlabeled", 20)]));
+    expect(gate?.answers.map((a) => [a.question, a.text, a.source])).toEqual([
+      [0, "SQLite", "human"],
+      [1, "yes", "default"],
+    ]);
+    expect(gate?.answerCommentId).toBe(2);
+  });
+});
+
+describe("withTimeline: the status comment's record, completed", () => {
+  it("a settled record wins; an unsettled one becomes resumed and keeps its own answers; the round counter moves past", () => {
+    const timeline = [{ id: "1", state: "resumed", round: 2, answers: [] }];
+    const record = { v: 1 as const, nextRound: 1, gates: [{ id: "1", state: "resuming", round: 2, answers: [{ question: 0, text: "x", by: "m", at: 1, source: "human" as const }] }] };
+    expect(withTimeline(record, timeline)).toMatchObject({ nextRound: 4, gates: [{ id: "1", state: "resumed", answers: [{ text: "x" }] }] });
+    const cancelled = { ...record, gates: [{ ...record.gates[0]!, state: "cancelled" }] };
+    expect(withTimeline(cancelled, timeline)?.gates[0]?.state).toBe("cancelled");
+    expect(withTimeline(undefined, [])).toBeUndefined();
+    expect(withTimeline(undefined, timeline)).toMatchObject({ v: 1, nextRound: 4, gates: timeline });
+  });
+});
