@@ -60,6 +60,7 @@ describe("GateStore: issues", () => {
       body: "",
       url: "https://x/7",
       assignees: ["alice", "bob"],
+      state: "open",
       openGate: undefined,
       nextRound: 0,
       statusCommentId: undefined,
