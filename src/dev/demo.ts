@@ -37,11 +37,7 @@ async function main(): Promise<number> {
   sim.setPermission(REPO, "maintainer", "write");
   const config = loadConfig({
     ...process.env,
-    APP_ID: String(sim.appId),
-    PRIVATE_KEY: sim.privateKey,
-    WEBHOOK_SECRET: secret,
-    GHE_HOST: sim.host,
-    GHE_PROTOCOL: "http",
+    ...sim.appEnv(),
     HOST: "127.0.0.1",
     PORT: String(await freePort()),
     REDIS_URL: redisUrl,

@@ -27,7 +27,7 @@ export function stripInvisible(text: string): string {
 
 export function visibleReplyText(body: string): string {
   // What a person sees on the rendered issue (src/protocol/humanText.ts), then our reply rules.
-  const text = removeHtmlComments(stripInvisible(cleanHumanText(body).text).replace(/\r\n?/g, "\n"));
+  const text = cleanHumanText(body).text.replace(/\r\n?/g, "\n");
   // Tail detection runs on the final line sequence (trimmed, unquoted) so that a second pass finds
   // nothing new: the function must be idempotent.
   const lines = text
@@ -39,27 +39,6 @@ export function visibleReplyText(body: string): string {
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
-}
-
-/**
- * Removes `<!-- ... -->` in one linear pass. Checking the output (not the input) for "<!--" also
- * catches an opener assembled from the pieces around a removed comment, e.g. "<!<!-- x -->--".
- */
-function removeHtmlComments(text: string): string {
-  const out: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    out.push(text[i]!);
-    i += 1;
-    const n = out.length;
-    if (n >= 4 && out[n - 4] === "<" && out[n - 3] === "!" && out[n - 2] === "-" && out[n - 1] === "-") {
-      out.length = n - 4;
-      const end = text.indexOf("-->", i);
-      if (end === -1) break;
-      i = end + 3;
-    }
-  }
-  return out.join("");
 }
 
 /**

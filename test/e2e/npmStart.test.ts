@@ -48,11 +48,7 @@ describe("npm start", () => {
     const out = mkdtempSync(join(tmpdir(), "esc-start-"));
     const dataDir = mkdtempSync(join(tmpdir(), "esc-data-"));
     const { url } = await start({
-      APP_ID: String(sim.appId),
-      PRIVATE_KEY: sim.privateKey,
-      WEBHOOK_SECRET,
-      GHE_HOST: sim.host,
-      GHE_PROTOCOL: "http",
+      ...sim.appEnv(),
       DATA_DIR: dataDir,
       AGENT_COMMAND: JSON.stringify([process.execPath, resolve("test/support/agents/recording-agent.mjs"), out, "{round}", "ask"]),
     });

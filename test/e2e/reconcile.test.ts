@@ -77,11 +77,7 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
     sim.setWebhookUrl(`${loop.app.url}/api/github/webhooks`);
     const env = {
       ...process.env,
-      APP_ID: String(sim.appId),
-      PRIVATE_KEY: sim.privateKey,
-      WEBHOOK_SECRET,
-      GHE_HOST: sim.host,
-      GHE_PROTOCOL: "http",
+      ...sim.appEnv(),
       REDIS_URL: loop.config.redisUrl,
       REDIS_PREFIX: loop.config.redisPrefix,
     };

@@ -57,11 +57,7 @@ describe("SIGTERM: graceful shutdown", () => {
     const env = {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: process.env.HOME ?? tmpdir(),
-      APP_ID: String(sim.appId),
-      PRIVATE_KEY: sim.privateKey,
-      WEBHOOK_SECRET: secret,
-      GHE_HOST: sim.host,
-      GHE_PROTOCOL: "http",
+      ...sim.appEnv(),
       HOST: "127.0.0.1",
       PORT: String(port),
       REDIS_URL: redis.url,

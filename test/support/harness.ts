@@ -49,11 +49,7 @@ export async function startLoop(env: Record<string, string> = {}): Promise<Loop>
   sim.setPermission(REPO, "reader", "read");
   sim.addUser("renovate[bot]", { type: "Bot" });
   const config = loadConfig({
-    APP_ID: String(sim.appId),
-    PRIVATE_KEY: sim.privateKey,
-    WEBHOOK_SECRET,
-    GHE_HOST: sim.host,
-    GHE_PROTOCOL: "http",
+    ...sim.appEnv(),
     PORT: String(await freePort()),
     HOST: "127.0.0.1",
     REDIS_URL: process.env.REDIS_URL,

@@ -104,11 +104,7 @@ function appEnv(o: { sim: GitHubSimulator; secret: string; redisUrl: string; pre
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: process.env.HOME ?? tmpdir(),
-    APP_ID: String(o.sim.appId),
-    PRIVATE_KEY: o.sim.privateKey,
-    WEBHOOK_SECRET: o.secret,
-    GHE_HOST: o.sim.host,
-    GHE_PROTOCOL: "http",
+    ...o.sim.appEnv(),
     HOST: "127.0.0.1",
     REDIS_URL: o.redisUrl,
     REDIS_PREFIX: o.prefix,

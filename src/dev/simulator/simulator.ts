@@ -37,6 +37,8 @@ export class GitHubSimulator {
   readonly appSlug: string;
   readonly botLogin: string;
   readonly privateKey: string;
+  /** The webhook secret it signs deliveries with. */
+  readonly webhookSecret: string;
   /** Every REST request, in arrival order. */
   calls: ApiCall[] = [];
   /** Every webhook delivery attempt, in order. */
@@ -48,6 +50,11 @@ export class GitHubSimulator {
   private readonly dispatcher: WebhookDispatcher;
   private readonly appInfo: AppInfo;
   private readonly api: ApiServer;
+
+  /** The environment that points the app at this simulator as its GitHub App host. */
+  appEnv(): { APP_ID: string; PRIVATE_KEY: string; WEBHOOK_SECRET: string; GHE_HOST: string; GHE_PROTOCOL: "http" } {
+    return { APP_ID: String(this.appId), PRIVATE_KEY: this.privateKey, WEBHOOK_SECRET: this.webhookSecret, GHE_HOST: this.host, GHE_PROTOCOL: "http" };
+  }
 
   static async start(options: SimulatorOptions): Promise<GitHubSimulator> {
     // PKCS#1, the format of the .pem GitHub hands out for an app.
@@ -82,6 +89,7 @@ export class GitHubSimulator {
     this.appSlug = options.appSlug ?? "escalation";
     this.botLogin = `${this.appSlug}[bot]`;
     this.privateKey = privateKey;
+    this.webhookSecret = options.webhookSecret;
     this.appInfo = {
       id: this.appId,
       slug: this.appSlug,
