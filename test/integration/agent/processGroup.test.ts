@@ -12,10 +12,12 @@ import { waitFor } from "../../support/harness.js";
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), "escalation-group-")));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-/** An agent that starts a helper process (in its own process group), prints both pids, and stays. */
+/** An agent that starts a helper process (in its own process group), prints both pids (and writes them to pids.txt in its cwd), and stays. */
 const PARENT_AND_CHILD = `
 const child = require("node:child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
-console.log("AGENT " + process.pid + " CHILD " + child.pid);
+const line = "AGENT " + process.pid + " CHILD " + child.pid;
+require("node:fs").writeFileSync("pids.txt", line);
+console.log(line);
 setInterval(() => {}, 1000);
 `;
 
@@ -40,6 +42,7 @@ describe("the agent's process group", () => {
     }, 120_000);
 
     it("the watchdog stops the agent and what it started within the kill grace", async () => {
+      rmSync(join(cwd, "pids.txt"), { force: true }); // the first test's agent wrote one too
       const runAgentUrl = pathToFileURL(resolve("dist/agent/runAgent.js")).href;
       const app = spawn(
         process.execPath,
@@ -54,32 +57,23 @@ describe("the agent's process group", () => {
       );
       let output = "";
       app.stderr.on("data", (d: Buffer) => (output += d.toString()));
-      // The stand-in app does not print the agent's output; find the agent by its parent instead.
+      // The stand-in app does not print the agent's output; the agent writes both pids to a file.
       // Generous: a loaded host may take seconds to start node three times.
-      const agentPid = await waitFor("the agent process", () => childrenOf(app.pid!).find((pid) => commandOf(pid).includes("AGENT")), 40_000);
-      const helperPid = await waitFor("the agent's helper", () => childrenOf(agentPid)[0], 40_000);
+      const pids = await waitFor("the agent and its helper", () => pidsIn(readIfExists(join(cwd, "pids.txt"))), 60_000);
+      const { agent: agentPid, child: helperPid } = pids;
+      expect(isAlive(agentPid) && isAlive(helperPid)).toBe(true);
       app.kill("SIGKILL");
       const killedAt = Date.now();
       await waitFor("the orphaned agent to be stopped", () => !isAlive(agentPid) && !isAlive(helperPid), 10_000);
       expect(Date.now() - killedAt).toBeLessThan(5000); // SIGTERM at once; SIGKILL after the 0.5 s grace
       expect(output).toBe("");
-    }, 90_000);
+    }, 100_000);
   });
 });
 
-/** Linux: the children of `pid`, from /proc. */
-function childrenOf(pid: number): number[] {
+function readIfExists(path: string): string {
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
-      .trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
-
-function commandOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");
+    return readFileSync(path, "utf8");
   } catch {
     return "";
   }
