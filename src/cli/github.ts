@@ -26,8 +26,11 @@ export async function postIssueComment(target: GitHubTarget, repo: string, issue
     });
     return data.html_url;
   } catch (error) {
-    const status = (error as { status?: number }).status;
-    const message = (error as { response?: { data?: { message?: string } } }).response?.data?.message ?? (error as Error).message;
-    throw new GitHubError(`GitHub refused the comment on ${repo}#${issue}${status ? ` (HTTP ${status})` : ""}: ${message}`, status, { cause: error });
+    const response = (error as { response?: { status?: number; data?: { message?: string } } }).response;
+    // Without a response (refused, DNS, reset) @octokit/request reports a synthetic 500: GitHub never said that.
+    const status = response?.status;
+    const message = response?.data?.message ?? (error as Error).message;
+    const what = status ? `GitHub refused the comment on ${repo}#${issue} (HTTP ${status})` : `GitHub could not be reached to post the comment on ${repo}#${issue}`;
+    throw new GitHubError(`${what}: ${message}`, status, { cause: error });
   }
 }

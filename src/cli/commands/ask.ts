@@ -102,13 +102,14 @@ export async function submitAsk(draft: AskDraft, where: { env: AskEnv; repo?: st
     context: draft.context,
   };
   let ask: Ask;
+  let body: string;
   try {
     ask = validateAsk(input);
+    body = renderAskComment(ask); // a marker too large is the agent's input at fault, not GitHub's
   } catch (error) {
     if (error instanceof ProtocolError) throw new UsageError(error.message.replace(/^Invalid ask: /, ""), { cause: error });
     throw error;
   }
-  const body = renderAskComment(ask);
   if (where.dryRun) return { url: "", body, ask };
   const url = await postIssueComment(
     { token: env.GITHUB_TOKEN, apiUrl: env.GITHUB_API_URL },
