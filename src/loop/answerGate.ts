@@ -3,8 +3,8 @@ import { parseReply } from "../protocol/reply.js";
 import { jobIds } from "../queue/names.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
-import { sendFeedback, type IssueTarget } from "./feedback.js";
 import { refusedAnswer } from "./answerers.js";
+import { sendFeedback, type IssueTarget } from "./feedback.js";
 import { reportHiddenContent } from "./hiddenContent.js";
 
 export interface AnswerSource {

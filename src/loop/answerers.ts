@@ -60,10 +60,11 @@ export async function refusedAnswer(services: Services, event: CommentEvent, gat
   const owners = gate.answerers!.codeOwners!;
   if (await services.store.firstTime(`refused:${gate.id}:${login.toLowerCase()}`)) {
     const paths = owners.paths.map((p) => `\`${p}\``).join(", ");
+    const configured = gate.answerers!.users.length + gate.answerers!.teams.length > 0;
     await sendFeedback(
       services,
       targetOf(event),
-      [{ type: "comment", body: `@${login} this question is about ${paths}, so only its code owners (\`${owners.file}\`) may answer it: ${namedAnswerers(gate.answerers!)}. Your reply was not recorded.` }],
+      [{ type: "comment", body: `@${login} this question is about ${paths}, so only its code owners (\`${owners.file}\`)${configured ? " and the configured answerers" : ""} may answer it: ${namedAnswerers(gate.answerers!)}. Your reply was not recorded.` }],
       undefined,
       `refused-${event.comment.id}`,
     );

@@ -114,12 +114,12 @@ describe("gates: answerers from CODEOWNERS, and the inbox", { timeout: 90_000 },
     expect(g.replies(issue)).toEqual([]);
   });
 
-  it("who may answer is rebuilt with the gate after a Redis wipe, from the ask's paths and CODEOWNERS", async () => {
+  it("who may answer (code owners and the configured) is rebuilt with the gate after a Redis wipe, from the ask's paths, CODEOWNERS and the configuration", async () => {
     [g] = await Promise.all([Gates.start("ask-path"), ensureBuilt()]);
     g.sim.addUser("alice");
     g.sim.setPermission(REPO, "alice", "write");
     g.sim.setFile(REPO, "docs/CODEOWNERS", "src/db/ @alice\n");
-    await g.configure("answerers:\n  from: codeowners\n");
+    await g.configure("answerers:\n  from: codeowners\n  users: [Carol]\n");
     const { issue, comment } = await g.asked("Add a cache");
     const before = (await g.loop.app.services.store.getGate(String(comment.id)))?.answerers;
     expect(before?.codeOwners).toEqual({ users: ["alice"], teams: [], paths: ["src/db/cache.ts"], file: "docs/CODEOWNERS" });
@@ -128,7 +128,7 @@ describe("gates: answerers from CODEOWNERS, and the inbox", { timeout: 90_000 },
     await g.loop.restart();
     expect((await g.loop.app.services.store.getGate(String(comment.id)))?.answerers).toEqual(before);
     g.comment(issue, "maintainer", "SQLite");
-    await g.reply(issue, "only its code owners (`docs/CODEOWNERS`) may answer it: @alice.");
+    await g.reply(issue, "only its code owners (`docs/CODEOWNERS`) and the configured answerers may answer it: @alice, @carol. Your reply was not recorded.");
     g.comment(issue, "alice", "SQLite");
     expect((await g.run(issue, 1)).task).toContain("Answer from human @alice");
   });
