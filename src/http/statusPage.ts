@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { openGatesReport, type GateView, type OpenGatesReport } from "../observe/gateView.js";
-import type { InboxEntry, InboxGroup } from "../observe/inbox.js";
+import type { AnswererView, InboxEntry, InboxGroup } from "../observe/inbox.js";
 import type { Services } from "../services.js";
 import { PRIVATE_HEADERS, checkAdmin, refuse } from "./auth.js";
 import { Html, html, safeHref } from "./html.js";
@@ -46,6 +46,12 @@ function timeLeft(gate: GateView): Html {
   return html`<span class="left">${shortDuration(gate.timeLeftSeconds)} left</span>`;
 }
 
+/** "@alice (code owner)", "anyone with write access": one who can answer a gate, for its card. */
+function answererText(answerer: AnswererView): string {
+  if (answerer.kind === "permission") return answerer.name === "allowed" ? "anyone allowed on the repository" : `anyone with ${answerer.name} access`;
+  return `@${answerer.name} (${answerer.via})`;
+}
+
 function renderGate(gate: GateView): Html {
   const questions = gate.questions.map(
     (q) => html`<li class="question">
@@ -60,6 +66,7 @@ function renderGate(gate: GateView): Html {
       <p class="meta"><span class="kind">${gate.kind}</span> · round ${gate.round} · asked <span class="age">${shortDuration(gate.ageSeconds)}</span> ago by ${gate.askedBy} · ${timeLeft(gate)}</p>
       ${gate.context ? html`<p class="context">${gate.context}</p>` : ""}
       <ol class="questions">${questions}</ol>
+      <p class="who">Who can answer: ${gate.answerers.map(answererText).join(" · ")}</p>
       <p class="links">${link(gate.url, "Answer on GitHub")} · gate <code>${gate.id}</code></p>
     </article>`;
 }
@@ -107,7 +114,7 @@ body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:960px;padding:1
 h1{font-size:1.5rem;margin:.5rem 0}h2{font-size:1.15rem;border-bottom:1px solid #d0d7de;padding-bottom:.25rem;margin-top:1.5rem}
 h3{font-size:1rem;margin:.25rem 0}.count{background:#eaeef2;border-radius:1em;padding:0 .5em;font-size:.85rem}
 .gate{border:1px solid #d0d7de;border-radius:6px;padding:.5rem 1rem;margin:.75rem 0}
-.meta,.links,#summary{color:#59636e;font-size:.9rem;margin:.25rem 0}.kind{font-weight:600}
+.meta,.links,.who,#summary{color:#59636e;font-size:.9rem;margin:.25rem 0}.kind{font-weight:600}
 .overdue{color:#cf222e;font-weight:600}.context{white-space:pre-wrap}.question .text{font-weight:600;margin:.4rem 0 .1rem;white-space:pre-wrap}
 .entries{padding-left:1.2rem}.entry{margin:.5rem 0}.entry .text{margin:.1rem 0;white-space:pre-wrap}.via{font-weight:600}
 .options{margin:.1rem 0}.options .default{font-weight:600}.answered{color:#1a7f37}.empty{color:#59636e}
@@ -139,6 +146,7 @@ const SCRIPT = `
   const left = (g) => g.timeLeftSeconds === null ? el("span", { class: "left none" }, "no timeout")
     : g.timeLeftSeconds < 0 ? el("span", { class: "left overdue" }, "overdue " + dur(g.timeLeftSeconds))
     : el("span", { class: "left" }, dur(g.timeLeftSeconds) + " left");
+  const who = (a) => a.kind === "permission" ? (a.name === "allowed" ? "anyone allowed on the repository" : "anyone with " + a.name + " access") : "@" + a.name + " (" + a.via + ")";
   const question = (q) => el("li", { class: "question" },
     el("p", { class: "text" }, q.text),
     q.options.length ? el("ol", { class: "options" }, q.options.map((o) => o === q.default ? el("li", { class: "default" }, o, " ", el("em", {}, "(default)")) : el("li", {}, o))) : null,
@@ -149,6 +157,7 @@ const SCRIPT = `
     el("p", { class: "meta" }, el("span", { class: "kind" }, g.kind), " · round " + g.round + " · asked ", el("span", { class: "age" }, dur(g.ageSeconds)), " ago by " + g.askedBy + " · ", left(g)),
     g.context ? el("p", { class: "context" }, g.context) : null,
     el("ol", { class: "questions" }, g.questions.map(question)),
+    el("p", { class: "who" }, "Who can answer: " + g.answerers.map(who).join(" · ")),
     el("p", { class: "links" }, link(g.url, "Answer on GitHub"), " · gate ", el("code", {}, g.id)));
   const entry = (e) => el("li", { class: "entry", "data-gate": e.id },
     el("span", { class: "age" }, dur(e.ageSeconds)), " · ",

@@ -43,11 +43,24 @@ async function mayAnswer(services: Services, gate: Gate, login: string): Promise
   return false;
 }
 
-/** "@alice, @acme/db-team": who may answer a gate with code owners. */
-export function namedAnswerers(answerers: GateAnswerers): string {
+/** "@alice, @acme/db-team": the code owners and configured answerers; in code spans when nobody should be notified. */
+function namedAnswerers(answerers: GateAnswerers, mention = true): string {
   const owners = answerers.codeOwners;
   const names = new Set([...(owners?.users ?? []), ...answerers.users, ...(owners?.teams ?? []), ...answerers.teams]);
-  return [...names].map((n) => `@${n}`).join(", ");
+  return [...names].map((n) => (mention ? `@${n}` : `\`@${n}\``)).join(", ");
+}
+
+/** The `/status` reply's line saying who can answer the open question, without notifying them. */
+export function whoCanAnswer(answerers: GateAnswerers | undefined): string {
+  if (!answerers) return "Who can answer: anyone allowed to steer this issue.";
+  const owners = answerers.codeOwners;
+  if (owners) {
+    const paths = owners.paths.map((p) => `\`${p}\``).join(", ");
+    const configured = answerers.users.length + answerers.teams.length > 0 ? " and the configured answerers" : "";
+    return `Who can answer: the code owners of ${paths} (\`${owners.file}\`)${configured}: ${namedAnswerers(answerers, false)}.`;
+  }
+  const listed = namedAnswerers(answerers, false);
+  return `Who can answer: anyone with ${answerers.minimumPermission ?? "write"} access${listed ? `, and ${listed}` : ""}.`;
 }
 
 /**

@@ -9,7 +9,7 @@ import { jobIds } from "../queue/names.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerFromReply, applyAnswers, defaultAnswers } from "./answerGate.js";
-import { refusedAnswer } from "./answerers.js";
+import { refusedAnswer, whoCanAnswer } from "./answerers.js";
 import { dispatch } from "./dispatch.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 
@@ -161,6 +161,7 @@ async function describeStatus(services: Services, event: CommentEvent): Promise<
       const answer = gate.answers.find((a) => a.question === i);
       lines.push(`- ${i + 1}. ${q.text}${q.options.length ? ` (options: ${q.options.join(" / ")})` : ""}${q.default ? ` · default: ${q.default}` : ""} — ${answer ? `answered by @${answer.by}` : "waiting"}`);
     });
+    lines.push(whoCanAnswer(gate.answerers));
   } else {
     lines.push(`Last question (gate ${gate.id}) is **${gate.state}**${gate.answeredBy ? `, answered by @${gate.answeredBy}` : ""}${gate.closedReason ? ` (${gate.closedReason})` : ""}.`);
   }

@@ -96,6 +96,13 @@ describe("the status page in headless Chromium", () => {
     const page = await context.newPage();
     const problems: string[] = [];
     page.on("pageerror", (error) => problems.push(error.message));
+    // By repository, each card says who can answer it.
+    expect((await page.goto(`${loop.app.url}/escalation?token=${TOKEN}`))?.status()).toBe(200);
+    expect(await page.locator("#gate-888001 .who").textContent()).toBe("Who can answer: @alice (code owner) · @acme/db-team (code owner)");
+    expect(await page.locator(`#gate-${gateId} .who`).textContent()).toBe("Who can answer: anyone with write access");
+    await page.waitForTimeout(5500);
+    expect(await page.locator("#gate-888001 .who").textContent()).toBe("Who can answer: @alice (code owner) · @acme/db-team (code owner)");
+
     expect((await page.goto(`${loop.app.url}/escalation?token=${TOKEN}&by=answerer`))?.status()).toBe(200);
     expect(await page.locator("h1").textContent()).toBe("Open gates by who can answer");
     const headings = await page.locator("section.answerer h2").allTextContents();

@@ -50,6 +50,10 @@ describe("gates: answerers from CODEOWNERS, and the inbox", { timeout: 90_000 },
     g.comment(owned.issue, "maintainer", "/answer 1 Postgres");
     await settle(1000);
     expect(g.replies(owned.issue).map((c) => c.id)).toEqual([told.id]);
+    // /status says who can answer, without notifying them.
+    g.comment(owned.issue, "maintainer", "/status");
+    const status = await g.reply(owned.issue, "**Escalation status**");
+    expect(status.body).toContain("Who can answer: the code owners of `src/db/cache.ts` (`.github/CODEOWNERS`): `@alice`, `@acme/db-team`.");
     expect((await g.loop.app.services.store.getGate(String(owned.comment.id)))?.state).toBe("open");
     expect(g.runs(owned.issue, 1)).toEqual([]);
     expect(refused.id).toBeGreaterThan(owned.comment.id);
