@@ -5,6 +5,7 @@ import type { RepoConfigResult } from "./config/repoConfig.js";
 import type { LoopEvents } from "./events.js";
 import type { GateStore } from "./gates/store.js";
 import type { AppIdentity } from "./github/appIdentity.js";
+import type { Codeowners } from "./github/codeowners.js";
 import type { AgentToken } from "./github/agentToken.js";
 import type { Queues } from "./queue/queues.js";
 
@@ -22,6 +23,8 @@ export interface Services {
   agents: RunningAgents;
   /** The repository's `.github/escalation.yml` over the server defaults (cached briefly). */
   settings(installationId: number, repo: string): Promise<RepoConfigResult>;
+  /** The repository's CODEOWNERS file, if it has one the app can read (cached like the settings). */
+  codeowners(installationId: number, repo: string): Promise<Codeowners | undefined>;
   github: {
     identity(): Promise<AppIdentity>;
     installation(installationId: number): Promise<InstallationOctokit>;

@@ -8,6 +8,7 @@ import { LoopEvents } from "../events.js";
 import { GateStore } from "../gates/store.js";
 import { agentTokenIssuer } from "../github/agentToken.js";
 import { appIdentityLoader } from "../github/appIdentity.js";
+import { CodeownersLoader } from "../github/codeownersLoader.js";
 import { RepoSettingsLoader } from "../github/repoSettings.js";
 import type { Queues } from "../queue/queues.js";
 import type { Services } from "../services.js";
@@ -52,6 +53,7 @@ export function secondaryLimitHandler(log: Pick<Logger, "warn">) {
 export function createServices(app: Probot, config: AppConfig, log: Logger, commands: Redis, queues: Queues): Services {
   const store = new GateStore(commands, config.redisPrefix);
   const settingsLoader = new RepoSettingsLoader(serverDefaults(config), config.repoConfigCacheSeconds * 1000);
+  const codeownersLoader = new CodeownersLoader(config.repoConfigCacheSeconds * 1000);
   return {
     config,
     store,
@@ -59,6 +61,7 @@ export function createServices(app: Probot, config: AppConfig, log: Logger, comm
     log,
     agents: new RunningAgents(commands, store.keys.controlChannel()),
     settings: async (installationId, repo) => settingsLoader.load(await app.auth(installationId), repo),
+    codeowners: async (installationId, repo) => codeownersLoader.load(await app.auth(installationId), repo),
     events: new LoopEvents((error, event) => log.warn({ err: error, event }, "a loop observer failed")),
     github: {
       identity: appIdentityLoader(app),

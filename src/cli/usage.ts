@@ -14,6 +14,8 @@ Commands:
            --default TEXT      the option (label or number) or text taken if nobody answers in time
            --timeout DURATION  e.g. 30m, 2h, 1d; before any --question it applies to the whole ask
            --context TEXT      a short paragraph shown above the questions
+           --path PATH         a repository path the ask is about (repeat); with
+                               answerers.from: codeowners, its code owners answer
            --repo OWNER/REPO   default: $GITHUB_REPOSITORY
            --issue N           default: $ESCALATION_ISSUE
            --dry-run           print the comment instead of posting it
@@ -21,6 +23,8 @@ Commands:
   status   List the open gates: issue, kind, questions, age, time left, link; then counts.
            --json              exact JSON instead of the table
            --repo OWNER/REPO   only this repository
+           --by answerer       group by who can answer (the inbox), oldest first
+           --answerer NAME     only what LOGIN or ORG/TEAM can answer (repeat; implies --by answerer)
   answer GATE
            Answer a gate from the terminal: posts the answer comment on its issue with
            your own GITHUB_TOKEN, as if you had replied on GitHub. Exactly one of:

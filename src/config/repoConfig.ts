@@ -4,6 +4,14 @@ import { PERMISSION_LEVELS, type PermissionLevel } from "../github/permissions.j
 import { parseDuration } from "../protocol/duration.js";
 import type { AppConfig } from "./env.js";
 
+/**
+ * Who answers: "permission" (anyone with the minimum permission, and the listed users and teams),
+ * or "codeowners" (for a question about paths, their code owners and the listed users and teams;
+ * "permission" when no owner is known).
+ */
+export const ANSWERER_SOURCES = ["permission", "codeowners"] as const;
+export type AnswererSource = (typeof ANSWERER_SOURCES)[number];
+
 /** Where a repository's settings live, read through Probot's config loader. */
 export const REPO_CONFIG_PATH = ".github/escalation.yml";
 
@@ -32,6 +40,8 @@ export const RepoConfigSchema = z
         users: z.array(login).max(200).optional(),
         teams: z.array(z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "must be org/team-slug")).max(50).optional(),
         minimum_permission: z.enum(PERMISSION_LEVELS.filter((l) => l !== "none") as [PermissionLevel, ...PermissionLevel[]]).optional(),
+        /** codeowners: a question about paths (`escalate ask --path`) is answered by their code owners. */
+        from: z.enum(ANSWERER_SOURCES).optional(),
       })
       .strict()
       .optional(),
@@ -47,7 +57,7 @@ export type RepoConfig = z.infer<typeof RepoConfigSchema>;
 /** Effective settings for one repository: its file over the server's defaults. */
 export interface RepoSettings {
   labels: { awaiting: string; dispatch: string };
-  answerers: { users: string[]; teams: string[]; minimumPermission: PermissionLevel };
+  answerers: { users: string[]; teams: string[]; minimumPermission: PermissionLevel; from: AnswererSource };
   defaultTimeoutSeconds: number | undefined;
   maxAttempts: number;
   maxRounds: number;
@@ -58,7 +68,7 @@ export interface RepoSettings {
 export function serverDefaults(config: AppConfig): RepoSettings {
   return {
     labels: { ...config.labels },
-    answerers: { users: [], teams: [], minimumPermission: config.answererMinPermission },
+    answerers: { users: [], teams: [], minimumPermission: config.answererMinPermission, from: "permission" },
     defaultTimeoutSeconds: undefined,
     maxAttempts: config.agent.maxAttempts,
     maxRounds: config.maxRounds,
@@ -80,8 +90,9 @@ export function resolveRepoSettings(raw: unknown, defaults: RepoSettings): RepoC
       labels: { awaiting: c.labels?.awaiting ?? defaults.labels.awaiting, dispatch: c.labels?.dispatch ?? defaults.labels.dispatch },
       answerers: {
         users: (c.answerers?.users ?? []).map((u) => u.toLowerCase()),
-        teams: c.answerers?.teams ?? [],
+        teams: (c.answerers?.teams ?? []).map((t) => t.toLowerCase()),
         minimumPermission: c.answerers?.minimum_permission ?? defaults.answerers.minimumPermission,
+        from: c.answerers?.from ?? defaults.answerers.from,
       },
       defaultTimeoutSeconds: c.timeout ? parseDuration(c.timeout, "timeout") : defaults.defaultTimeoutSeconds,
       maxAttempts: c.max_attempts ?? defaults.maxAttempts,

@@ -101,6 +101,10 @@ export class Keys {
   githubWriteStrikes(installationId: number): string {
     return `${this.prefix}:github:strikes:${installationId}`;
   }
+  /** String with TTL: whether a user is an active member of a team (org/team-slug), as GitHub last said. */
+  teamMember(team: string, login: string): string {
+    return `${this.prefix}:team:${team.toLowerCase()}:${login.toLowerCase()}`;
+  }
   /** String with TTL: a user's cached permission on a repository. */
   permission(repo: string, login: string): string {
     return `${this.prefix}:perm:${repo.toLowerCase()}:${login.toLowerCase()}`;

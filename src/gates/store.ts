@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
 import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
-import type { Gate, GateState, HumanNote, IssueRecord, RecordedAnswer } from "./types.js";
+import type { Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer } from "./types.js";
 
 export type RecordResult =
   | { outcome: "recorded" }
@@ -12,7 +12,7 @@ export type RecordResult =
   | { outcome: "missing" };
 
 /** A gate as the ask creates it, before any answer. */
-export type NewGate = Pick<Gate, "id" | "repo" | "issue" | "installationId" | "round" | "ask" | "askedAt" | "askedBy" | "askUrl">;
+export type NewGate = Pick<Gate, "id" | "repo" | "issue" | "installationId" | "round" | "ask" | "askedAt" | "askedBy" | "askUrl"> & Partial<Pick<Gate, "answerers">>;
 
 /** The hash fields of a gate: the one place that maps a Gate to its Redis representation. */
 function gateFields(gate: NewGate & Partial<Gate>): Record<string, string> {
@@ -21,6 +21,7 @@ function gateFields(gate: NewGate & Partial<Gate>): Record<string, string> {
     answeredAt: gate.answeredAt,
     answerCommentId: gate.answerCommentId,
     closedReason: gate.closedReason,
+    answerers: gate.answerers === undefined ? undefined : JSON.stringify(gate.answerers),
   };
   return {
     id: gate.id,
@@ -426,6 +427,15 @@ export class GateStore {
     await this.#redis.del(this.keys.githubWriteStrikes(installationId));
   }
 
+  async cachedTeamMembership(team: string, login: string): Promise<boolean | undefined> {
+    const value = await this.#redis.get(this.keys.teamMember(team, login));
+    return value === null ? undefined : value === "1";
+  }
+
+  async cacheTeamMembership(team: string, login: string, member: boolean, ttlSeconds: number): Promise<void> {
+    await this.#redis.set(this.keys.teamMember(team, login), member ? "1" : "0", "EX", ttlSeconds);
+  }
+
   async cachedPermission(repo: string, login: string): Promise<string | null> {
     return this.#redis.get(this.keys.permission(repo, login));
   }
@@ -446,6 +456,7 @@ function toGate(h: Record<string, string>): Gate {
     askedAt: Number(h.askedAt),
     askedBy: h.askedBy ?? "",
     askUrl: h.askUrl ?? "",
+    ...(h.answerers ? { answerers: JSON.parse(h.answerers) as GateAnswerers } : {}),
     state: h.state as GateState,
     answers: JSON.parse(h.answers ?? "[]") as RecordedAnswer[],
     answeredBy: h.answeredBy,

@@ -1,3 +1,4 @@
+import type { PermissionLevel } from "../github/permissions.js";
 import type { Ask } from "../protocol/ask.js";
 import type { Answer } from "../protocol/reply.js";
 
@@ -19,6 +20,20 @@ export interface RecordedAnswer extends Answer {
   sha256?: string;
 }
 
+/**
+ * Who may answer a gate, as known when it opened (from the ask's paths, CODEOWNERS and
+ * `.github/escalation.yml`): what the inbox groups by, with no GitHub call. Rebuilt with the gate.
+ */
+export interface GateAnswerers {
+  /** Configured users and teams (org/team-slug), lower-cased: always allowed. */
+  users: string[];
+  teams: string[];
+  /** The code owners of the ask's paths: when present, only they and the configured may answer. */
+  codeOwners?: { users: string[]; teams: string[]; paths: string[]; file: string };
+  /** Without code owners: anyone with at least this permission on the repository. */
+  minimumPermission?: PermissionLevel;
+}
+
 export interface Gate {
   id: string;
   repo: string;
@@ -29,6 +44,8 @@ export interface Gate {
   askedAt: number;
   askedBy: string;
   askUrl: string;
+  /** Undefined on gates opened before answerers were recorded: the repository's rule then applies. */
+  answerers?: GateAnswerers;
   state: GateState;
   answers: RecordedAnswer[];
   answeredBy?: string;

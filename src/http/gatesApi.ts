@@ -2,18 +2,24 @@ import { DEFAULT_WRITE_WINDOWS, WriteBudget } from "../github/writeBudget.js";
 import { openGatesReport } from "../observe/gateView.js";
 import type { Services } from "../services.js";
 import { PRIVATE_HEADERS, checkAdmin, refuse } from "./auth.js";
+import { reportQuery } from "./reportQuery.js";
 import { route, within, type HttpHandler } from "./route.js";
 
 export const GATES_API_PATH = "/escalation/api/gates";
 
-/** GET /escalation/api/gates[?repo=OWNER/REPO]: the JSON twin of the status page (and of `escalate status --json`). */
+/** GET /escalation/api/gates[?repo=OWNER/REPO][&by=answerer][&answerer=LOGIN…]: the JSON twin of the status page (and of `escalate status --json`). */
 export function gatesApiHandler(services: Services): HttpHandler {
   return route([GATES_API_PATH], async (req, res, url) => {
     const check = checkAdmin(req, url, services.config.adminToken);
     if (!check.ok) return refuse(res, check, "json");
     const json = { ...PRIVATE_HEADERS, "content-type": "application/json; charset=utf-8" };
+    const query = reportQuery(url);
+    if ("error" in query) {
+      res.writeHead(400, json).end(JSON.stringify({ error: query.error }));
+      return;
+    }
     try {
-      const report = await within(5000, "Redis", openGatesReport(services.store, { repo: url.searchParams.get("repo") ?? undefined }));
+      const report = await within(5000, "Redis", openGatesReport(services.store, query.options));
       const github = await within(5000, "Redis", githubWritesReport(services));
       res.writeHead(200, json).end(req.method === "HEAD" ? undefined : JSON.stringify({ ...report, github }));
     } catch (error) {

@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { openGatesReport, type GateView, type OpenGatesReport } from "../observe/gateView.js";
+import type { AnswererView, InboxEntry, InboxGroup } from "../observe/inbox.js";
 import type { Services } from "../services.js";
 import { PRIVATE_HEADERS, checkAdmin, refuse } from "./auth.js";
 import { Html, html, safeHref } from "./html.js";
+import { reportQuery } from "./reportQuery.js";
 import { route, within, type HttpHandler } from "./route.js";
 
 export const STATUS_PAGE_PATH = "/escalation";
@@ -44,6 +46,12 @@ function timeLeft(gate: GateView): Html {
   return html`<span class="left">${shortDuration(gate.timeLeftSeconds)} left</span>`;
 }
 
+/** "@alice (code owner)", "anyone with write access": one who can answer a gate, for its card. */
+function answererText(answerer: AnswererView): string {
+  if (answerer.kind === "permission") return answerer.name === "allowed" ? "anyone allowed on the repository" : `anyone with ${answerer.name} access`;
+  return `@${answerer.name} (${answerer.via})`;
+}
+
 function renderGate(gate: GateView): Html {
   const questions = gate.questions.map(
     (q) => html`<li class="question">
@@ -58,11 +66,35 @@ function renderGate(gate: GateView): Html {
       <p class="meta"><span class="kind">${gate.kind}</span> · round ${gate.round} · asked <span class="age">${shortDuration(gate.ageSeconds)}</span> ago by ${gate.askedBy} · ${timeLeft(gate)}</p>
       ${gate.context ? html`<p class="context">${gate.context}</p>` : ""}
       <ol class="questions">${questions}</ol>
+      <p class="who">Who can answer: ${gate.answerers.map(answererText).join(" · ")}</p>
       <p class="links">${link(gate.url, "Answer on GitHub")} · gate <code>${gate.id}</code></p>
     </article>`;
 }
 
+function renderEntry(entry: InboxEntry): Html {
+  return html`<li class="entry" data-gate="${entry.id}">
+      <span class="age">${shortDuration(entry.ageSeconds)}</span> ·
+      ${link(entry.issueUrl, `${entry.repo}#${entry.issue}${entry.title ? ` ${entry.title}` : ""}`)} ·
+      <span class="via">${entry.via}</span>${entry.paths.length > 0 ? html` of <code>${entry.paths.join(", ")}</code>` : ""}
+      <p class="text">${entry.question}</p>
+      <p class="links">${link(entry.url, "Answer on GitHub")} · gate <code>${entry.id}</code></p>
+    </li>`;
+}
+
+/** The inbox: each who can answer, with every gate waiting on them and how long each has waited. */
+function renderInbox(groups: InboxGroup[]): Html {
+  if (groups.length === 0) return html`<p class="empty">No open gates waiting on anyone.</p>`;
+  return html`${groups.map(
+    (group) => html`<section class="answerer" data-answerer="${group.answerer.name}">
+      <h2>${group.answerer.label} <span class="count">${group.count}</span></h2>
+      <p class="meta">oldest waiting ${shortDuration(group.oldestAgeSeconds)}</p>
+      <ol class="entries">${group.gates.map(renderEntry)}</ol>
+    </section>`,
+  )}`;
+}
+
 function renderGates(report: OpenGatesReport): Html {
+  if (report.byAnswerer) return renderInbox(report.byAnswerer);
   if (report.gates.length === 0) return html`<p class="empty">No open gates.</p>`;
   return html`${groupByRepo(report.gates).map(
     (group) => html`<section class="repo" data-repo="${group.repo}">
@@ -82,8 +114,9 @@ body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:960px;padding:1
 h1{font-size:1.5rem;margin:.5rem 0}h2{font-size:1.15rem;border-bottom:1px solid #d0d7de;padding-bottom:.25rem;margin-top:1.5rem}
 h3{font-size:1rem;margin:.25rem 0}.count{background:#eaeef2;border-radius:1em;padding:0 .5em;font-size:.85rem}
 .gate{border:1px solid #d0d7de;border-radius:6px;padding:.5rem 1rem;margin:.75rem 0}
-.meta,.links,#summary{color:#59636e;font-size:.9rem;margin:.25rem 0}.kind{font-weight:600}
+.meta,.links,.who,#summary{color:#59636e;font-size:.9rem;margin:.25rem 0}.kind{font-weight:600}
 .overdue{color:#cf222e;font-weight:600}.context{white-space:pre-wrap}.question .text{font-weight:600;margin:.4rem 0 .1rem;white-space:pre-wrap}
+.entries{padding-left:1.2rem}.entry{margin:.5rem 0}.entry .text{margin:.1rem 0;white-space:pre-wrap}.via{font-weight:600}
 .options{margin:.1rem 0}.options .default{font-weight:600}.answered{color:#1a7f37}.empty{color:#59636e}
 #error{color:#cf222e}a{color:#0969da}code{font-size:.85rem}
 `;
@@ -93,8 +126,9 @@ const SCRIPT = `
 (() => {
   const params = new URLSearchParams(location.search);
   const token = params.get("token");
-  const repo = params.get("repo");
-  const api = location.pathname.replace(/\\/+$/, "") + "/api/gates" + (repo ? "?repo=" + encodeURIComponent(repo) : "");
+  const query = new URLSearchParams();
+  for (const name of ["repo", "by", "answerer"]) for (const value of params.getAll(name)) query.append(name, value);
+  const api = location.pathname.replace(/\\/+$/, "") + "/api/gates" + (query.toString() ? "?" + query.toString() : "");
   const headers = token ? { authorization: "Bearer " + token } : {};
   const el = (tag, attrs, ...children) => {
     const node = document.createElement(tag);
@@ -112,6 +146,7 @@ const SCRIPT = `
   const left = (g) => g.timeLeftSeconds === null ? el("span", { class: "left none" }, "no timeout")
     : g.timeLeftSeconds < 0 ? el("span", { class: "left overdue" }, "overdue " + dur(g.timeLeftSeconds))
     : el("span", { class: "left" }, dur(g.timeLeftSeconds) + " left");
+  const who = (a) => a.kind === "permission" ? (a.name === "allowed" ? "anyone allowed on the repository" : "anyone with " + a.name + " access") : "@" + a.name + " (" + a.via + ")";
   const question = (q) => el("li", { class: "question" },
     el("p", { class: "text" }, q.text),
     q.options.length ? el("ol", { class: "options" }, q.options.map((o) => o === q.default ? el("li", { class: "default" }, o, " ", el("em", {}, "(default)")) : el("li", {}, o))) : null,
@@ -122,7 +157,19 @@ const SCRIPT = `
     el("p", { class: "meta" }, el("span", { class: "kind" }, g.kind), " · round " + g.round + " · asked ", el("span", { class: "age" }, dur(g.ageSeconds)), " ago by " + g.askedBy + " · ", left(g)),
     g.context ? el("p", { class: "context" }, g.context) : null,
     el("ol", { class: "questions" }, g.questions.map(question)),
+    el("p", { class: "who" }, "Who can answer: " + g.answerers.map(who).join(" · ")),
     el("p", { class: "links" }, link(g.url, "Answer on GitHub"), " · gate ", el("code", {}, g.id)));
+  const entry = (e) => el("li", { class: "entry", "data-gate": e.id },
+    el("span", { class: "age" }, dur(e.ageSeconds)), " · ",
+    link(e.issueUrl, e.repo + "#" + e.issue + (e.title ? " " + e.title : "")), " · ",
+    el("span", { class: "via" }, e.via), e.paths.length ? [" of ", el("code", {}, e.paths.join(", "))] : null,
+    el("p", { class: "text" }, e.question),
+    el("p", { class: "links" }, link(e.url, "Answer on GitHub"), " · gate ", el("code", {}, e.id)));
+  const inbox = (groups) => groups.length === 0 ? [el("p", { class: "empty" }, "No open gates waiting on anyone.")]
+    : groups.map((grp) => el("section", { class: "answerer", "data-answerer": grp.answerer.name },
+        el("h2", {}, grp.answerer.label + " ", el("span", { class: "count" }, String(grp.count))),
+        el("p", { class: "meta" }, "oldest waiting " + dur(grp.oldestAgeSeconds)),
+        el("ol", { class: "entries" }, grp.gates.map(entry))));
   const render = (report) => {
     const groups = new Map();
     for (const g of report.gates) {
@@ -131,7 +178,7 @@ const SCRIPT = `
       groups.get(key).gates.push(g);
     }
     const main = document.getElementById("gates");
-    main.replaceChildren(...(report.gates.length === 0 ? [el("p", { class: "empty" }, "No open gates.")]
+    main.replaceChildren(...(report.byAnswerer ? inbox(report.byAnswerer) : report.gates.length === 0 ? [el("p", { class: "empty" }, "No open gates.")]
       : [...groups.values()].map((grp) => el("section", { class: "repo", "data-repo": grp.repo },
           el("h2", {}, grp.repo + " ", el("span", { class: "count" }, String(grp.gates.length))), grp.gates.map(gate)))));
     const c = report.counts;
@@ -168,7 +215,7 @@ export function renderStatusPage(report: OpenGatesReport, nonce: string): string
 </head>
 <body>
 <header>
-<h1>Open gates</h1>
+<h1>${report.byAnswerer ? "Open gates by who can answer" : "Open gates"}</h1>
 <p id="summary">${summary(report)}</p>
 <p id="error" role="status"></p>
 <p id="github" class="overdue" role="status"></p>
@@ -181,14 +228,19 @@ export function renderStatusPage(report: OpenGatesReport, nonce: string): string
 `.value;
 }
 
-/** GET /escalation: the open gates as a page, for people. Requires ADMIN_TOKEN. */
+/** GET /escalation[?by=answerer][&answerer=LOGIN…]: the open gates as a page, for people. Requires ADMIN_TOKEN. */
 export function statusPageHandler(services: Services): HttpHandler {
   return route([STATUS_PAGE_PATH], async (req, res, url) => {
     const check = checkAdmin(req, url, services.config.adminToken);
     if (!check.ok) return refuse(res, check, "text");
+    const query = reportQuery(url);
+    if ("error" in query) {
+      res.writeHead(400, { ...PRIVATE_HEADERS, "content-type": "text/plain; charset=utf-8" }).end(`400: ${query.error}\n`);
+      return;
+    }
     let report: OpenGatesReport;
     try {
-      report = await within(5000, "Redis", openGatesReport(services.store, { repo: url.searchParams.get("repo") ?? undefined }));
+      report = await within(5000, "Redis", openGatesReport(services.store, query.options));
     } catch (error) {
       services.log.warn({ err: error }, "status page: could not read the open gates");
       res.writeHead(503, { ...PRIVATE_HEADERS, "content-type": "text/plain; charset=utf-8" }).end(`503: could not read the open gates: ${(error as Error).message}\n`);

@@ -3,6 +3,7 @@ import { parseReply } from "../protocol/reply.js";
 import { jobIds } from "../queue/names.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
+import { refusedAnswer } from "./answerers.js";
 import { sendFeedback, type IssueTarget } from "./feedback.js";
 import { reportHiddenContent } from "./hiddenContent.js";
 
@@ -61,6 +62,8 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
 
 /** A permitted human's comment while a gate is open (or was answered moments ago). */
 export async function answerFromReply(services: Services, event: CommentEvent, gate: Gate, body = event.comment.body): Promise<string> {
+  const refused = await refusedAnswer(services, event, gate);
+  if (refused) return refused;
   // Hidden content never reaches the agent (parseReply reads only visible text); say what was removed.
   await reportHiddenContent(services, event, body);
   const parsed = parseReply(body, gate.ask.questions);

@@ -9,6 +9,7 @@ import { jobIds } from "../queue/names.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerFromReply, applyAnswers, defaultAnswers } from "./answerGate.js";
+import { refusedAnswer, whoCanAnswer } from "./answerers.js";
 import { dispatch } from "./dispatch.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 
@@ -35,6 +36,8 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
   defaults: async (services, event) => {
     const gate = await openGateOf(services, event);
     if (!gate) return "ignored: /defaults without an open gate";
+    const refused = await refusedAnswer(services, event, gate);
+    if (refused) return refused;
     const answers = defaultAnswers(gate, event.comment.author.login, at(event), "human").map((a) => ({ ...a, note: "accepted the default with /defaults", commentId: event.comment.id, url: event.comment.url }));
     if (answers.length === 0) {
       await reply(services, event, `@${event.comment.author.login} the open question has no defaults left to accept; please answer it.`);
@@ -125,6 +128,8 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
     await reply(services, event, last?.state === "open" ? "The question is still open: just answer it." : "There is no answered question to reopen.");
     return "reopen: nothing to correct";
   }
+  const refused = await refusedAnswer(services, event, last);
+  if (refused) return refused;
   const parsed = parseReply(args, last.ask.questions);
   if (parsed.answers.length === 0) {
     await reply(services, event, "`/reopen` needs the corrected answer after it, e.g. `/reopen 2` or `/reopen 1. Postgres`.");
@@ -135,7 +140,7 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
   const id = `r${event.comment.id}`;
   const ask = { ...last.ask, kind: CORRECTION_KIND, id: newAskId(), context: `Correction by @${by} of the earlier answer to gate ${last.id}.` };
   const ref = { repo: event.repo, issue: event.issue.number };
-  await services.store.openGate({ id, repo: event.repo, issue: event.issue.number, installationId: event.installationId, round: await services.store.currentRound(ref), ask, askedAt: when, askedBy: by, askUrl: event.comment.url });
+  await services.store.openGate({ id, repo: event.repo, issue: event.issue.number, installationId: event.installationId, round: await services.store.currentRound(ref), ask, askedAt: when, askedBy: by, askUrl: event.comment.url, answerers: last.answerers });
   const gate = await services.store.getGate(id);
   if (!gate) return "reopen: gate vanished";
   const corrected = parsed.answers.map((a) => ({ ...a, by, at: when, source: "human" as const, commentId: event.comment.id, url: event.comment.url }));
@@ -156,6 +161,7 @@ async function describeStatus(services: Services, event: CommentEvent): Promise<
       const answer = gate.answers.find((a) => a.question === i);
       lines.push(`- ${i + 1}. ${q.text}${q.options.length ? ` (options: ${q.options.join(" / ")})` : ""}${q.default ? ` · default: ${q.default}` : ""} — ${answer ? `answered by @${answer.by}` : "waiting"}`);
     });
+    lines.push(whoCanAnswer(gate.answerers));
   } else {
     lines.push(`Last question (gate ${gate.id}) is **${gate.state}**${gate.answeredBy ? `, answered by @${gate.answeredBy}` : ""}${gate.closedReason ? ` (${gate.closedReason})` : ""}.`);
   }

@@ -3,6 +3,7 @@ import type { RepoSettings } from "../config/repoConfig.js";
 import { ProtocolError } from "../errors.js";
 import type { Gate } from "../gates/types.js";
 import { meetsMinimum, permissionOf } from "../github/permissions.js";
+import { isTeamMember } from "../github/teamMembership.js";
 import { parseAskComment, type Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
 import type { CommentEvent, InboundEvent } from "../queue/jobs.js";
@@ -111,13 +112,7 @@ export async function maySteer(services: Services, event: InboundEvent, login: s
   if (settings.answerers.users.includes(login.toLowerCase())) return true;
   const octokit = await services.github.installation(event.installationId);
   for (const team of settings.answerers.teams) {
-    const [org, slug] = team.split("/") as [string, string];
-    try {
-      const { data } = await octokit.request("GET /orgs/{org}/teams/{team_slug}/memberships/{username}", { org, team_slug: slug, username: login });
-      if (data.state === "active") return true;
-    } catch (error) {
-      if ((error as { status?: number }).status !== 404) throw error;
-    }
+    if (await isTeamMember(octokit, services.store, team, login, services.config.permissionCacheSeconds)) return true;
   }
   const level = await permissionOf(octokit, services.store, event.repo, login, services.config.permissionCacheSeconds);
   const allowed = meetsMinimum(level, settings.answerers.minimumPermission);

@@ -2,6 +2,7 @@ import type { RepoSettings } from "../config/repoConfig.js";
 import type { Ask } from "../protocol/ask.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
+import { answerersFor } from "./answerers.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 import { scheduleTimeout } from "./timeouts.js";
 
@@ -19,6 +20,7 @@ export async function openGate(services: Services, event: CommentEvent, ask: Ask
     askedAt: Date.parse(event.comment.createdAt) || event.receivedAt,
     askedBy: event.comment.author.login,
     askUrl: event.comment.url,
+    answerers: await answerersFor(services, event.installationId, event.repo, ask, settings),
   });
   if (!opened) return "gate already open";
   const gate = await services.store.getGate(String(event.comment.id));

@@ -1,5 +1,6 @@
 import type { GateStore } from "../gates/store.js";
 import type { Gate } from "../gates/types.js";
+import { answererViews, groupByAnswerer, matchesAnswerer, type AnswererView, type InboxGroup } from "./inbox.js";
 import { questionTimeout } from "../protocol/ask.js";
 
 /**
@@ -39,6 +40,10 @@ export interface GateView {
   /** The ask comment on GitHub. */
   url: string;
   issueUrl: string;
+  /** The repository paths the ask is about (`escalate ask --path`). */
+  paths: string[];
+  /** Who can answer, as recorded when the gate opened (plus the issue's assignees under the permission rule). */
+  answerers: AnswererView[];
 }
 
 export interface GateCounts {
@@ -57,11 +62,13 @@ export interface OpenGatesReport {
   generatedAt: string;
   gates: GateView[];
   counts: GateCounts;
+  /** With `by: "answerer"`: the inbox, every open gate under each who can answer it. */
+  byAnswerer?: InboxGroup[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function viewGate(gate: Gate, now: number, title?: string): GateView {
+export function viewGate(gate: Gate, now: number, title?: string, assignees: readonly string[] = []): GateView {
   const answered = new Map(gate.answers.map((a) => [a.question, a]));
   const questions = gate.ask.questions.map((question, index): QuestionView => {
     const timeout = questionTimeout(gate.ask, question) ?? null;
@@ -95,6 +102,8 @@ export function viewGate(gate: Gate, now: number, title?: string): GateView {
     timeLeftSeconds: deadline === undefined ? null : Math.floor((deadline - now) / 1000),
     url: gate.askUrl,
     issueUrl: issueUrlOf(gate),
+    paths: [...(gate.ask.paths ?? [])],
+    answerers: answererViews(gate, assignees),
   };
 }
 
@@ -115,21 +124,41 @@ export function countGates(gates: GateView[]): GateCounts {
   return counts;
 }
 
-/** Reads the open gates (oldest first) with their issues' titles; `repo` filters case-insensitively. */
-export async function openGatesReport(store: GateStore, options: { repo?: string; now?: number } = {}): Promise<OpenGatesReport> {
+export interface ReportOptions {
+  /** Only this repository (case-insensitive). */
+  repo?: string;
+  now?: number;
+  /** "answerer" adds the inbox (`byAnswerer`). */
+  by?: "repo" | "answerer";
+  /** Only gates these logins or org/teams can answer, and only their groups of the inbox. */
+  answerers?: readonly string[];
+}
+
+/**
+ * Reads the open gates (oldest first) with their issues' titles and assignees, from Redis only:
+ * who can answer was recorded on each gate when it opened, so no view costs a GitHub call.
+ */
+export async function openGatesReport(store: GateStore, options: ReportOptions = {}): Promise<OpenGatesReport> {
   const now = options.now ?? Date.now();
   let gates = await store.openGates();
   if (options.repo) {
     const wanted = options.repo.toLowerCase();
     gates = gates.filter((g) => g.repo.toLowerCase() === wanted);
   }
-  const titles = new Map<string, string>();
+  const issues = new Map<string, { title: string; assignees: string[] }>();
   await Promise.all(
     [...new Map(gates.map((g) => [`${g.repo.toLowerCase()}#${g.issue}`, g])).entries()].map(async ([key, g]) => {
       const issue = await store.getIssue({ repo: g.repo, issue: g.issue });
-      if (issue?.title) titles.set(key, issue.title);
+      if (issue) issues.set(key, { title: issue.title, assignees: issue.assignees });
     }),
   );
-  const views = gates.map((g) => viewGate(g, now, titles.get(`${g.repo.toLowerCase()}#${g.issue}`)));
-  return { generatedAt: iso(now), gates: views, counts: countGates(views) };
+  let views = gates.map((g) => {
+    const issue = issues.get(`${g.repo.toLowerCase()}#${g.issue}`);
+    return viewGate(g, now, issue?.title, issue?.assignees);
+  });
+  const wanted = options.answerers ?? [];
+  if (wanted.length > 0) views = views.filter((view) => view.answerers.some((a) => matchesAnswerer(a, wanted)));
+  const report: OpenGatesReport = { generatedAt: iso(now), gates: views, counts: countGates(views) };
+  if (options.by === "answerer" || wanted.length > 0) report.byAnswerer = groupByAnswerer(views, wanted);
+  return report;
 }

@@ -13,6 +13,18 @@ export const QuestionSchema = z.object({
 });
 export type Question = z.infer<typeof QuestionSchema>;
 
+/**
+ * A repository path the ask is about (a file, or a directory with a trailing `/`): with
+ * `answerers.from: codeowners` its code owners are who may answer.
+ */
+export const AskPathSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(300)
+  .regex(/^[^`\\\x00-\x1f]+$/, "must be a repository path without backticks, backslashes or control characters")
+  .refine((p) => !p.split("/").includes(".."), "must stay inside the repository (no .. segments)");
+
 /** The structured ask carried by the hidden marker of an ask comment. */
 export const AskSchema = z.object({
   v: z.literal(1),
@@ -22,6 +34,8 @@ export const AskSchema = z.object({
   questions: z.array(QuestionSchema).min(1).max(20),
   timeoutSeconds: z.number().int().positive().max(366 * 86400).optional(),
   context: z.string().max(4000).optional(),
+  /** Optional, so asks written before paths existed still parse. */
+  paths: z.array(AskPathSchema).min(1).max(20).optional(),
 });
 export type Ask = z.infer<typeof AskSchema>;
 export type AskInput = z.input<typeof AskSchema>;
@@ -67,6 +81,7 @@ export function renderAskComment(ask: Ask): string {
   const several = ask.questions.length > 1;
   lines.push(several ? "### 🙋 The agent needs your input on a few questions" : "### 🙋 The agent needs your input");
   if (ask.context) lines.push("", ask.context);
+  if (ask.paths) lines.push("", `_About:_ ${ask.paths.map((p) => `\`${p}\``).join(", ")}`);
   ask.questions.forEach((question, index) => {
     lines.push("", several ? `**${index + 1}. ${question.text}**` : `**${question.text}**`);
     question.options.forEach((option, optionIndex) => {

@@ -82,6 +82,60 @@ describe("the status page in headless Chromium", () => {
     await page.close();
   });
 
+  it("?by=answerer shows the inbox: each who can answer with the gates waiting on them, oldest first, refreshing itself", async () => {
+    const { issue, gateId } = gate;
+    const owned = gateFixture({
+      id: "888001",
+      repo: "acme/gadgets",
+      issue: 9,
+      askedAt: Date.now() - 3 * 3600_000,
+      ask: { questions: [{ text: "Which index?", options: ["btree", "hash"] }], paths: ["src/db/"] },
+      answerers: { users: [], teams: [], codeOwners: { users: ["alice"], teams: ["acme/db-team"], paths: ["src/db/"], file: ".github/CODEOWNERS" } },
+    });
+    await loop.app.services.store.openGate(newGate(owned));
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(error.message));
+    // By repository, each card says who can answer it.
+    expect((await page.goto(`${loop.app.url}/escalation?token=${TOKEN}`))?.status()).toBe(200);
+    expect(await page.locator("#gate-888001 .who").textContent()).toBe("Who can answer: @alice (code owner) · @acme/db-team (code owner)");
+    expect(await page.locator(`#gate-${gateId} .who`).textContent()).toBe("Who can answer: anyone with write access");
+    await page.waitForTimeout(5500);
+    expect(await page.locator("#gate-888001 .who").textContent()).toBe("Who can answer: @alice (code owner) · @acme/db-team (code owner)");
+
+    expect((await page.goto(`${loop.app.url}/escalation?token=${TOKEN}&by=answerer`))?.status()).toBe(200);
+    expect(await page.locator("h1").textContent()).toBe("Open gates by who can answer");
+    const headings = await page.locator("section.answerer h2").allTextContents();
+    // The three-hour-old gate comes first, under its code owners; the agent's gate under anyone with write access.
+    expect(headings.slice(0, 2)).toEqual(["@acme/db-team 1", "@alice 1"]);
+    expect(headings).toContain("anyone with write access to acme/widgets 1");
+    const alice = page.locator('section[data-answerer="alice"]');
+    expect(await alice.locator(".entry .age").textContent()).toMatch(/^3h( \d+s)?$/);
+    expect(await alice.locator(".entry .via").textContent()).toBe("code owner");
+    expect(await alice.locator(".entry code").first().textContent()).toBe("src/db/");
+    expect(await alice.locator(".entry .text").textContent()).toBe("Which index?");
+    const writers = page.locator('section[data-answerer="acme/widgets:write"]');
+    expect(await writers.locator(`.entry[data-gate="${gateId}"] a`).first().textContent()).toBe(`acme/widgets#${issue} Add a cache`);
+
+    // A gate alice owns, opened after the page loaded, appears in her group without a reload.
+    const later = gateFixture({ ...owned, id: "888002", issue: 10, askedAt: Date.now(), ask: { questions: [{ text: "Drop the old index?" }], paths: ["src/db/"] } });
+    await loop.app.services.store.openGate(newGate(later));
+    await alice.locator('.entry[data-gate="888002"]').waitFor({ timeout: 8000 });
+    expect(await alice.locator(".entry").evaluateAll((nodes) => nodes.map((n) => n.getAttribute("data-gate")))).toEqual(["888001", "888002"]);
+
+    // ?answerer= keeps one person's groups; the JSON twin refuses a bad value, naming it.
+    expect((await page.goto(`${loop.app.url}/escalation?token=${TOKEN}&answerer=alice`))?.status()).toBe(200);
+    expect(await page.locator("section.answerer h2").allTextContents()).toEqual(["@alice 2"]);
+    await page.waitForTimeout(5500);
+    expect(await page.locator("section.answerer h2").allTextContents()).toEqual(["@alice 2"]);
+    const bad = await page.request.get(`${loop.app.url}/escalation/api/gates?by=nobody`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(bad.status()).toBe(400);
+    expect(await bad.json()).toEqual({ error: 'by: must be repo or answerer (got "nobody")' });
+    expect(await page.locator("#error").textContent()).toBe("");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it("refuses without the token or with a wrong one", async () => {
     const page = await context.newPage();
     const none = await page.goto(`${loop.app.url}/escalation`);

@@ -42,5 +42,6 @@ export function newGate(gate: Gate): NewGate {
     askedAt: gate.askedAt,
     askedBy: gate.askedBy,
     askUrl: gate.askUrl,
+    ...(gate.answerers ? { answerers: gate.answerers } : {}),
   };
 }

@@ -74,6 +74,8 @@ export interface AskDraft {
   kind?: string;
   timeoutSeconds?: number;
   context?: string;
+  /** Repository paths the ask is about (their code owners may answer). */
+  paths?: string[];
 }
 
 /**
@@ -100,6 +102,7 @@ export async function submitAsk(draft: AskDraft, where: { env: AskEnv; repo?: st
     questions: draft.questions,
     timeoutSeconds: draft.timeoutSeconds,
     context: draft.context,
+    paths: draft.paths?.length ? draft.paths : undefined,
   };
   let ask: Ask;
   let body: string;
@@ -132,6 +135,7 @@ export async function askCommand(argv: string[], env: NodeJS.ProcessEnv, out: (l
         default: { type: "string", multiple: true },
         timeout: { type: "string", multiple: true },
         context: { type: "string" },
+        path: { type: "string", multiple: true },
         kind: { type: "string" },
         repo: { type: "string" },
         issue: { type: "string" },
@@ -154,7 +158,7 @@ export async function askCommand(argv: string[], env: NodeJS.ProcessEnv, out: (l
   }
   const dryRun = parsed.values["dry-run"] ?? false;
   const result = await submitAsk(
-    { questions: drafts.questions, kind: parsed.values.kind, timeoutSeconds: drafts.askTimeout, context: parsed.values.context },
+    { questions: drafts.questions, kind: parsed.values.kind, timeoutSeconds: drafts.askTimeout, context: parsed.values.context, paths: parsed.values.path },
     { env: askEnv, repo: parsed.values.repo, issue: parsed.values.issue, dryRun },
   );
   out(dryRun ? result.body : result.url);

@@ -29,6 +29,11 @@ export const askHumanInput = {
     .describe("One or more questions; ask everything you need at once."),
   timeout: Timeout.optional().describe("A timeout for the whole ask (questions may set their own)."),
   context: z.string().optional().describe("A short paragraph shown above the questions: what you are doing and why you ask."),
+  paths: z
+    .array(z.string().min(1))
+    .max(20)
+    .optional()
+    .describe("Repository paths the question is about (files, or directories ending in /); the repository may let only their code owners answer."),
 };
 
 const DESCRIPTION = [
@@ -40,7 +45,7 @@ const DESCRIPTION = [
 const seconds = (value: string | number | undefined, what: string): number | undefined => (value === undefined ? undefined : parseDuration(String(value), what));
 
 /** Turns the tool's arguments into the draft `escalate ask` builds from its flags. */
-export function draftFromTool(args: { questions: Array<{ text: string; options?: string[]; default?: string; timeout?: string | number }>; timeout?: string | number; context?: string }): AskDraft {
+export function draftFromTool(args: { questions: Array<{ text: string; options?: string[]; default?: string; timeout?: string | number }>; timeout?: string | number; context?: string; paths?: string[] }): AskDraft {
   try {
     return {
       questions: args.questions.map((q, i) => ({
@@ -51,6 +56,7 @@ export function draftFromTool(args: { questions: Array<{ text: string; options?:
       })),
       timeoutSeconds: seconds(args.timeout, "timeout"),
       context: args.context,
+      paths: args.paths,
     };
   } catch (error) {
     throw new UsageError((error as Error).message, { cause: error });

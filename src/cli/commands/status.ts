@@ -1,22 +1,26 @@
 import { parseArgs } from "node:util";
 import { formatDuration } from "../../protocol/duration.js";
+import { describeIssues } from "../../errors.js";
 import { openGatesReport, type OpenGatesReport, type QuestionView } from "../../observe/gateView.js";
+import { InboxQuery, type InboxGroup } from "../../observe/inbox.js";
 import { withStore } from "../store.js";
 import { UsageError } from "../usage.js";
 
-/** `escalate status [--json] [--repo OWNER/REPO]`: the open gates, read from the app's Redis. */
+/** `escalate status [--json] [--repo OWNER/REPO] [--by answerer] [--answerer NAME]...`: the open gates, read from the app's Redis. */
 export async function statusCommand(argv: string[], env: NodeJS.ProcessEnv, out: (text: string) => void, now = Date.now()): Promise<OpenGatesReport> {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { json: { type: "boolean" }, repo: { type: "string" } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({ args: argv, options: { json: { type: "boolean" }, repo: { type: "string" }, by: { type: "string" }, answerer: { type: "string", multiple: true } }, strict: true, allowPositionals: false }));
   } catch (error) {
     throw new UsageError((error as Error).message, { cause: error });
   }
   if (values.repo !== undefined && !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(values.repo)) {
     throw new UsageError(`--repo must be OWNER/REPO (got ${JSON.stringify(values.repo)}).`);
   }
-  const report = await withStore(env, ({ store }) => openGatesReport(store, { repo: values.repo, now }));
-  out(values.json ? JSON.stringify(report, null, 2) : renderStatusTable(report));
+  const query = InboxQuery.safeParse({ by: values.by, answerers: values.answerer });
+  if (!query.success) throw new UsageError(describeIssues(query.error.issues).replace(/^by:/, "--by").replace(/^answerers\.\d+:/, "--answerer"));
+  const report = await withStore(env, ({ store }) => openGatesReport(store, { repo: values.repo, now, by: query.data.by, answerers: query.data.answerers }));
+  out(values.json ? JSON.stringify(report, null, 2) : report.byAnswerer ? renderInboxTable(report, report.byAnswerer) : renderStatusTable(report));
   return report;
 }
 
@@ -65,6 +69,31 @@ export function renderStatusTable(report: OpenGatesReport): string {
       const several = gate.questions.length > 1;
       for (const question of gate.questions) for (const text of questionLines(question, several, Date.parse(report.generatedAt))) out.push(`${indent}${text}`);
     });
+  }
+  const c = report.counts;
+  out.push("", `${c.open} open: ${c.waiting} waiting, ${c.overdue} overdue, ${c.noTimeout} without timeout, ${c.partial} partly answered`);
+  return out.join("\n");
+}
+
+/**
+ * The inbox as text: each who can answer, then their gates oldest first with how long each has
+ * waited, why they can answer it, the issue and the question.
+ */
+export function renderInboxTable(report: OpenGatesReport, groups: InboxGroup[]): string {
+  const out: string[] = [];
+  if (groups.length === 0) out.push("No open gates waiting on anyone.");
+  const entries = groups.flatMap((g) => g.gates);
+  const ageWidth = Math.max(6, ...entries.map((e) => shortDuration(e.ageSeconds).length));
+  const issueWidth = Math.max(...entries.map((e) => `${e.repo}#${e.issue}`.length), 5);
+  const viaWidth = Math.max(...entries.map((e) => e.via.length), 3);
+  for (const group of groups) {
+    if (out.length > 0) out.push("");
+    out.push(`${group.answerer.label} · ${group.count} waiting, oldest ${shortDuration(group.oldestAgeSeconds)}`);
+    for (const entry of group.gates) {
+      const about = entry.paths.length > 0 ? ` (${entry.paths.join(", ")})` : "";
+      out.push(`  ${shortDuration(entry.ageSeconds).padEnd(ageWidth)}  ${`${entry.repo}#${entry.issue}`.padEnd(issueWidth)}  ${entry.via.padEnd(viaWidth)}  ${entry.url}`);
+      out.push(`  ${" ".repeat(ageWidth)}  ${entry.question}${about}`);
+    }
   }
   const c = report.counts;
   out.push("", `${c.open} open: ${c.waiting} waiting, ${c.overdue} overdue, ${c.noTimeout} without timeout, ${c.partial} partly answered`);

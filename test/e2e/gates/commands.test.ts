@@ -104,6 +104,7 @@ describe("gates: the human as a participant", { timeout: 60_000 }, () => {
     expect(status.body).toMatch(new RegExp(`Open question \\(gate ${ask.id}, asked \\d+s ago by @${g.sim.botLogin.replace(/[[\]]/g, "\\$&")}\\):`));
     expect(status.body).toContain("- 1. Which database should the cache use? (options: Postgres / SQLite) — answered by @maintainer");
     expect(status.body).toContain("- 2. Should old entries expire? — waiting");
+    expect(status.body).toContain("Who can answer: anyone with write access.");
     expect(g.runs(issue, 1)).toEqual([]);
   });
 

@@ -55,7 +55,7 @@ describe("escalate mcp", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(["ask_human"]);
     const schema = tools[0]!.inputSchema as { properties: Record<string, { items?: { properties: Record<string, unknown> } }>; required?: string[] };
-    expect(Object.keys(schema.properties).sort()).toEqual(["context", "questions", "timeout"]);
+    expect(Object.keys(schema.properties).sort()).toEqual(["context", "paths", "questions", "timeout"]);
     expect(schema.required).toEqual(["questions"]);
     expect(Object.keys(schema.properties.questions!.items!.properties).sort()).toEqual(["default", "options", "text", "timeout"]);
     expect(tools[0]!.description).toMatch(/finish .* and exit/);
@@ -67,6 +67,7 @@ describe("escalate mcp", () => {
       arguments: {
         context: "Migrating the cache.",
         timeout: "1d",
+        paths: ["src/cache/", "src/db.ts"],
         questions: [
           { text: "Which database?", options: ["Postgres", "SQLite"], default: "2" },
           { text: "Keep the old API?", options: ["yes", "no"], timeout: 1800 },
@@ -83,6 +84,7 @@ describe("escalate mcp", () => {
       kind: "question",
       timeoutSeconds: 86400,
       context: "Migrating the cache.",
+      paths: ["src/cache/", "src/db.ts"],
       questions: [
         { text: "Which database?", options: ["Postgres", "SQLite"], default: "SQLite" },
         { text: "Keep the old API?", options: ["yes", "no"], timeoutSeconds: 1800 },
@@ -90,7 +92,7 @@ describe("escalate mcp", () => {
     });
     // The CLI, given the same ask as flags, renders the very same comment.
     const cli = await askCommand(
-      ["--timeout", "1d", "--context", "Migrating the cache.", "--question", "Which database?", "--option", "Postgres", "--option", "SQLite", "--default", "2",
+      ["--timeout", "1d", "--context", "Migrating the cache.", "--path", "src/cache/", "--path", "src/db.ts", "--question", "Which database?", "--option", "Postgres", "--option", "SQLite", "--default", "2",
         "--question", "Keep the old API?", "--option", "yes", "--option", "no", "--timeout", "30m", "--dry-run"],
       { ...agentEnv() },
       () => undefined,

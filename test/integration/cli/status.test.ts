@@ -70,7 +70,10 @@ describe("escalate status", () => {
       timeLeftSeconds: -1800,
       url: "https://github.com/acme/widgets/issues/12#issuecomment-101",
       issueUrl: "https://github.com/acme/widgets/issues/12",
+      paths: [],
+      answerers: [{ kind: "permission", name: "allowed", via: "permission" }],
     });
+    expect(report.byAnswerer).toBeUndefined();
     expect(report.counts).toEqual({ open: 3, waiting: 1, overdue: 1, noTimeout: 1, partial: 0 });
   });
 

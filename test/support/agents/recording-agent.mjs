@@ -7,6 +7,7 @@
 // different agents on different issues. Modes:
 //   ask            round 0: asks "Which database…" (Postgres / SQLite); later rounds succeed
 //   ask-every      asks that question in every round (for the round limit)
+//   ask-path       round 0: the database question, about the path src/db/cache.ts (for CODEOWNERS)
 //   ask2           round 0: two questions in one ask (the database, and a free-text one)
 //   ask-default    round 0: the database question with --default SQLite --timeout 2s
 //   ask2-default   round 0: the database question (no default), then one with --default yes --timeout 2s
@@ -37,6 +38,9 @@ const sleepMinute = () => new Promise((r) => setTimeout(r, 60_000));
 switch (mode) {
   case "ask":
     if (round === "0") ask(...DATABASE);
+    break;
+  case "ask-path":
+    if (round === "0") ask(...DATABASE, "--path", "src/db/cache.ts");
     break;
   case "ask-every":
     ask(...DATABASE);

@@ -35,6 +35,9 @@ describe("viewGate", () => {
       timeLeftSeconds: 1500,
       url: "https://github.com/acme/widgets/issues/12#issuecomment-4711",
       issueUrl: "https://github.com/acme/widgets/issues/12",
+      paths: [],
+      // A gate recorded before who may answer was: the repository's rule of the day.
+      answerers: [{ kind: "permission", name: "allowed", via: "permission" }],
     });
   });
 

@@ -251,3 +251,20 @@ describe("renderAskComment: timeouts of a single question", () => {
     expect(visible(renderAskComment(ask))).toMatch(/within 2h/);
   });
 });
+
+describe("the paths an ask is about", () => {
+  it("are optional, so an ask written before them still parses; given, they are shown and round-trip", () => {
+    const old = validateAsk(base());
+    expect(old.paths).toBeUndefined();
+    expect(parseAskComment(renderAskComment(old))).toEqual(old);
+    const ask = validateAsk(base({ paths: ["src/db/cache.ts", "docs/"] }));
+    expect(visible(renderAskComment(ask))).toContain("_About:_ `src/db/cache.ts`, `docs/`");
+    expect(parseAskComment(renderAskComment(ask))).toEqual(ask);
+  });
+
+  it("refuses paths that leave the repository or could break the comment, naming the field", () => {
+    expect(() => validateAsk(base({ paths: ["../secrets"] }))).toThrow(/paths\.0: must stay inside the repository/);
+    expect(() => validateAsk(base({ paths: ["a`b"] }))).toThrow(/paths\.0: must be a repository path without backticks/);
+    expect(() => validateAsk(base({ paths: [] }))).toThrow(/paths/);
+  });
+});

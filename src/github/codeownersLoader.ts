@@ -1,0 +1,47 @@
+import type { InstallationOctokit } from "../services.js";
+import { CODEOWNERS_PATHS, parseCodeowners, type Codeowners } from "./codeowners.js";
+
+interface Cached {
+  at: number;
+  codeowners: Codeowners | undefined;
+}
+
+/**
+ * Reads a repository's CODEOWNERS where GitHub looks for it (the first of CODEOWNERS_PATHS that
+ * exists, on the default branch) and caches it per repository like `.github/escalation.yml`
+ * (REPO_CONFIG_CACHE_TTL). Undefined when there is none, or the app may not read it (404/403):
+ * who may answer then falls back to the permission rule.
+ */
+export class CodeownersLoader {
+  readonly #cache = new Map<string, Cached>();
+
+  constructor(private readonly ttlMs: number) {}
+
+  async load(octokit: InstallationOctokit, repo: string): Promise<Codeowners | undefined> {
+    const key = repo.toLowerCase();
+    const cached = this.#cache.get(key);
+    if (cached && Date.now() - cached.at < this.ttlMs) return cached.codeowners;
+    const [owner, name] = repo.split("/") as [string, string];
+    let codeowners: Codeowners | undefined;
+    for (const path of CODEOWNERS_PATHS) {
+      const text = await readFile(octokit, owner, name, path);
+      if (text !== undefined) {
+        codeowners = parseCodeowners(text, path);
+        break;
+      }
+    }
+    this.#cache.set(key, { at: Date.now(), codeowners });
+    return codeowners;
+  }
+}
+
+async function readFile(octokit: InstallationOctokit, owner: string, repo: string, path: string): Promise<string | undefined> {
+  try {
+    const { data } = await octokit.request("GET /repos/{owner}/{repo}/contents/{path}", { owner, repo, path, headers: { accept: "application/vnd.github.raw" } });
+    return typeof data === "string" ? data : undefined;
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    if (status === 404 || status === 403) return undefined;
+    throw error;
+  }
+}
