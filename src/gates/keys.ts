@@ -15,6 +15,10 @@ export class Keys {
   gate(gateId: string): string {
     return `${this.prefix}:gate:${gateId}`;
   }
+  /** Set with TTL: the reminder-ladder steps already posted on the gate's issue (step numbers). */
+  gateLadder(gateId: string): string {
+    return `${this.prefix}:ladder:${gateId}`;
+  }
   /** Sorted set of open gate ids, scored by ask time: the inbox. */
   openGates(): string {
     return `${this.prefix}:gates:open`;

@@ -100,6 +100,13 @@ if redis.call('HGET', KEYS[3], 'openGate') == ARGV[1] then redis.call('HDEL', KE
 return 1
 `;
 
+/** KEYS: gate. ARGV: at. The reminder ladder ran out on an open gate: it is overdue from `at` (the first time counts). */
+export const MARK_OVERDUE = `
+if redis.call('HGET', KEYS[1], 'state') ~= 'open' then return 0 end
+redis.call('HSETNX', KEYS[1], 'overdueAt', ARGV[1])
+return 1
+`;
+
 /**
  * KEYS: issueSpawns, issue. ARGV: jobId, roundLimit, lowest. The round of a spawn job, allocated
  * once per job (a retried job keeps its round) and never below `lowest` (a resume comes after the

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
-import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
+import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
 import type { Gate, GateState, HumanNote, IssueRecord, RecordedAnswer } from "./types.js";
 
 export type RecordResult =
@@ -46,6 +46,7 @@ type ScriptedRedis = Redis & {
   escAllocateRound(...args: (string | number)[]): Promise<number>;
   escRestoreGate(...args: (string | number)[]): Promise<number>;
   escFinishResume(...args: (string | number)[]): Promise<number>;
+  escMarkOverdue(...args: (string | number)[]): Promise<number>;
   escTakeWrite(...args: (string | number)[]): Promise<[number, string]>;
   escSettleWrite(...args: (string | number)[]): Promise<number>;
   escPauseWrites(...args: (string | number)[]): Promise<number>;
@@ -80,6 +81,7 @@ export class GateStore {
       redis.defineCommand("escRestoreGate", { numberOfKeys: 3, lua: RESTORE_GATE });
       redis.defineCommand("escFinishResume", { numberOfKeys: 1, lua: FINISH_RESUME });
     }
+    if (typeof scripted.escMarkOverdue !== "function") redis.defineCommand("escMarkOverdue", { numberOfKeys: 1, lua: MARK_OVERDUE });
     if (typeof scripted.escTakeWrite !== "function") {
       redis.defineCommand("escTakeWrite", { numberOfKeys: 3, lua: TAKE_WRITE });
       redis.defineCommand("escSettleWrite", { numberOfKeys: 1, lua: SETTLE_WRITE });
@@ -201,6 +203,23 @@ export class GateStore {
    */
   async finishResume(gate: Gate, at: number): Promise<void> {
     if ((await this.#redis.escFinishResume(this.keys.gate(gate.id), at)) === 0) await this.restoreGate({ ...gate, state: "resumed" });
+  }
+
+  /** The reminder ladder ran out on the open gate; false when it is no longer open. */
+  async markOverdue(gateId: string, at: number): Promise<boolean> {
+    return (await this.#redis.escMarkOverdue(this.keys.gate(gateId), at)) === 1;
+  }
+
+  /** Whether the gate's reminder-ladder step was already posted on the issue. */
+  async ladderStepPosted(gateId: string, step: number): Promise<boolean> {
+    return (await this.#redis.sismember(this.keys.gateLadder(gateId), step)) === 1;
+  }
+
+  /** Records ladder steps as posted (also before the gate exists: a rebuild seeds what the issue shows). */
+  async markLadderStepsPosted(gateId: string, steps: readonly number[]): Promise<void> {
+    if (steps.length === 0) return;
+    const key = this.keys.gateLadder(gateId);
+    await this.#redis.multi().sadd(key, ...steps).expire(key, 90 * 86400).exec();
   }
 
   /** The spawn job's round ran to its end (success, final failure, or /stop): a re-run of the job skips it. */
@@ -453,5 +472,6 @@ function toGate(h: Record<string, string>): Gate {
     answerCommentId: h.answerCommentId ? Number(h.answerCommentId) : undefined,
     resumedAt: h.resumedAt ? Number(h.resumedAt) : undefined,
     closedReason: h.closedReason,
+    overdueAt: h.overdueAt ? Number(h.overdueAt) : undefined,
   };
 }

@@ -36,6 +36,8 @@ export interface Gate {
   answerCommentId?: number;
   resumedAt?: number;
   closedReason?: string;
+  /** The reminder ladder ran out without an answer (ms); the gate stays open. */
+  overdueAt?: number;
 }
 
 /** Guidance a human left with /note, folded into every later spawn task. */

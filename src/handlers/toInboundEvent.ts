@@ -91,10 +91,13 @@ function isBot(user: { login: string; type: string }): boolean {
   return user.type === "Bot" || user.login.endsWith("[bot]");
 }
 
-/** A status comment's body: a readable status marker and nothing that looks like an ask marker (a broken ask is kept, so the loop can report it). */
+/**
+ * A status comment's or reminder's body: a readable status or ladder marker and nothing that looks
+ * like an ask marker (a broken ask is kept, so the loop can report it).
+ */
 function isStatusOnly(body: string): boolean {
   try {
-    return !body.includes("escalation:ask") && findMarker(body, "status") !== undefined;
+    return !body.includes("escalation:ask") && (findMarker(body, "status") !== undefined || findMarker(body, "ladder") !== undefined);
   } catch {
     return false;
   }

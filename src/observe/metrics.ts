@@ -34,6 +34,7 @@ export class LoopMetrics {
         try {
           const gates = await bounded(services.store.openGates(), timeoutMs);
           open.set(gates.length);
+          overdue.set(gates.filter((g) => g.overdueAt !== undefined).length);
           oldest.set(gates.length > 0 ? Math.max(0, (Date.now() - Math.min(...gates.map((g) => g.askedAt))) / 1000) : 0);
           redisUp.set(1);
         } catch {
@@ -42,6 +43,7 @@ export class LoopMetrics {
       })().finally(() => (inFlight = undefined)));
     const redisUp = new Gauge({ name: "escalation_redis_up", help: "1 when the last scrape could read the gate store, else 0.", registers, collect: readStore });
     const open = new Gauge({ name: "escalation_open_gates", help: "Gates awaiting a human answer (read from Redis at scrape time).", registers, collect: readStore });
+    const overdue = new Gauge({ name: "escalation_overdue_gates", help: "Open gates whose reminder ladder ran out without an answer (read from Redis at scrape time).", registers, collect: readStore });
     const oldest = new Gauge({ name: "escalation_oldest_open_gate_age_seconds", help: "Age of the oldest open gate, 0 when none is open.", registers, collect: readStore });
     const answers = new Counter({ name: "escalation_answers_total", help: "Gates answered, by source: a human reply or the defaults taken at timeout.", labelNames: ["source"], registers });
     const askToAnswer = new Histogram({ name: "escalation_ask_to_answer_seconds", help: "Time from the ask comment to its answer.", labelNames: ["source"], buckets: ANSWER_BUCKETS, registers });

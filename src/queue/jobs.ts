@@ -78,3 +78,12 @@ export type FeedbackJob = z.infer<typeof FeedbackJobSchema>;
 
 export const TimeoutJobSchema = z.object({ gateId: z.string().min(1).max(64), sequence: z.number().int().nonnegative() });
 export type TimeoutJob = z.infer<typeof TimeoutJobSchema>;
+
+/** One rung of a gate's reminder ladder: the step carries its own definition, so a changed config does not renumber queued steps. */
+export const LadderJobSchema = z.object({
+  gateId: z.string().min(1).max(64),
+  step: z.number().int().nonnegative().max(20),
+  mention: z.array(z.string().max(100)).max(10).optional(),
+  then: z.enum(["default", "overdue"]).optional(),
+});
+export type LadderJob = z.infer<typeof LadderJobSchema>;

@@ -4,6 +4,7 @@ import type { Gate, RecordedAnswer } from "../gates/types.js";
 import { handleInbound, maySteer } from "../loop/handleInbound.js";
 import { parseAskComment, type Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
+import { parseLadderMarker } from "../protocol/reminders.js";
 import type { StatusState } from "../protocol/statusComment.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
@@ -80,6 +81,9 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     for (const note of state.notes) await services.store.addNote(ref, note);
     changes.push(`${repo}#${issue.number}: restored ${state.notes.length} note(s) from the status comment`);
   }
+
+  // Reminder-ladder steps the issue already shows are not posted again by the steps rescheduled below.
+  for (const [gateId, steps] of ladderStepsShown(comments, (login) => login === identity.botLogin)) await services.store.markLadderStepsPosted(gateId, steps);
 
   const asks = comments.flatMap((c) => {
     if (!c.user || !isAgent(c.user.login) || !c.body) return [];
@@ -175,6 +179,17 @@ async function withTimelineIfNeeded(
     recorded: (id) => (state?.gates.find((g) => g.id === id)?.answers.length ?? 0) > 0,
   });
   return withTimeline(state, resumed);
+}
+
+/** Per gate, the reminder-ladder steps whose comments the app posted on the issue. */
+function ladderStepsShown(comments: readonly CommentSnapshot[], isApp: (login: string) => boolean): Map<string, number[]> {
+  const shown = new Map<string, number[]>();
+  for (const c of comments) {
+    if (!c.user || !isApp(c.user.login) || !c.body) continue;
+    const marker = parseLadderMarker(c.body);
+    if (marker) shown.set(marker.gate, [...(shown.get(marker.gate) ?? []), marker.step]);
+  }
+  return shown;
 }
 
 function safeAsk(body: string): Ask | undefined {
