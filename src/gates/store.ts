@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
-import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
+import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
 import type { Gate, GateState, HumanNote, IssueRecord, RecordedAnswer } from "./types.js";
 
 export type RecordResult =
@@ -47,6 +47,7 @@ type ScriptedRedis = Redis & {
   escRestoreGate(...args: (string | number)[]): Promise<number>;
   escFinishResume(...args: (string | number)[]): Promise<number>;
   escMarkOverdue(...args: (string | number)[]): Promise<number>;
+  escRecordSupersededAnswer(...args: (string | number)[]): Promise<string>;
   escTakeWrite(...args: (string | number)[]): Promise<[number, string]>;
   escSettleWrite(...args: (string | number)[]): Promise<number>;
   escPauseWrites(...args: (string | number)[]): Promise<number>;
@@ -81,7 +82,10 @@ export class GateStore {
       redis.defineCommand("escRestoreGate", { numberOfKeys: 3, lua: RESTORE_GATE });
       redis.defineCommand("escFinishResume", { numberOfKeys: 1, lua: FINISH_RESUME });
     }
-    if (typeof scripted.escMarkOverdue !== "function") redis.defineCommand("escMarkOverdue", { numberOfKeys: 1, lua: MARK_OVERDUE });
+    if (typeof scripted.escMarkOverdue !== "function") {
+      redis.defineCommand("escMarkOverdue", { numberOfKeys: 1, lua: MARK_OVERDUE });
+      redis.defineCommand("escRecordSupersededAnswer", { numberOfKeys: 1, lua: RECORD_SUPERSEDED_ANSWER });
+    }
     if (typeof scripted.escTakeWrite !== "function") {
       redis.defineCommand("escTakeWrite", { numberOfKeys: 3, lua: TAKE_WRITE });
       redis.defineCommand("escSettleWrite", { numberOfKeys: 1, lua: SETTLE_WRITE });
@@ -238,7 +242,17 @@ export class GateStore {
   }
 
   async cancelGate(gate: Pick<Gate, "id" | "repo" | "issue">, reason: string): Promise<boolean> {
-    return (await this.#redis.escCancelGate(this.keys.gate(gate.id), this.keys.openGates(), this.keys.issue(gate), gate.id, reason)) === 1;
+    return (await this.#redis.escCancelGate(this.keys.gate(gate.id), this.keys.openGates(), this.keys.issue(gate), gate.id, reason, "cancelled")) === 1;
+  }
+
+  /** The open gate's question no longer stands (edited, or new commits on its pull request); false when it was not open. */
+  async supersedeGate(gate: Pick<Gate, "id" | "repo" | "issue">, reason: string): Promise<boolean> {
+    return (await this.#redis.escCancelGate(this.keys.gate(gate.id), this.keys.openGates(), this.keys.issue(gate), gate.id, reason, "superseded")) === 1;
+  }
+
+  /** Keeps the first answer given to a superseded gate (see RECORD_SUPERSEDED_ANSWER). */
+  async recordSupersededAnswer(gateId: string, answers: RecordedAnswer[], by: string, at: number, commentId: number): Promise<"recorded" | "same" | "taken" | GateState | "missing"> {
+    return (await this.#redis.escRecordSupersededAnswer(this.keys.gate(gateId), JSON.stringify(answers), by, at, commentId)) as "recorded" | "same" | "taken" | GateState | "missing";
   }
 
   /**

@@ -24,6 +24,8 @@ export const StatusStateSchema = z.object({
         answeredBy: z.string().max(100).optional(),
         answeredAt: z.number().optional(),
         answerCommentId: z.number().int().optional(),
+        /** Why a gate closed without a resume (superseded: edited, new commits…), for the reply to a late answer. */
+        reason: z.string().max(200).optional(),
         /** What was folded into the task, so a rebuilt history is the same history. */
         answers: z
           .array(

@@ -41,9 +41,12 @@ export const InboundEventSchema = z.discriminatedUnion("kind", [
   }),
   z.object({ kind: z.literal("labeled"), label: z.string().max(100), ...Common }),
   z.object({ kind: z.literal("closed"), ...Common }),
+  /** New commits on a pull request (`pull_request.synchronize`): its open question may be stale. */
+  z.object({ kind: z.literal("pushed"), ...Common, headSha: z.string().regex(/^[0-9a-f]{7,64}$/), pushedAt: z.number() }),
 ]);
 export type InboundEvent = z.infer<typeof InboundEventSchema>;
 export type CommentEvent = Extract<InboundEvent, { kind: "comment" }>;
+export type PushedEvent = Extract<InboundEvent, { kind: "pushed" }>;
 
 export const SpawnJobSchema = z.object({
   installationId: z.number().int().positive(),

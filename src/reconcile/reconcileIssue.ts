@@ -210,7 +210,7 @@ function commentOf(comment: CommentSnapshot): CommentEvent["comment"] {
 }
 
 function settledGate(
-  known: { id: string; state: string; round: number; answers: Omit<RecordedAnswer, "commentId">[]; answeredBy?: string; answeredAt?: number; answerCommentId?: number },
+  known: { id: string; state: string; round: number; answers: Omit<RecordedAnswer, "commentId">[]; answeredBy?: string; answeredAt?: number; answerCommentId?: number; reason?: string },
   comment: CommentSnapshot,
   ask: Ask,
   installationId: number,
@@ -232,5 +232,6 @@ function settledGate(
     answeredBy: known.answeredBy,
     answeredAt: known.answeredAt,
     answerCommentId: known.answerCommentId,
+    ...(known.reason ? { closedReason: known.reason } : {}),
   };
 }

@@ -223,6 +223,7 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
       answeredBy: g.answeredBy,
       answeredAt: g.answeredAt,
       answerCommentId: g.answerCommentId,
+      ...(g.closedReason && (g.state === "superseded" || g.state === "cancelled") ? { reason: g.closedReason.slice(0, 200) } : {}),
       answers: g.answers.map((a) => ({
         question: a.question,
         text: a.text.slice(0, ANSWER_CHARS),
