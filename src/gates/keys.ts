@@ -46,6 +46,10 @@ export class Keys {
   issueRoundsDone(ref: IssueKeyRef): string {
     return `${this.issue(ref)}:done`;
   }
+  /** Hash: round → JSON RoundTiming (human wait and agent run time), for the status comment. */
+  issueRoundTimes(ref: IssueKeyRef): string {
+    return `${this.issue(ref)}:roundTimes`;
+  }
   /** List: the lines of the issue's status comment, oldest first. */
   issueStatusLog(ref: IssueKeyRef): string {
     return `${this.issue(ref)}:status`;

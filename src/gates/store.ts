@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
 import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
-import type { Gate, GateState, HumanNote, IssueRecord, RecordedAnswer } from "./types.js";
+import type { Gate, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming } from "./types.js";
 
 export type RecordResult =
   | { outcome: "recorded" }
@@ -343,6 +343,23 @@ export class GateStore {
 
   async notes(ref: IssueKeyRef): Promise<HumanNote[]> {
     return (await this.#redis.lrange(this.keys.issueNotes(ref), 0, -1)).map((n) => JSON.parse(n) as HumanNote);
+  }
+
+  /** Records a round's timing when its agent exits (a retried round's last attempt wins). */
+  async recordRoundTiming(ref: IssueKeyRef, timing: RoundTiming): Promise<void> {
+    await this.#redis.hset(this.keys.issueRoundTimes(ref), timing.round, JSON.stringify(timing));
+  }
+
+  /** Restores round timings from the status comment where Redis lost them. */
+  async restoreRoundTimings(ref: IssueKeyRef, timings: readonly RoundTiming[]): Promise<void> {
+    const key = this.keys.issueRoundTimes(ref);
+    for (const timing of timings) await this.#redis.hsetnx(key, String(timing.round), JSON.stringify(timing));
+  }
+
+  /** The issue's round timings, by round. */
+  async roundTimings(ref: IssueKeyRef): Promise<RoundTiming[]> {
+    const all = await this.#redis.hvals(this.keys.issueRoundTimes(ref));
+    return all.map((t) => JSON.parse(t) as RoundTiming).sort((a, b) => a.round - b.round);
   }
 
   /** A human granted more rounds (answered "retry" on a rounds_exhausted gate). */

@@ -76,6 +76,7 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
   const record = readStatusRecord(comments, isAgent);
   let state = record?.state;
   if (record) await services.store.restoreIssueCounters(ref, record.state.nextRound, record.commentId);
+  if (record?.state.rounds?.length) await services.store.restoreRoundTimings(ref, record.state.rounds);
   // /note guidance Redis lost comes back from the status comment, with its audit hash.
   if (state?.notes?.length && (await services.store.notes(ref)).length === 0) {
     for (const note of state.notes) await services.store.addNote(ref, note);
