@@ -61,7 +61,7 @@ export async function answerSuperseded(services: Services, event: CommentEvent, 
     [
       {
         type: "comment",
-        body: `@${by} this question was superseded (${gate.closedReason ?? "it no longer stands"}); your answer was recorded but the agent was not re-run. If it still applies, comment \`/agent\` to start the agent again: its task includes your answer, marked as given to a superseded question. Or wait for the agent's next question.`,
+        body: `@${by} this question was superseded (${gate.closedReason ?? "it no longer stands"}); your answer was recorded but the agent was not re-run. If it still applies, comment \`/agent\` to start the agent again: its task includes your answer, marked as given to a superseded question.`,
       },
     ],
     `@${by} answered gate ${gate.id} after it was superseded; recorded, not resumed`,
