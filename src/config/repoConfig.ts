@@ -21,7 +21,9 @@ const durationText = z.string().refine((v) => secondsOf(v) !== undefined, "must 
 /** Who a reminder step mentions: the issue's assignees, the configured answerers, or a literal @login / @org/team. */
 const mention = z
   .string()
-  .regex(/^(assignees|answerers|@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\/[A-Za-z0-9_.-]+)?)$/, "must be assignees, answerers, @login or @org/team");
+  .regex(/^(assignees|answerers|@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\/[A-Za-z0-9_.-]+)?)$/, {
+    error: (issue) => `must be assignees, answerers, @login or @org/team (got ${JSON.stringify(issue.input)})`,
+  });
 
 /** One rung of the reminder ladder: a reminder that mentions someone, or (the last rung only) what happens then. */
 const LadderStepSchema = z

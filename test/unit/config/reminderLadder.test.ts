@@ -27,7 +27,7 @@ describe("reminders.ladder in .github/escalation.yml", () => {
     ["then before the last step", [{ after: "1h", then: "default" }, { after: "2h", mention: "assignees" }], /reminders\.ladder\.0\.then.*only the last step/],
     ["a step with both mention and then", [{ after: "1h", mention: "assignees", then: "default" }], /exactly one of mention .* or then/],
     ["a step with neither", [{ after: "1h" }], /exactly one of mention/],
-    ["a mention that is no handle", [{ after: "1h", mention: "everyone" }], /must be assignees, answerers, @login or @org\/team/],
+    ["a mention that is no handle", [{ after: "1h", mention: "everyone" }], /reminders\.ladder\.0\.mention.*must be assignees, answerers, @login or @org\/team \(got "everyone"\)/],
     ["a bad duration", [{ after: "soon", mention: "assignees" }], /must be a duration like 30m/],
     ["an unknown outcome", [{ after: "1h", then: "close" }], /reminders\.ladder\.0\.then/],
   ])("refuses %s, naming the key, and keeps the defaults", (_name, ladder, message) => {
