@@ -36,7 +36,7 @@ export async function commitsPushed(services: Services, event: PushedEvent, sett
   const gate = issue?.openGate ? await services.store.getGate(issue.openGate) : undefined;
   if (!gate || gate.state !== "open") return "ignored: no open question";
   // GitHub's timestamps have whole seconds: a push in the ask's own second may have come before it.
-  if (event.pushedAt <= gate.askedAt + 1000) return "ignored: the commits came before the question";
+  if (event.pushedAt <= gate.askedAt) return "ignored: the commits came before the question";
   const reason = `new commits were pushed at ${iso(event.pushedAt)} (${event.headSha.slice(0, 7)})`;
   return (await supersede(services, targetOf(event), gate, reason, settings)) ? "gate superseded: new commits" : "ignored: gate already settled";
 }

@@ -1,6 +1,7 @@
 import type { RepoSettings } from "../config/repoConfig.js";
 import { ProtocolError } from "../errors.js";
 import type { Gate, RecordedAnswer } from "../gates/types.js";
+import { sendFeedback } from "../loop/feedback.js";
 import { handleInbound, maySteer } from "../loop/handleInbound.js";
 import { parseAskComment, type Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
@@ -30,6 +31,7 @@ interface CommentSnapshot {
   body?: string;
   html_url: string;
   created_at: string;
+  updated_at?: string;
   user: { login: string; type: string } | null;
 }
 
@@ -106,6 +108,12 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     if (known && known.state !== "open") {
       await services.store.restoreGate(settledGate(known, comment, ask, installationId, repo, issue.number));
       changes.push(`${repo}#${issue.number}: restored ${known.state} gate ${comment.id} from the status comment`);
+    } else if (comment === last?.comment && issue.state === "open" && editedAt(comment) !== undefined) {
+      // The question was edited after it was asked (the app never edits an ask): it no longer stands.
+      const reason = `the question was edited at ${new Date(editedAt(comment)!).toISOString().replace(/\.\d+Z$/, "Z")}`;
+      await services.store.restoreGate({ ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number), closedReason: reason });
+      await sendFeedback(services, { installationId, repo, issue: issue.number }, [{ type: "removeLabel", label: settings.labels.awaiting }], `gate ${comment.id} superseded: ${reason}; an answer to it will be recorded but not resumed`);
+      changes.push(`${repo}#${issue.number}: restored gate ${comment.id} as superseded: ${reason}`);
     } else if (comment === last?.comment && issue.state === "open") {
       const outcome = await handleInbound(services, { ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
       changes.push(`${repo}#${issue.number}: reopened gate ${comment.id} that Redis had lost (${outcome})`);
@@ -180,6 +188,13 @@ async function withTimelineIfNeeded(
     recorded: (id) => (state?.gates.find((g) => g.id === id)?.answers.length ?? 0) > 0,
   });
   return withTimeline(state, resumed);
+}
+
+/** When an ask comment was edited, if it was (GitHub's timestamps have whole seconds: a later second). */
+function editedAt(comment: CommentSnapshot): number | undefined {
+  const created = Date.parse(comment.created_at);
+  const updated = Date.parse(comment.updated_at ?? "");
+  return updated > created ? updated : undefined;
 }
 
 /** Per gate, the reminder-ladder steps whose comments the app posted on the issue. */

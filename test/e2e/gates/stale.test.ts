@@ -37,6 +37,24 @@ describe("gates: stale questions", { timeout: 60_000 }, () => {
     expect(g.replies(issue)).toHaveLength(1);
   });
 
+  it("a rebuild after a Redis wipe that lost the edit before the status comment showed it reads the edit from the comment itself", async () => {
+    g = await Gates.start("ask");
+    const { issue, comment: ask } = await g.asked("Edited, then wiped");
+    await settle(1100); // GitHub's timestamps have whole seconds: the edit must be visibly later
+    g.sim.editComment(REPO, ask.id, g.sim.botLogin, ask.body.replace("Which database", "Which embedded database"));
+    await waitFor("the gate superseded", async () => (await g!.loop.app.services.store.getGate(String(ask.id)))?.state === "superseded" || undefined);
+    await g.loop.wipeRedis(); // within STATUS_DEBOUNCE: the status comment does not show it yet
+    expect(g.statusBody(issue)).toBe("");
+    await g.loop.restart();
+    const rebuilt = await waitFor("the rebuilt gate", () => g!.loop.app.services.store.getGate(String(ask.id)));
+    expect(rebuilt).toMatchObject({ state: "superseded", closedReason: expect.stringMatching(/^the question was edited at \S+Z$/) });
+    await waitFor("the label off", () => !g!.labels(issue).includes("awaiting-human") || undefined);
+    g.comment(issue, "maintainer", "SQLite");
+    await g.reply(issue, "this question was superseded (the question was edited at");
+    await settle(1000);
+    expect(g.runs(issue, 1)).toEqual([]);
+  });
+
   it("new commits on a pull request after its question supersede it (pull_request.synchronize); the answer's reply names the push", async () => {
     g = await Gates.start("ask");
     const pr = g.sim.createPullRequest(REPO, { title: "Speed up the lookups", body: "Adds a cache.", author: "maintainer" });
