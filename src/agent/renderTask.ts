@@ -62,9 +62,11 @@ export function taskView(input: TaskInput): Record<string, unknown> {
   const body = cleanHumanText(input.issue.body).text || "(no description)";
   const audit: AuditEntry[] = [auditOf("the issue's description", input.issue.author ?? "unknown", input.issue.url, body)];
   const gates = input.gates
-    .filter((gate) => gate.state !== "superseded")
+    // A superseded question is left out, unless a human answered it anyway (README, "Stale questions").
+    .filter((gate) => gate.state !== "superseded" || gate.answers.length > 0)
     .map((gate) => ({
       round: gate.round,
+      supersededBecause: gate.state === "superseded" ? (gate.closedReason ?? "it no longer stood") : undefined,
       kindLabel: gate.ask.kind === "question" ? "the agent" : gate.ask.kind === CORRECTION_KIND ? `human @${gate.askedBy} (a correction)` : `the app (${gate.ask.kind})`,
       askedAt: iso(gate.askedAt),
       askUrl: gate.askUrl,

@@ -2,9 +2,10 @@ import { DelayedError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { withDeadline } from "../deadline.js";
 import { handleInbound } from "../loop/handleInbound.js";
+import { processLadderStep } from "../loop/reminderLadder.js";
 import { processTimeout } from "../loop/timeouts.js";
 import { reconcileAll } from "../reconcile/reconcileAll.js";
-import { InboundEventSchema, TimeoutJobSchema } from "../queue/jobs.js";
+import { InboundEventSchema, LadderJobSchema, TimeoutJobSchema } from "../queue/jobs.js";
 import { QUEUES } from "../queue/names.js";
 import type { Services } from "../services.js";
 import { processFeedback } from "../workers/processFeedback.js";
@@ -101,6 +102,7 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
   const timeouts = new Worker(
     QUEUES.timeouts,
     async (job: Job) => {
+      if (job.name === "ladder") return processLadderStep(services, LadderJobSchema.parse(job.data));
       const { gateId, sequence } = TimeoutJobSchema.parse(job.data);
       return processTimeout(services, gateId, sequence);
     },

@@ -16,14 +16,56 @@ export type AnswererSource = (typeof ANSWERER_SOURCES)[number];
 export const REPO_CONFIG_PATH = ".github/escalation.yml";
 
 const login = z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/, "must be a GitHub login");
-const durationText = z.string().refine((v) => {
+/** Seconds of a duration, or undefined when it is not one. */
+function secondsOf(text: string): number | undefined {
   try {
-    parseDuration(v, "timeout");
-    return true;
+    return parseDuration(text, "timeout");
   } catch {
-    return false;
+    return undefined;
   }
-}, "must be a duration like 30m, 2h or 1d");
+}
+const durationText = z.string().refine((v) => secondsOf(v) !== undefined, "must be a duration like 30m, 2h or 1d");
+
+/** Who a reminder step mentions: the issue's assignees, the configured answerers, or a literal @login / @org/team. */
+const mention = z
+  .string()
+  .regex(/^(assignees|answerers|@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\/[A-Za-z0-9_.-]+)?)$/, {
+    error: (issue) => `must be assignees, answerers, @login or @org/team (got ${JSON.stringify(issue.input)})`,
+  });
+
+/** One rung of the reminder ladder: a reminder that mentions someone, or (the last rung only) what happens then. */
+const LadderStepSchema = z
+  .object({
+    after: durationText,
+    mention: z.union([mention, z.array(mention).min(1).max(10)]).optional(),
+    then: z.enum(["default", "overdue"]).optional(),
+  })
+  .strict()
+  .refine((step) => (step.mention === undefined) !== (step.then === undefined), "each step needs exactly one of mention (a reminder) or then (default or overdue)");
+
+const RemindersSchema = z
+  .object({ ladder: z.array(LadderStepSchema).min(1).max(10) })
+  .strict()
+  .superRefine(({ ladder }, ctx) => {
+    // Also runs when a step is invalid: only valid durations are compared.
+    const seconds = ladder.map((step) => secondsOf(step.after));
+    seconds.forEach((s, i) => {
+      const before = seconds[i - 1];
+      if (i > 0 && s !== undefined && before !== undefined && s <= before) ctx.addIssue({ code: "custom", path: ["ladder", i, "after"], message: `must be later than the step before (${ladder[i - 1]!.after}); list the steps in order` });
+    });
+    ladder.forEach((step, i) => {
+      if (step.then !== undefined && i !== ladder.length - 1) ctx.addIssue({ code: "custom", path: ["ladder", i, "then"], message: "only the last step may say then: default or overdue" });
+    });
+  });
+
+/** A rung of the reminder ladder, resolved: seconds after the ask. */
+export interface ReminderStep {
+  afterSeconds: number;
+  /** A reminder mentioning these (assignees, answerers, @login, @org/team). */
+  mention?: string[];
+  /** The last rung: take the defaults (questions without one become overdue), or only mark the gate overdue. */
+  then?: "default" | "overdue";
+}
 
 /**
  * `.github/escalation.yml`. Strict: an unknown key is an error, which is also how a `command` key
@@ -50,6 +92,7 @@ export const RepoConfigSchema = z
     max_rounds: z.number().int().min(1).max(1000).optional(),
     slack: z.object({ channel: z.string().min(1).max(100) }).strict().optional(),
     agent_profile: z.string().regex(/^[a-z0-9_-]{1,40}$/).optional(),
+    reminders: RemindersSchema.optional(),
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfigSchema>;
@@ -63,6 +106,8 @@ export interface RepoSettings {
   maxRounds: number;
   slackChannel: string | undefined;
   agentProfile: string | undefined;
+  /** The reminder ladder of every open gate; empty: none. */
+  reminderLadder: ReminderStep[];
 }
 
 export function serverDefaults(config: AppConfig): RepoSettings {
@@ -74,6 +119,7 @@ export function serverDefaults(config: AppConfig): RepoSettings {
     maxRounds: config.maxRounds,
     slackChannel: undefined,
     agentProfile: undefined,
+    reminderLadder: [],
   };
 }
 
@@ -99,6 +145,13 @@ export function resolveRepoSettings(raw: unknown, defaults: RepoSettings): RepoC
       maxRounds: c.max_rounds ?? defaults.maxRounds,
       slackChannel: c.slack?.channel ?? defaults.slackChannel,
       agentProfile: c.agent_profile ?? defaults.agentProfile,
+      reminderLadder: c.reminders ? c.reminders.ladder.map(resolveStep) : defaults.reminderLadder,
     },
   };
+}
+
+function resolveStep(step: z.infer<typeof LadderStepSchema>): ReminderStep {
+  const afterSeconds = parseDuration(step.after, "after");
+  if (step.then !== undefined) return { afterSeconds, then: step.then };
+  return { afterSeconds, mention: typeof step.mention === "string" ? [step.mention] : (step.mention ?? []) };
 }

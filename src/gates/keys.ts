@@ -15,6 +15,10 @@ export class Keys {
   gate(gateId: string): string {
     return `${this.prefix}:gate:${gateId}`;
   }
+  /** Set with TTL: the reminder-ladder steps already posted on the gate's issue (step numbers). */
+  gateLadder(gateId: string): string {
+    return `${this.prefix}:ladder:${gateId}`;
+  }
   /** Sorted set of open gate ids, scored by ask time: the inbox. */
   openGates(): string {
     return `${this.prefix}:gates:open`;
@@ -41,6 +45,10 @@ export class Keys {
    */
   issueRoundsDone(ref: IssueKeyRef): string {
     return `${this.issue(ref)}:done`;
+  }
+  /** Hash: round → JSON RoundTiming (human wait and agent run time), for the status comment. */
+  issueRoundTimes(ref: IssueKeyRef): string {
+    return `${this.issue(ref)}:roundTimes`;
   }
   /** List: the lines of the issue's status comment, oldest first. */
   issueStatusLog(ref: IssueKeyRef): string {

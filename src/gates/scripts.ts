@@ -91,13 +91,35 @@ redis.call('HSET', KEYS[1], 'state', 'resumed', 'resumedAt', ARGV[1])
 return 1
 `;
 
-/** KEYS: gate, openGates, issue. ARGV: gateId, reason. Cancels an open gate. */
+/** KEYS: gate, openGates, issue. ARGV: gateId, reason, state (cancelled or superseded). Closes an open gate without a resume. */
 export const CANCEL_GATE = `
 if redis.call('HGET', KEYS[1], 'state') ~= 'open' then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'cancelled', 'closedReason', ARGV[2])
+redis.call('HSET', KEYS[1], 'state', ARGV[3] or 'cancelled', 'closedReason', ARGV[2])
 redis.call('ZREM', KEYS[2], ARGV[1])
 if redis.call('HGET', KEYS[3], 'openGate') == ARGV[1] then redis.call('HDEL', KEYS[3], 'openGate') end
 return 1
+`;
+
+/** KEYS: gate. ARGV: at. The reminder ladder ran out on an open gate: it is overdue from `at` (the first time counts). */
+export const MARK_OVERDUE = `
+if redis.call('HGET', KEYS[1], 'state') ~= 'open' then return 0 end
+redis.call('HSETNX', KEYS[1], 'overdueAt', ARGV[1])
+return 1
+`;
+
+/**
+ * KEYS: gate. ARGV: answersJson, by, at, commentId. The first answer to a superseded gate is kept
+ * (folded into later tasks as such) but resumes nothing. Returns 'recorded', 'same' (this comment
+ * already did: a redelivery), or the gate's state ('taken' when another comment answered it first).
+ */
+export const RECORD_SUPERSEDED_ANSWER = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if state ~= 'superseded' then return state or 'missing' end
+local previous = redis.call('HGET', KEYS[1], 'answerCommentId')
+if previous == ARGV[4] then return 'same' end
+if previous then return 'taken' end
+redis.call('HSET', KEYS[1], 'answers', ARGV[1], 'answeredBy', ARGV[2], 'answeredAt', ARGV[3], 'answerCommentId', ARGV[4])
+return 'recorded'
 `;
 
 /**

@@ -1,8 +1,8 @@
 import type { Redis } from "ioredis";
 import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
-import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
-import type { Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer } from "./types.js";
+import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
+import type { Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming } from "./types.js";
 
 export type RecordResult =
   | { outcome: "recorded" }
@@ -47,6 +47,8 @@ type ScriptedRedis = Redis & {
   escAllocateRound(...args: (string | number)[]): Promise<number>;
   escRestoreGate(...args: (string | number)[]): Promise<number>;
   escFinishResume(...args: (string | number)[]): Promise<number>;
+  escMarkOverdue(...args: (string | number)[]): Promise<number>;
+  escRecordSupersededAnswer(...args: (string | number)[]): Promise<string>;
   escTakeWrite(...args: (string | number)[]): Promise<[number, string]>;
   escSettleWrite(...args: (string | number)[]): Promise<number>;
   escPauseWrites(...args: (string | number)[]): Promise<number>;
@@ -80,6 +82,10 @@ export class GateStore {
       redis.defineCommand("escAllocateRound", { numberOfKeys: 2, lua: ALLOCATE_ROUND });
       redis.defineCommand("escRestoreGate", { numberOfKeys: 3, lua: RESTORE_GATE });
       redis.defineCommand("escFinishResume", { numberOfKeys: 1, lua: FINISH_RESUME });
+    }
+    if (typeof scripted.escMarkOverdue !== "function") {
+      redis.defineCommand("escMarkOverdue", { numberOfKeys: 1, lua: MARK_OVERDUE });
+      redis.defineCommand("escRecordSupersededAnswer", { numberOfKeys: 1, lua: RECORD_SUPERSEDED_ANSWER });
     }
     if (typeof scripted.escTakeWrite !== "function") {
       redis.defineCommand("escTakeWrite", { numberOfKeys: 3, lua: TAKE_WRITE });
@@ -204,6 +210,23 @@ export class GateStore {
     if ((await this.#redis.escFinishResume(this.keys.gate(gate.id), at)) === 0) await this.restoreGate({ ...gate, state: "resumed" });
   }
 
+  /** The reminder ladder ran out on the open gate; false when it is no longer open. */
+  async markOverdue(gateId: string, at: number): Promise<boolean> {
+    return (await this.#redis.escMarkOverdue(this.keys.gate(gateId), at)) === 1;
+  }
+
+  /** Whether the gate's reminder-ladder step was already posted on the issue. */
+  async ladderStepPosted(gateId: string, step: number): Promise<boolean> {
+    return (await this.#redis.sismember(this.keys.gateLadder(gateId), step)) === 1;
+  }
+
+  /** Records ladder steps as posted (also before the gate exists: a rebuild seeds what the issue shows). */
+  async markLadderStepsPosted(gateId: string, steps: readonly number[]): Promise<void> {
+    if (steps.length === 0) return;
+    const key = this.keys.gateLadder(gateId);
+    await this.#redis.multi().sadd(key, ...steps).expire(key, 90 * 86400).exec();
+  }
+
   /** The spawn job's round ran to its end (success, final failure, or /stop): a re-run of the job skips it. */
   async markRoundDone(ref: IssueKeyRef, jobId: string): Promise<void> {
     await this.#redis.sadd(this.keys.issueRoundsDone(ref), jobId);
@@ -220,7 +243,17 @@ export class GateStore {
   }
 
   async cancelGate(gate: Pick<Gate, "id" | "repo" | "issue">, reason: string): Promise<boolean> {
-    return (await this.#redis.escCancelGate(this.keys.gate(gate.id), this.keys.openGates(), this.keys.issue(gate), gate.id, reason)) === 1;
+    return (await this.#redis.escCancelGate(this.keys.gate(gate.id), this.keys.openGates(), this.keys.issue(gate), gate.id, reason, "cancelled")) === 1;
+  }
+
+  /** The open gate's question no longer stands (edited, or new commits on its pull request); false when it was not open. */
+  async supersedeGate(gate: Pick<Gate, "id" | "repo" | "issue">, reason: string): Promise<boolean> {
+    return (await this.#redis.escCancelGate(this.keys.gate(gate.id), this.keys.openGates(), this.keys.issue(gate), gate.id, reason, "superseded")) === 1;
+  }
+
+  /** Keeps the first answer given to a superseded gate (see RECORD_SUPERSEDED_ANSWER). */
+  async recordSupersededAnswer(gateId: string, answers: RecordedAnswer[], by: string, at: number, commentId: number): Promise<"recorded" | "same" | "taken" | GateState | "missing"> {
+    return (await this.#redis.escRecordSupersededAnswer(this.keys.gate(gateId), JSON.stringify(answers), by, at, commentId)) as "recorded" | "same" | "taken" | GateState | "missing";
   }
 
   /**
@@ -311,6 +344,23 @@ export class GateStore {
 
   async notes(ref: IssueKeyRef): Promise<HumanNote[]> {
     return (await this.#redis.lrange(this.keys.issueNotes(ref), 0, -1)).map((n) => JSON.parse(n) as HumanNote);
+  }
+
+  /** Records a round's timing when its agent exits (a retried round's last attempt wins). */
+  async recordRoundTiming(ref: IssueKeyRef, timing: RoundTiming): Promise<void> {
+    await this.#redis.hset(this.keys.issueRoundTimes(ref), timing.round, JSON.stringify(timing));
+  }
+
+  /** Restores round timings from the status comment where Redis lost them. */
+  async restoreRoundTimings(ref: IssueKeyRef, timings: readonly RoundTiming[]): Promise<void> {
+    const key = this.keys.issueRoundTimes(ref);
+    for (const timing of timings) await this.#redis.hsetnx(key, String(timing.round), JSON.stringify(timing));
+  }
+
+  /** The issue's round timings, by round. */
+  async roundTimings(ref: IssueKeyRef): Promise<RoundTiming[]> {
+    const all = await this.#redis.hvals(this.keys.issueRoundTimes(ref));
+    return all.map((t) => JSON.parse(t) as RoundTiming).sort((a, b) => a.round - b.round);
   }
 
   /** A human granted more rounds (answered "retry" on a rounds_exhausted gate). */
@@ -464,5 +514,6 @@ function toGate(h: Record<string, string>): Gate {
     answerCommentId: h.answerCommentId ? Number(h.answerCommentId) : undefined,
     resumedAt: h.resumedAt ? Number(h.resumedAt) : undefined,
     closedReason: h.closedReason,
+    overdueAt: h.overdueAt ? Number(h.overdueAt) : undefined,
   };
 }

@@ -53,6 +53,8 @@ export interface Gate {
   answerCommentId?: number;
   resumedAt?: number;
   closedReason?: string;
+  /** The reminder ladder ran out without an answer (ms); the gate stays open. */
+  overdueAt?: number;
 }
 
 /** Guidance a human left with /note, folded into every later spawn task. */
@@ -81,4 +83,22 @@ export interface IssueRecord {
   openGate?: string;
   nextRound: number;
   statusCommentId?: number;
+}
+
+/**
+ * One agent round's two clocks, kept apart: how long humans took to answer the question it resumed
+ * (ask → answer) and how long the agent ran (spawn → exit, its last attempt).
+ */
+export interface RoundTiming {
+  round: number;
+  /** When the agent process started (ms). */
+  startedAt: number;
+  runMs: number;
+  outcome: "success" | "failure" | "timeout" | "stopped";
+  /** The gate the round resumed, absent for a dispatched round. */
+  gate?: string;
+  /** Ask → answer of that gate. */
+  waitMs?: number;
+  /** Who answered it ("escalation": the defaults taken at timeout). */
+  answeredBy?: string;
 }

@@ -9,7 +9,7 @@ import { toInboundEvent } from "./toInboundEvent.js";
  * down, the enqueue throws and Probot answers 500, so the delivery shows as failed on GitHub.
  */
 export function registerWebhooks(app: Probot, services: Services): void {
-  app.on(["issue_comment.created", "issue_comment.edited", "issue_comment.deleted", "issues.labeled", "issues.closed"], async (context) => {
+  app.on(["issue_comment.created", "issue_comment.edited", "issue_comment.deleted", "issues.labeled", "issues.closed", "pull_request.synchronize"], async (context) => {
     let event;
     try {
       event = toInboundEvent(context.name, context.payload, context.id);

@@ -30,12 +30,69 @@ const Payload = z.object({
   label: z.object({ name: z.string() }).optional(),
 });
 
+/** `pull_request.synchronize`: the pull request stands in for its issue (they share the number). */
+const PullRequestPayload = z.object({
+  installation: z.object({ id: z.number() }).optional(),
+  repository: z.object({ full_name: z.string() }),
+  pull_request: z.object({
+    number: z.number(),
+    title: z.string(),
+    body: z.string().nullable().optional(),
+    html_url: z.string(),
+    state: z.string(),
+    updated_at: z.string(),
+    head: z.object({ sha: z.string() }),
+    assignees: z.array(z.object({ login: z.string() })).nullable().optional(),
+    labels: z.array(z.object({ name: z.string() })).nullable().optional(),
+    user: z.object({ login: z.string() }).nullable().optional(),
+  }),
+  sender: User,
+});
+
+function toPushedEvent(payload: unknown, deliveryId: string, receivedAt: number): InboundEvent | undefined {
+  if ((payload as { action?: unknown } | null)?.action !== "synchronize") return undefined; // the one pull_request action the app acts on
+  const parsed = PullRequestPayload.safeParse(payload);
+  if (!parsed.success) throw new ProtocolError(`Unexpected pull_request payload: ${describeIssues(parsed.error.issues)}`);
+  const p = parsed.data;
+  if (!p.installation) return undefined;
+  const pr = p.pull_request;
+  return {
+    kind: "pushed",
+    deliveryId,
+    installationId: p.installation.id,
+    repo: p.repository.full_name,
+    issue: {
+      number: pr.number,
+      title: pr.title,
+      body: pr.body ?? "",
+      url: pr.html_url,
+      ...(pr.user ? { author: pr.user.login } : {}),
+      state: pr.state,
+      isPullRequest: true,
+      assignees: (pr.assignees ?? []).slice(0, 10).map((a) => a.login),
+      labels: (pr.labels ?? []).slice(0, 100).map((l) => l.name),
+    },
+    sender: p.sender,
+    receivedAt,
+    headSha: pr.head.sha,
+    // When GitHub recorded the push; a webhook may arrive late, after a question asked since.
+    pushedAt: Date.parse(pr.updated_at) || receivedAt,
+  };
+}
+
 export function toInboundEvent(
   name: string,
   payload: unknown,
   deliveryId: string,
   receivedAt = Date.now(),
 ): InboundEvent | undefined {
+  if (name === "pull_request") {
+    const event = toPushedEvent(payload, deliveryId, receivedAt);
+    if (!event) return undefined;
+    const checked = InboundEventSchema.safeParse(event);
+    if (!checked.success) throw new ProtocolError(`Rejected ${name} event: ${describeIssues(checked.error.issues)}`);
+    return checked.data;
+  }
   const parsed = Payload.safeParse(payload);
   if (!parsed.success) throw new ProtocolError(`Unexpected ${name} payload: ${describeIssues(parsed.error.issues)}`);
   const p = parsed.data;
@@ -91,10 +148,13 @@ function isBot(user: { login: string; type: string }): boolean {
   return user.type === "Bot" || user.login.endsWith("[bot]");
 }
 
-/** A status comment's body: a readable status marker and nothing that looks like an ask marker (a broken ask is kept, so the loop can report it). */
+/**
+ * A status comment's or reminder's body: a readable status or ladder marker and nothing that looks
+ * like an ask marker (a broken ask is kept, so the loop can report it).
+ */
 function isStatusOnly(body: string): boolean {
   try {
-    return !body.includes("escalation:ask") && findMarker(body, "status") !== undefined;
+    return !body.includes("escalation:ask") && (findMarker(body, "status") !== undefined || findMarker(body, "ladder") !== undefined);
   } catch {
     return false;
   }

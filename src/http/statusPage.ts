@@ -41,6 +41,7 @@ function link(url: string, text: Html | string): Html {
 }
 
 function timeLeft(gate: GateView): Html {
+  if (gate.overdueSince !== null) return html`<span class="left overdue">overdue since ${gate.overdueSince.slice(0, 16).replace("T", " ")} UTC (reminders ran out)</span>`;
   if (gate.timeLeftSeconds === null) return html`<span class="left none">no timeout</span>`;
   if (gate.timeLeftSeconds < 0) return html`<span class="left overdue">overdue ${shortDuration(gate.timeLeftSeconds)}</span>`;
   return html`<span class="left">${shortDuration(gate.timeLeftSeconds)} left</span>`;
@@ -143,7 +144,8 @@ const SCRIPT = `
     return out.length ? out.slice(0, 2).join(" ") : "0s";
   };
   const link = (url, text) => /^https?:\\/\\//i.test(url) ? el("a", { href: url, rel: "noreferrer noopener", target: "_blank" }, text) : text;
-  const left = (g) => g.timeLeftSeconds === null ? el("span", { class: "left none" }, "no timeout")
+  const left = (g) => g.overdueSince ? el("span", { class: "left overdue" }, "overdue since " + g.overdueSince.slice(0, 16).replace("T", " ") + " UTC (reminders ran out)")
+    : g.timeLeftSeconds === null ? el("span", { class: "left none" }, "no timeout")
     : g.timeLeftSeconds < 0 ? el("span", { class: "left overdue" }, "overdue " + dur(g.timeLeftSeconds))
     : el("span", { class: "left" }, dur(g.timeLeftSeconds) + " left");
   const who = (a) => a.kind === "permission" ? (a.name === "allowed" ? "anyone allowed on the repository" : "anyone with " + a.name + " access") : "@" + a.name + " (" + a.via + ")";

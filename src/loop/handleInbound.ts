@@ -14,6 +14,7 @@ import { commentDeleted, commentEdited } from "./commentChanges.js";
 import { dispatch } from "./dispatch.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 import { openGate } from "./openGate.js";
+import { answerSuperseded, commitsPushed, questionEdited } from "./staleQuestions.js";
 import { reconcileIssue, type IssueSnapshot } from "../reconcile/reconcileIssue.js";
 
 /** Processes one recorded webhook event. Returns a short outcome for logs and tests. */
@@ -40,6 +41,8 @@ export async function handleInbound(services: Services, event: InboundEvent): Pr
       return dispatch(services, event, event.sender.login);
     case "comment":
       return handleComment(services, event, settings);
+    case "pushed":
+      return commitsPushed(services, event, settings);
   }
 }
 
@@ -49,7 +52,7 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
   const identity = await services.github.identity();
   const isAgent = author.login === identity.botLogin || services.config.agentLogins.includes(author.login.toLowerCase());
   if (isAgent) {
-    if (event.action !== "created") return "ignored: agent comment edited";
+    if (event.action === "edited") return questionEdited(services, event, settings);
     const ask = readAsk(services, event);
     return ask ? openGate(services, event, ask, settings) : "ignored: agent comment without a valid ask";
   }
@@ -60,7 +63,12 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
   if (command && command.name !== "answer") return runCommand(services, event, command, settings);
   const gate = await gateToAnswer(services, event);
   if (gate) return answerFromReply(services, event, gate);
-  if (event.issue.labels.some((l) => l.toLowerCase() === settings.labels.awaiting.toLowerCase()) && !(await services.store.lastGate({ repo: event.repo, issue: event.issue.number }))) {
+  const last = await services.store.lastGate({ repo: event.repo, issue: event.issue.number });
+  if (last?.state === "superseded" && last.answers.length === 0) {
+    const outcome = await answerSuperseded(services, event, last);
+    if (outcome) return outcome;
+  }
+  if (event.issue.labels.some((l) => l.toLowerCase() === settings.labels.awaiting.toLowerCase()) && !last) {
     // GitHub says a question is waiting but Redis knows none (it was wiped): rebuild this issue now,
     // which replays this reply too, instead of waiting for the next scheduled reconciliation.
     const octokit = await services.github.installation(event.installationId);

@@ -4,6 +4,7 @@ import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerersFor } from "./answerers.js";
 import { sendFeedback, targetOf } from "./feedback.js";
+import { scheduleLadder } from "./reminderLadder.js";
 import { scheduleTimeout } from "./timeouts.js";
 
 /** An agent's ask comment arrived: record the gate, schedule its timeout, then label and acknowledge it. */
@@ -27,6 +28,7 @@ export async function openGate(services: Services, event: CommentEvent, ask: Ask
   if (gate) {
     services.events.notify("gate.opened", { gate });
     await scheduleTimeout(services, gate, settings.defaultTimeoutSeconds);
+    await scheduleLadder(services, gate, settings.reminderLadder);
   }
   const old = superseded ? await services.store.getGate(superseded) : undefined;
   if (old) services.events.notify("gate.closed", { gate: old, state: "superseded", reason: "a newer question was asked" });

@@ -1,4 +1,4 @@
-import type { Gate } from "../gates/types.js";
+import type { Gate, RecordedAnswer } from "../gates/types.js";
 import { questionTimeout } from "../protocol/ask.js";
 import { formatDuration } from "../protocol/duration.js";
 import type { Services } from "../services.js";
@@ -21,6 +21,27 @@ export async function scheduleTimeout(services: Services, gate: Gate, fallbackSe
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
 
 /**
+ * Takes `defaults` for a gate nobody answered in time, said in a visible comment; the next task
+ * marks them as an ASSUMPTION. `key` makes the answer and the comment once-only per occasion.
+ */
+export async function takeDefaults(services: Services, gate: Gate, defaults: RecordedAnswer[], key: string): Promise<string> {
+  const target = { installationId: gate.installationId, repo: gate.repo, issue: gate.issue };
+  const now = Date.now();
+  const outcome = await applyAnswers(services, target, gate, defaults, { by: "escalation", commentId: `timeout-${key}`, at: now, receivedAt: now });
+  if (outcome === "answer recorded" || outcome === "answer partial") {
+    const taken = defaults.map((a) => (gate.ask.questions.length > 1 ? `question ${a.question + 1}: **${a.text}**` : `**${a.text}**`)).join(", ");
+    await sendFeedback(
+      services,
+      target,
+      [{ type: "comment", body: `⏰ No answer by ${iso(now)}; proceeding with ${taken} (the default${defaults.length > 1 ? "s" : ""}). The agent is told this was an assumption. Reply \`/reopen <your answer>\` to correct it; the agent is then re-spawned with the correction.` }],
+      `no answer to gate ${gate.id} by ${iso(now)}: defaults taken for ${defaults.map((a) => `question ${a.question + 1}`).join(", ")}`,
+      `timeout-defaults-${key}`,
+    );
+  }
+  return outcome;
+}
+
+/**
  * A gate's timeout passed. Questions with a default take it, said in a visible comment and marked
  * as an ASSUMPTION in the next task; questions without one get a reminder and the gate stays open.
  * Nothing resolves without a visible record.
@@ -38,19 +59,7 @@ export async function processTimeout(services: Services, gateId: string, sequenc
   const defaults = defaultAnswers(gate, "escalation", now, "default", unanswered);
   const withoutDefault = unanswered.filter((i) => !defaults.some((a) => a.question === i));
   let outcome = "nothing to do";
-  if (defaults.length > 0) {
-    outcome = await applyAnswers(services, target, gate, defaults, { by: "escalation", commentId: `timeout-${gate.id}-${sequence}`, at: now, receivedAt: now });
-    if (outcome === "answer recorded" || outcome === "answer partial") {
-      const taken = defaults.map((a) => (gate.ask.questions.length > 1 ? `question ${a.question + 1}: **${a.text}**` : `**${a.text}**`)).join(", ");
-      await sendFeedback(
-        services,
-        target,
-        [{ type: "comment", body: `⏰ No answer by ${iso(now)}; proceeding with ${taken} (the default${defaults.length > 1 ? "s" : ""}). The agent is told this was an assumption. Reply \`/reopen <your answer>\` to correct it; the agent is then re-spawned with the correction.` }],
-        `no answer to gate ${gate.id} by ${iso(now)}: defaults taken for ${defaults.map((a) => `question ${a.question + 1}`).join(", ")}`,
-        `timeout-defaults-${gate.id}-${sequence}`,
-      );
-    }
-  }
+  if (defaults.length > 0) outcome = await takeDefaults(services, gate, defaults, `${gate.id}-${sequence}`);
   if (withoutDefault.length > 0) {
     const issue = await services.store.getIssue(target);
     const people = (issue?.assignees.length ? issue.assignees : settings.answerers.users).map((login) => `@${login}`);

@@ -37,6 +37,8 @@ export interface GateView {
   deadline: string | null;
   /** Seconds until `deadline`, negative once it has passed; null without a deadline. */
   timeLeftSeconds: number | null;
+  /** When the repository's reminder ladder ran out without an answer; null while it has not. */
+  overdueSince: string | null;
   /** The ask comment on GitHub. */
   url: string;
   issueUrl: string;
@@ -50,7 +52,7 @@ export interface GateCounts {
   open: number;
   /** Open with a timeout still ahead. */
   waiting: number;
-  /** Open past its timeout (the default or reminder is due). */
+  /** Open past its timeout (the default or reminder is due), or past the end of its reminder ladder. */
   overdue: number;
   /** Open without any timeout. */
   noTimeout: number;
@@ -100,6 +102,7 @@ export function viewGate(gate: Gate, now: number, title?: string, assignees: rea
     questions,
     deadline: deadline === undefined ? null : iso(deadline),
     timeLeftSeconds: deadline === undefined ? null : Math.floor((deadline - now) / 1000),
+    overdueSince: gate.overdueAt === undefined ? null : iso(gate.overdueAt),
     url: gate.askUrl,
     issueUrl: issueUrlOf(gate),
     paths: [...(gate.ask.paths ?? [])],
@@ -116,7 +119,8 @@ function issueUrlOf(gate: Gate): string {
 export function countGates(gates: GateView[]): GateCounts {
   const counts: GateCounts = { open: gates.length, waiting: 0, overdue: 0, noTimeout: 0, partial: 0 };
   for (const gate of gates) {
-    if (gate.timeLeftSeconds === null) counts.noTimeout++;
+    if (gate.overdueSince !== null) counts.overdue++;
+    else if (gate.timeLeftSeconds === null) counts.noTimeout++;
     else if (gate.timeLeftSeconds < 0) counts.overdue++;
     else counts.waiting++;
     if (gate.questions.some((q) => q.answer !== null)) counts.partial++;

@@ -7,6 +7,8 @@ import type { Services } from "../services.js";
 const ANSWER_BUCKETS = [30, 60, 300, 900, 1800, 3600, 7200, 14400, 28800, 86400, 172800, 604800];
 /** Answer → agent started: the loop's own latency, sub-second to a minute. */
 const SPAWN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
+/** Spawn → exit: the agent's own time, seconds to the AGENT_TIMEOUT. */
+const RUN_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200];
 const JOB_STATES = ["waiting", "active", "delayed", "failed"] as const;
 
 export interface MetricsOptions {
@@ -34,6 +36,7 @@ export class LoopMetrics {
         try {
           const gates = await bounded(services.store.openGates(), timeoutMs);
           open.set(gates.length);
+          overdue.set(gates.filter((g) => g.overdueAt !== undefined).length);
           oldest.set(gates.length > 0 ? Math.max(0, (Date.now() - Math.min(...gates.map((g) => g.askedAt))) / 1000) : 0);
           redisUp.set(1);
         } catch {
@@ -42,14 +45,22 @@ export class LoopMetrics {
       })().finally(() => (inFlight = undefined)));
     const redisUp = new Gauge({ name: "escalation_redis_up", help: "1 when the last scrape could read the gate store, else 0.", registers, collect: readStore });
     const open = new Gauge({ name: "escalation_open_gates", help: "Gates awaiting a human answer (read from Redis at scrape time).", registers, collect: readStore });
+    const overdue = new Gauge({ name: "escalation_overdue_gates", help: "Open gates whose reminder ladder ran out without an answer (read from Redis at scrape time).", registers, collect: readStore });
     const oldest = new Gauge({ name: "escalation_oldest_open_gate_age_seconds", help: "Age of the oldest open gate, 0 when none is open.", registers, collect: readStore });
     const answers = new Counter({ name: "escalation_answers_total", help: "Gates answered, by source: a human reply or the defaults taken at timeout.", labelNames: ["source"], registers });
-    const askToAnswer = new Histogram({ name: "escalation_ask_to_answer_seconds", help: "Time from the ask comment to its answer.", labelNames: ["source"], buckets: ANSWER_BUCKETS, registers });
+    const askToAnswer = new Histogram({ name: "escalation_ask_to_answer_seconds", help: "Human time: from the ask comment to its answer, by source (agent time is escalation_agent_run_seconds).", labelNames: ["source"], buckets: ANSWER_BUCKETS, registers });
     const answerToSpawn = new Histogram({
       name: "escalation_answer_to_spawn_seconds",
       help: "Time from the webhook that triggered a spawn (an answer, or a dispatch) to the agent process starting.",
       labelNames: ["trigger"],
       buckets: SPAWN_BUCKETS,
+      registers,
+    });
+    const agentRun = new Histogram({
+      name: "escalation_agent_run_seconds",
+      help: "Agent time: from the agent process starting to its exit, per run, by outcome (human time is escalation_ask_to_answer_seconds).",
+      labelNames: ["outcome"],
+      buckets: RUN_BUCKETS,
       registers,
     });
     const spawns = new Counter({ name: "escalation_spawn_outcomes_total", help: "Agent runs that ended, by outcome.", labelNames: ["outcome"], registers });
@@ -135,7 +146,10 @@ export class LoopMetrics {
     events.on("agent.started", ({ replyToSpawnMs, resumedGate }) => {
       answerToSpawn.observe({ trigger: resumedGate ? "answer" : "dispatch" }, Math.max(0, replyToSpawnMs / 1000));
     });
-    events.on("agent.exited", ({ outcome }) => spawns.inc({ outcome }));
+    events.on("agent.exited", ({ outcome, durationMs }) => {
+      spawns.inc({ outcome });
+      agentRun.observe({ outcome }, Math.max(0, durationMs / 1000));
+    });
     events.on("webhook.delivery", ({ event, result }) => deliveries.inc({ event, result }));
     events.on("github.write", ({ outcome }) => githubWrites.inc({ outcome }));
   }

@@ -5,11 +5,11 @@ import { ProtocolError } from "../errors.js";
  * safe inside Markdown (base64url has no "--" or ">"), and unambiguous to find.
  * This module is the only place that knows the marker syntax.
  */
-export type MarkerKind = "ask" | "status";
+export type MarkerKind = "ask" | "status" | "ladder";
 
 /** Asks stay small; the status state may use most of a comment (GitHub's limit is 65,536). */
-export const MAX_MARKER_CHARS: Record<MarkerKind, number> = { ask: 16_384, status: 49_152 };
-const MARKER_PATTERN = /<!--\s*escalation:(ask|status):v1\s+([A-Za-z0-9_-]{1,49152})\s*-->/g;
+export const MAX_MARKER_CHARS: Record<MarkerKind, number> = { ask: 16_384, status: 49_152, ladder: 512 };
+const MARKER_PATTERN = /<!--\s*escalation:(ask|status|ladder):v1\s+([A-Za-z0-9_-]{1,49152})\s*-->/g;
 
 export function renderMarker(kind: MarkerKind, payload: unknown): string {
   const encoded = Buffer.from(JSON.stringify(payload), "utf8").toString("base64url");

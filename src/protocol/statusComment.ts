@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ProtocolError } from "../errors.js";
+import { formatDuration } from "./duration.js";
 import { findMarker, renderMarker } from "./marker.js";
 
 /**
@@ -10,6 +11,8 @@ import { findMarker, renderMarker } from "./marker.js";
 export const ANSWER_CHARS = 1000;
 /** The newest notes kept in the hidden state. */
 export const MAX_NOTES = 20;
+/** The newest rounds kept in the hidden state and shown in the table. */
+export const MAX_ROUNDS_SHOWN = 50;
 const SHA256 = z.string().regex(/^[0-9a-f]{64}$/);
 
 export const StatusStateSchema = z.object({
@@ -24,6 +27,8 @@ export const StatusStateSchema = z.object({
         answeredBy: z.string().max(100).optional(),
         answeredAt: z.number().optional(),
         answerCommentId: z.number().int().optional(),
+        /** Why a gate closed without a resume (superseded: edited, new commits…), for the reply to a late answer. */
+        reason: z.string().max(200).optional(),
         /** What was folded into the task, so a rebuilt history is the same history. */
         answers: z
           .array(
@@ -59,6 +64,21 @@ export const StatusStateSchema = z.object({
     )
     .max(MAX_NOTES)
     .optional(),
+  /** Each round's human wait (ask → answer) and agent run time (spawn → exit), kept apart. */
+  rounds: z
+    .array(
+      z.object({
+        round: z.number().int().nonnegative(),
+        startedAt: z.number(),
+        runMs: z.number().nonnegative(),
+        outcome: z.enum(["success", "failure", "timeout", "stopped"]),
+        gate: z.string().max(40).optional(),
+        waitMs: z.number().nonnegative().optional(),
+        answeredBy: z.string().max(100).optional(),
+      }),
+    )
+    .max(MAX_ROUNDS_SHOWN)
+    .optional(),
 });
 export type StatusState = z.infer<typeof StatusStateSchema>;
 
@@ -78,10 +98,31 @@ export function renderStatusComment(lines: readonly string[], state: StatusState
     shown.unshift(entry);
     budget -= entry.length + 1;
   }
-  const out = ["### 🤖 Escalation status", ""];
+  const out = ["### 🤖 Escalation status", "", ...roundTable(state.rounds ?? [])];
   if (lines.length > shown.length) out.push(`_${lines.length - shown.length} earlier entries omitted._`, "");
   out.push(...shown, "", marker);
   return out.join("\n");
+}
+
+const OUTCOME: Record<string, string> = { success: "finished", failure: "failed", timeout: "timed out", stopped: "stopped" };
+
+/** Human time is not agent time: per round, how long people took to answer and how long the agent ran. */
+function roundTable(rounds: NonNullable<StatusState["rounds"]>): string[] {
+  if (rounds.length === 0) return [];
+  const wait = (r: (typeof rounds)[number]) => {
+    if (r.waitMs === undefined) return "— (dispatched)";
+    const who = r.answeredBy === "escalation" ? "the defaults, at timeout" : r.answeredBy ? `@${r.answeredBy}` : "unknown";
+    return `${formatDuration(r.waitMs / 1000)} (${who})`;
+  };
+  const humanMs = rounds.reduce((sum, r) => sum + (r.waitMs ?? 0), 0);
+  const agentMs = rounds.reduce((sum, r) => sum + r.runMs, 0);
+  return [
+    "| Round | Human wait (ask → answer) | Agent run (spawn → exit) |",
+    "| --- | --- | --- |",
+    ...rounds.map((r) => `| ${r.round} | ${wait(r)} | ${formatDuration(r.runMs / 1000)}, ${OUTCOME[r.outcome]} |`),
+    `| **all** | **${formatDuration(humanMs / 1000)}** | **${formatDuration(agentMs / 1000)}** |`,
+    "",
+  ];
 }
 
 /**

@@ -41,9 +41,12 @@ export const InboundEventSchema = z.discriminatedUnion("kind", [
   }),
   z.object({ kind: z.literal("labeled"), label: z.string().max(100), ...Common }),
   z.object({ kind: z.literal("closed"), ...Common }),
+  /** New commits on a pull request (`pull_request.synchronize`): its open question may be stale. */
+  z.object({ kind: z.literal("pushed"), ...Common, headSha: z.string().regex(/^[0-9a-f]{7,64}$/), pushedAt: z.number() }),
 ]);
 export type InboundEvent = z.infer<typeof InboundEventSchema>;
 export type CommentEvent = Extract<InboundEvent, { kind: "comment" }>;
+export type PushedEvent = Extract<InboundEvent, { kind: "pushed" }>;
 
 export const SpawnJobSchema = z.object({
   installationId: z.number().int().positive(),
@@ -78,3 +81,12 @@ export type FeedbackJob = z.infer<typeof FeedbackJobSchema>;
 
 export const TimeoutJobSchema = z.object({ gateId: z.string().min(1).max(64), sequence: z.number().int().nonnegative() });
 export type TimeoutJob = z.infer<typeof TimeoutJobSchema>;
+
+/** One rung of a gate's reminder ladder: the step carries its own definition, so a changed config does not renumber queued steps. */
+export const LadderJobSchema = z.object({
+  gateId: z.string().min(1).max(64),
+  step: z.number().int().nonnegative().max(20),
+  mention: z.array(z.string().max(100)).max(10).optional(),
+  then: z.enum(["default", "overdue"]).optional(),
+});
+export type LadderJob = z.infer<typeof LadderJobSchema>;

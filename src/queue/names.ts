@@ -10,7 +10,7 @@ export const QUEUES = {
   spawn: "spawn",
   /** GitHub writes that give feedback (reactions, labels, status comment); never on the resume path. */
   feedback: "feedback",
-  /** Delayed jobs that fire when an open gate's timeout passes. */
+  /** Delayed jobs that fire when an open gate's timeout passes, or a step of its reminder ladder is due. */
   timeouts: "timeouts",
   /** Reconciliation with GitHub, at start-up and on a schedule. */
   maintenance: "maintenance",
@@ -24,5 +24,6 @@ export const jobIds = {
   dispatch: (repo: string, issue: number, trigger: string) => `dispatch-${safe(repo)}#${issue}-${safe(trigger)}`,
   feedback: (repo: string, issue: number, key: string) => `feedback-${safe(repo)}#${issue}-${safe(key)}`,
   timeout: (gateId: string, sequence: number) => `timeout-${safe(gateId)}-${sequence}`,
+  ladder: (gateId: string, step: number) => `ladder-${safe(gateId)}-${step}`,
   retry: (repo: string, issue: number, commentId: number) => `retry-${safe(repo)}#${issue}-c${commentId}`,
 };

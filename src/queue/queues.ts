@@ -2,7 +2,7 @@ import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import { withDeadline } from "../deadline.js";
 import { StoreUnavailableError } from "../errors.js";
-import type { FeedbackOp, InboundEvent, SpawnJob, TimeoutJob } from "./jobs.js";
+import type { FeedbackOp, InboundEvent, LadderJob, SpawnJob, TimeoutJob } from "./jobs.js";
 import { QUEUES, jobIds } from "./names.js";
 
 const KEEP = {
@@ -34,7 +34,7 @@ export class Queues {
   readonly inbound: Queue<InboundEvent>;
   readonly spawn: Queue<SpawnJob>;
   readonly feedback: Queue<{ installationId: number; repo: string; issue: number; ops: FeedbackOp[] }>;
-  readonly timeouts: Queue<TimeoutJob>;
+  readonly timeouts: Queue<TimeoutJob | LadderJob>;
   readonly maintenance: Queue;
 
   constructor(connection: Redis, prefix: string) {
@@ -59,6 +59,11 @@ export class Queues {
   /** A delayed job that applies defaults or posts a reminder when the gate is still open then. */
   async addTimeout(gateId: string, delayMs: number, sequence: number): Promise<void> {
     await this.timeouts.add("timeout", { gateId, sequence }, { ...KEEP, jobId: jobIds.timeout(gateId, sequence), delay: Math.max(0, delayMs), attempts: 5, backoff: { type: "exponential", delay: 5000 } });
+  }
+
+  /** A delayed step of the gate's reminder ladder; its id makes scheduling it again (a rebuild) a no-op. */
+  async addLadderStep(job: LadderJob, delayMs: number): Promise<void> {
+    await this.timeouts.add("ladder", job, { ...KEEP, jobId: jobIds.ladder(job.gateId, job.step), delay: Math.max(0, delayMs), attempts: 5, backoff: { type: "exponential", delay: 5000 } });
   }
 
   /**

@@ -1,9 +1,11 @@
 import type { RepoSettings } from "../config/repoConfig.js";
 import { ProtocolError } from "../errors.js";
 import type { Gate, RecordedAnswer } from "../gates/types.js";
+import { sendFeedback } from "../loop/feedback.js";
 import { handleInbound, maySteer } from "../loop/handleInbound.js";
 import { parseAskComment, type Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
+import { parseLadderMarker } from "../protocol/reminders.js";
 import type { StatusState } from "../protocol/statusComment.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
@@ -29,6 +31,7 @@ interface CommentSnapshot {
   body?: string;
   html_url: string;
   created_at: string;
+  updated_at?: string;
   user: { login: string; type: string } | null;
 }
 
@@ -75,11 +78,15 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
   const record = readStatusRecord(comments, isAgent);
   let state = record?.state;
   if (record) await services.store.restoreIssueCounters(ref, record.state.nextRound, record.commentId);
+  if (record?.state.rounds?.length) await services.store.restoreRoundTimings(ref, record.state.rounds);
   // /note guidance Redis lost comes back from the status comment, with its audit hash.
   if (state?.notes?.length && (await services.store.notes(ref)).length === 0) {
     for (const note of state.notes) await services.store.addNote(ref, note);
     changes.push(`${repo}#${issue.number}: restored ${state.notes.length} note(s) from the status comment`);
   }
+
+  // Reminder-ladder steps the issue already shows are not posted again by the steps rescheduled below.
+  for (const [gateId, steps] of ladderStepsShown(comments, (login) => login === identity.botLogin)) await services.store.markLadderStepsPosted(gateId, steps);
 
   const asks = comments.flatMap((c) => {
     if (!c.user || !isAgent(c.user.login) || !c.body) return [];
@@ -101,6 +108,12 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     if (known && known.state !== "open") {
       await services.store.restoreGate(settledGate(known, comment, ask, installationId, repo, issue.number));
       changes.push(`${repo}#${issue.number}: restored ${known.state} gate ${comment.id} from the status comment`);
+    } else if (comment === last?.comment && issue.state === "open" && editedAt(comment) !== undefined) {
+      // The question was edited after it was asked (the app never edits an ask): it no longer stands.
+      const reason = `the question was edited at ${new Date(editedAt(comment)!).toISOString().replace(/\.\d+Z$/, "Z")}`;
+      await services.store.restoreGate({ ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number), closedReason: reason });
+      await sendFeedback(services, { installationId, repo, issue: issue.number }, [{ type: "removeLabel", label: settings.labels.awaiting }], `gate ${comment.id} superseded: ${reason}; an answer to it will be recorded but not resumed`);
+      changes.push(`${repo}#${issue.number}: restored gate ${comment.id} as superseded: ${reason}`);
     } else if (comment === last?.comment && issue.state === "open") {
       const outcome = await handleInbound(services, { ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
       changes.push(`${repo}#${issue.number}: reopened gate ${comment.id} that Redis had lost (${outcome})`);
@@ -177,6 +190,24 @@ async function withTimelineIfNeeded(
   return withTimeline(state, resumed);
 }
 
+/** When an ask comment was edited, if it was (GitHub's timestamps have whole seconds: a later second). */
+function editedAt(comment: CommentSnapshot): number | undefined {
+  const created = Date.parse(comment.created_at);
+  const updated = Date.parse(comment.updated_at ?? "");
+  return updated > created ? updated : undefined;
+}
+
+/** Per gate, the reminder-ladder steps whose comments the app posted on the issue. */
+function ladderStepsShown(comments: readonly CommentSnapshot[], isApp: (login: string) => boolean): Map<string, number[]> {
+  const shown = new Map<string, number[]>();
+  for (const c of comments) {
+    if (!c.user || !isApp(c.user.login) || !c.body) continue;
+    const marker = parseLadderMarker(c.body);
+    if (marker) shown.set(marker.gate, [...(shown.get(marker.gate) ?? []), marker.step]);
+  }
+  return shown;
+}
+
 function safeAsk(body: string): Ask | undefined {
   try {
     return parseAskComment(body);
@@ -195,7 +226,7 @@ function commentOf(comment: CommentSnapshot): CommentEvent["comment"] {
 }
 
 function settledGate(
-  known: { id: string; state: string; round: number; answers: Omit<RecordedAnswer, "commentId">[]; answeredBy?: string; answeredAt?: number; answerCommentId?: number },
+  known: { id: string; state: string; round: number; answers: Omit<RecordedAnswer, "commentId">[]; answeredBy?: string; answeredAt?: number; answerCommentId?: number; reason?: string },
   comment: CommentSnapshot,
   ask: Ask,
   installationId: number,
@@ -217,5 +248,6 @@ function settledGate(
     answeredBy: known.answeredBy,
     answeredAt: known.answeredAt,
     answerCommentId: known.answerCommentId,
+    ...(known.reason ? { closedReason: known.reason } : {}),
   };
 }

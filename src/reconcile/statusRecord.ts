@@ -43,7 +43,15 @@ function merge(older: StatusState, newer: StatusState): StatusState {
   }
   // Notes too: a status comment posted after a wipe knows only the notes left since.
   const notes = new Map([...(older.notes ?? []), ...(newer.notes ?? [])].map((n) => [`${n.url}|${n.at}`, n]));
-  return { ...newer, nextRound: Math.max(older.nextRound, newer.nextRound), gates: [...gates.values()], ...(notes.size > 0 ? { notes: [...notes.values()].sort((a, b) => a.at - b.at) } : {}) };
+  // And round timings: per round, the newer comment's.
+  const rounds = new Map([...(older.rounds ?? []), ...(newer.rounds ?? [])].map((r) => [r.round, r]));
+  return {
+    ...newer,
+    nextRound: Math.max(older.nextRound, newer.nextRound),
+    gates: [...gates.values()],
+    ...(notes.size > 0 ? { notes: [...notes.values()].sort((a, b) => a.at - b.at) } : {}),
+    ...(rounds.size > 0 ? { rounds: [...rounds.values()].sort((a, b) => a.round - b.round) } : {}),
+  };
 }
 
 function safeParse(body: string): StatusState | undefined {

@@ -1,7 +1,7 @@
 import { DelayedError, type Job } from "bullmq";
 import { foldedSha256 } from "../agent/renderTask.js";
 import { limitSignalOf, WriteBudget } from "../github/writeBudget.js";
-import { ANSWER_CHARS, MAX_NOTES, renderStatusComment, type StatusState } from "../protocol/statusComment.js";
+import { ANSWER_CHARS, MAX_NOTES, MAX_ROUNDS_SHOWN, renderStatusComment, type StatusState } from "../protocol/statusComment.js";
 import { FeedbackJobSchema, type FeedbackOp } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
 
@@ -205,12 +205,13 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
   // From here on, a new line schedules the next render; this one shows every line appended so far,
   // and is skipped only when a render since has shown them all (not merely line `seq`).
   await services.store.clearStatusPending(ref);
-  const [lines, gates, issue, notes, rendered] = await Promise.all([
+  const [lines, gates, issue, notes, rendered, rounds] = await Promise.all([
     services.store.statusLines(ref),
     services.store.issueGates(ref),
     services.store.getIssue(ref),
     services.store.notes(ref),
     services.store.statusRendered(ref),
+    services.store.roundTimings(ref),
   ]);
   if (rendered >= Math.max(seq, lines.length)) return writer.coalesced();
   const state: StatusState = {
@@ -223,6 +224,7 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
       answeredBy: g.answeredBy,
       answeredAt: g.answeredAt,
       answerCommentId: g.answerCommentId,
+      ...(g.closedReason && (g.state === "superseded" || g.state === "cancelled") ? { reason: g.closedReason.slice(0, 200) } : {}),
       answers: g.answers.map((a) => ({
         question: a.question,
         text: a.text.slice(0, ANSWER_CHARS),
@@ -249,6 +251,7 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
           })),
         }
       : {}),
+    ...(rounds.length > 0 ? { rounds: rounds.slice(-MAX_ROUNDS_SHOWN) } : {}),
   };
   const body = renderStatusComment(lines, state);
   let commentId = issue?.statusCommentId;

@@ -9,7 +9,7 @@ import { runAgent, type AgentRun } from "../agent/runAgent.js";
 import { StopRequest } from "../agent/runningAgents.js";
 import { fillPlaceholders } from "../config/splitCommand.js";
 import { AgentError } from "../errors.js";
-import type { Gate } from "../gates/types.js";
+import type { Gate, RoundTiming } from "../gates/types.js";
 import { sendFeedback } from "../loop/feedback.js";
 import { choseRetry, isLadderGate, raiseLadderGate } from "../loop/ladders.js";
 import { formatDuration } from "../protocol/duration.js";
@@ -133,6 +133,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   if (!interrupted && !retried) await finishRound(services, ref, jobId, gate);
   const outcome = !run.failed ? "success" : run.timedOut ? "timeout" : run.cancelled ? "stopped" : "failure";
   services.events.notify("agent.exited", { repo: data.repo, issue: data.issue, round, outcome, durationMs: run.durationMs });
+  if (!interrupted) await recordTiming(services, ref, round, run, outcome, gate).catch((error: unknown) => log.warn({ err: error }, "could not record the round's timing"));
   if (run.cancelled && stop instanceof StopRequest) {
     await sendFeedback(services, target, gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], `round ${round}: agent ${stop.message} (after ${formatDuration(run.durationMs / 1000)})`);
     return { round, run };
@@ -164,6 +165,18 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     );
   }
   return { round, run };
+}
+
+/** The round's two clocks for the status comment: the human wait of the gate it resumed, and the agent's run. */
+function recordTiming(services: Services, ref: { repo: string; issue: number }, round: number, run: AgentRun, outcome: RoundTiming["outcome"], gate: Gate | undefined): Promise<void> {
+  const answered = gate?.answeredAt;
+  return services.store.recordRoundTiming(ref, {
+    round,
+    startedAt: Date.now() - run.durationMs,
+    runMs: run.durationMs,
+    outcome,
+    ...(gate ? { gate: gate.id, ...(answered !== undefined ? { waitMs: Math.max(0, answered - gate.askedAt), answeredBy: gate.answeredBy } : {}) } : {}),
+  });
 }
 
 /**

@@ -53,7 +53,7 @@ function questionLines(question: QuestionView, several: boolean, now: number): s
 /** The terminal view: one row per gate, its questions indented below, then the counts. */
 export function renderStatusTable(report: OpenGatesReport): string {
   const header = ["GATE", "ISSUE", "KIND", "AGE", "TIME LEFT", "LINK"];
-  const rows = report.gates.map((g) => [g.id, `${g.repo}#${g.issue}`, g.kind, shortDuration(g.ageSeconds), timeLeft(g.timeLeftSeconds), g.url]);
+  const rows = report.gates.map((g) => [g.id, `${g.repo}#${g.issue}`, g.kind, shortDuration(g.ageSeconds), g.overdueSince ? "overdue (reminders ran out)" : timeLeft(g.timeLeftSeconds), g.url]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
   const indent = " ".repeat(widths[0]! + 2);

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { hasRole, requireIssuesAccess, requireRole, requireVisible, type Actor } from "./access.js";
 import { ApiError, notFound, validationFailed } from "./errors.js";
 import { REACTION_CONTENTS, type Json, type Payloads } from "./payloads.js";
@@ -11,7 +12,7 @@ import type { ReactionContent } from "./types.js";
  */
 
 export interface WebhookEvent {
-  event: "issues" | "issue_comment";
+  event: "issues" | "issue_comment" | "pull_request";
   action: string;
   payload: Json;
 }
@@ -89,6 +90,19 @@ export class Operations {
     }
     this.fireIssue(ctx, issue, "opened", {});
     for (const label of issue.labels) this.fireIssue(ctx, issue, "labeled", { label: this.payloads.label(repo, label) }, label);
+    return issue;
+  }
+
+  /** Pushes a commit to a pull request's branch: a new head and `pull_request.synchronize`. */
+  pushCommit(ctx: OpContext, repo: Repo, number: number): Issue {
+    const issue = this.getIssue(ctx.actor, repo, number);
+    if (!issue.pullRequest) throw validationFailed("PullRequest", "invalid", "number", "not a pull request");
+    requireRole(ctx.actor, repo, "write");
+    const before = issue.pullRequest.headSha;
+    issue.pullRequest.headSha = randomBytes(20).toString("hex");
+    issue.updatedAt = isoNow();
+    const payload = this.payloads.webhook("synchronize", repo, actingAccount(ctx.actor), { number, before, after: issue.pullRequest.headSha, pull_request: this.payloads.pullRequest(issue) });
+    ctx.emit({ event: "pull_request", action: "synchronize", payload });
     return issue;
   }
 

@@ -206,6 +206,28 @@ export class Payloads {
       timeline_url: `${api}/timeline`,
       performed_via_github_app: issue.viaApp ? this.app() : null,
       state_reason: issue.stateReason,
+      // The issues API marks a pull request with this field (and lists it among the issues).
+      ...(issue.pullRequest ? { pull_request: { url: `${repoApi}/pulls/${issue.number}`, html_url: `${this.urls.web}/${issue.repo.fullName}/pull/${issue.number}` } } : {}),
+    };
+  }
+
+  /** The pull request a `pull_request` webhook carries (the fields the app reads, and a few more). */
+  pullRequest(issue: Issue): Json {
+    const base = this.issue(issue);
+    return {
+      url: `${this.urls.api}/repos/${issue.repo.fullName}/pulls/${issue.number}`,
+      id: issue.id,
+      number: issue.number,
+      state: issue.state,
+      title: issue.title,
+      body: issue.body,
+      user: base.user,
+      html_url: `${this.urls.web}/${issue.repo.fullName}/pull/${issue.number}`,
+      assignees: base.assignees,
+      labels: base.labels,
+      created_at: issue.createdAt,
+      updated_at: issue.updatedAt,
+      head: { sha: issue.pullRequest?.headSha ?? "" },
     };
   }
 

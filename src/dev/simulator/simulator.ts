@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPair } from "node:crypto";
+import { createPublicKey, generateKeyPair, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
@@ -174,6 +174,20 @@ export class GitHubSimulator {
   createIssue(repo: string, input: { title: string; body?: string; author: string; labels?: string[]; assignees?: string[] }): SimIssue {
     const { target, ctx } = this.asPerson(repo, input.author);
     return this.issueSnapshot(this.ops.createIssue(ctx, target, input));
+  }
+
+  /** A pull request: an issue with a branch (its head commit), numbered with the issues as on GitHub. */
+  createPullRequest(repo: string, input: { title: string; body?: string; author: string; assignees?: string[] }): SimIssue {
+    const { target, ctx } = this.asPerson(repo, input.author);
+    const issue = this.ops.createIssue(ctx, target, input);
+    issue.pullRequest = { headSha: randomBytes(20).toString("hex") };
+    return this.issueSnapshot(issue);
+  }
+
+  /** Pushes a commit to the pull request's branch, delivering `pull_request.synchronize`. */
+  pushCommit(repo: string, number: number, actor: string): void {
+    const { target, ctx } = this.asPerson(repo, actor);
+    this.ops.pushCommit(ctx, target, number);
   }
 
   comment(repo: string, issue: number, author: string, body: string): SimComment {

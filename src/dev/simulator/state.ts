@@ -71,6 +71,8 @@ export interface Issue {
   createdAt: string;
   updatedAt: string;
   closedAt: string | null;
+  /** Set on a pull request (an issue with a branch): its head commit. */
+  pullRequest?: { headSha: string };
 }
 
 export interface Repo {

@@ -68,6 +68,7 @@ describe("escalate status", () => {
       ],
       deadline: "2025-01-01T12:30:00.000Z",
       timeLeftSeconds: -1800,
+      overdueSince: null,
       url: "https://github.com/acme/widgets/issues/12#issuecomment-101",
       issueUrl: "https://github.com/acme/widgets/issues/12",
       paths: [],

@@ -495,3 +495,60 @@ describe("GateStore: namespaces", () => {
     expect((await b.openGate(g)).opened).toBe(true);
   });
 });
+
+describe("GateStore: superseded questions, the reminder ladder, round timings", () => {
+  it("supersedes only an open gate, takes it out of the open set, and keeps the first late answer once", async () => {
+    const store = await withIssue(freshStore());
+    const gate = newGate();
+    await store.openGate(gate);
+    expect(await store.supersedeGate(gate, "the question was edited at T")).toBe(true);
+    expect(await store.supersedeGate(gate, "again")).toBe(false);
+    expect(await store.getGate(gate.id)).toMatchObject({ state: "superseded", closedReason: "the question was edited at T" });
+    expect(await store.openGates()).toEqual([]);
+    expect((await store.getIssue(ref))?.openGate).toBeUndefined();
+
+    expect(await store.recordSupersededAnswer(gate.id, answer("alice", 501), "alice", 5_000, 501)).toBe("recorded");
+    expect(await store.recordSupersededAnswer(gate.id, answer("alice", 501), "alice", 5_000, 501)).toBe("same");
+    expect(await store.recordSupersededAnswer(gate.id, answer("bob", 502), "bob", 6_000, 502)).toBe("taken");
+    expect(await store.getGate(gate.id)).toMatchObject({ state: "superseded", answeredBy: "alice", answerCommentId: 501, answers: [{ option: "SQLite", by: "alice" }] });
+
+    const open = newGate();
+    await store.openGate(open);
+    expect(await store.recordSupersededAnswer(open.id, answer(), "alice", 5_000, 503)).toBe("open");
+  });
+
+  it("marks an open gate overdue once (the first time counts) and never a settled one", async () => {
+    const store = await withIssue(freshStore());
+    const gate = newGate();
+    await store.openGate(gate);
+    expect(await store.markOverdue(gate.id, 10_000)).toBe(true);
+    expect(await store.markOverdue(gate.id, 20_000)).toBe(true);
+    expect((await store.getGate(gate.id))?.overdueAt).toBe(10_000);
+    await store.cancelGate(gate, "closed");
+    expect(await store.markOverdue(gate.id, 30_000)).toBe(false);
+  });
+
+  it("remembers posted ladder steps, also seeded before the gate exists (a rebuild)", async () => {
+    const store = freshStore();
+    await store.markLadderStepsPosted("gate-ladder-1", [0, 2]);
+    expect(await store.ladderStepPosted("gate-ladder-1", 0)).toBe(true);
+    expect(await store.ladderStepPosted("gate-ladder-1", 1)).toBe(false);
+    expect(await store.ladderStepPosted("gate-ladder-1", 2)).toBe(true);
+    const gate = newGate({ id: "gate-ladder-1" });
+    expect((await (await withIssue(store)).openGate(gate)).opened).toBe(true);
+  });
+
+  it("keeps one timing per round (the last attempt), in round order; a restore fills only what is missing", async () => {
+    const store = freshStore();
+    await store.recordRoundTiming(ref, { round: 1, startedAt: 2, runMs: 500, outcome: "failure", gate: "g", waitMs: 60_000, answeredBy: "alice" });
+    await store.recordRoundTiming(ref, { round: 1, startedAt: 3, runMs: 700, outcome: "success", gate: "g", waitMs: 60_000, answeredBy: "alice" });
+    await store.restoreRoundTimings(ref, [
+      { round: 0, startedAt: 1, runMs: 100, outcome: "success" },
+      { round: 1, startedAt: 9, runMs: 9, outcome: "stopped" },
+    ]);
+    expect((await store.roundTimings(ref)).map((t) => [t.round, t.runMs, t.outcome])).toEqual([
+      [0, 100, "success"],
+      [1, 700, "success"],
+    ]);
+  });
+});

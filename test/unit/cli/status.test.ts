@@ -61,6 +61,14 @@ describe("renderStatusTable", () => {
     );
   });
 
+  it("shows a gate whose reminder ladder ran out as overdue, and counts it", () => {
+    const now = Date.parse("2025-01-01T13:00:00Z");
+    const gates = [viewGate({ ...gateFixture({ id: "77" }), overdueAt: now - 60_000 }, now)];
+    const text = renderStatusTable({ generatedAt: new Date(now).toISOString(), gates, counts: countGates(gates) });
+    expect(text).toMatch(/^77 +acme\/widgets#12 +question +\S+ +overdue \(reminders ran out\) +https:/m);
+    expect(text).toContain("1 open: 0 waiting, 1 overdue");
+  });
+
   it("says so when nothing is open", () => {
     expect(renderStatusTable({ generatedAt: "", gates: [], counts: countGates([]) })).toBe(
       "No open gates.\n\n0 open: 0 waiting, 0 overdue, 0 without timeout, 0 partly answered",

@@ -372,6 +372,23 @@ describe("GitHubSimulator", () => {
       expect(sim.deliveries.map((d) => [d.event, d.status, d.attempt])).toEqual([["issue_comment", "error", 1]]);
     });
 
+    it("a push to a pull request delivers pull_request.synchronize with the new head; the issues API marks it a pull request", async () => {
+      sim.setPermission(REPO, "alice", "write");
+      const pr = sim.createPullRequest(REPO, { title: "Faster lookups", author: "alice" });
+      await sim.whenDelivered();
+      receiver.received.length = 0;
+      sim.pushCommit(REPO, pr.number, "alice");
+      await sim.whenDelivered();
+      expect(receiver.events()).toEqual(["pull_request.synchronize"]);
+      const { payload } = receiver.received[0]!;
+      expect(payload).toMatchObject({ number: pr.number, pull_request: { number: pr.number, title: "Faster lookups", state: "open", head: { sha: payload.after } }, sender: { login: "alice" } });
+      expect(payload.after).toMatch(/^[0-9a-f]{40}$/);
+      expect(payload.before).not.toBe(payload.after);
+      const listed = await call(sim, "GET", `/repos/${REPO}/issues/${pr.number}`, { auth: `token ${alice.token}` });
+      expect(listed.body.pull_request).toMatchObject({ html_url: expect.stringContaining(`/pull/${pr.number}`) });
+      expect(() => sim.pushCommit(REPO, 1, "alice")).toThrow();
+    });
+
     it("queues while paused and flushes in order when set live", async () => {
       sim.setPermission(REPO, "alice", "triage");
       sim.setWebhookDelivery("paused");

@@ -255,3 +255,42 @@ describe("toInboundEvent: malformed payloads", () => {
     expect(() => convert("issue_comment", zero)).toThrow(/^Rejected issue_comment event: installationId:/);
   });
 });
+
+describe("toInboundEvent: pull_request.synchronize", () => {
+  const synchronize = () => {
+    const p = example("pull_request", "synchronize");
+    p.installation ??= INSTALLATION;
+    return p;
+  };
+
+  it("maps GitHub's example to a pushed event on the pull request's issue number, with the new head and when it landed", () => {
+    const p = synchronize();
+    const event = convert("pull_request", p);
+    expect(event).toMatchObject({
+      kind: "pushed",
+      repo: p.repository.full_name,
+      installationId: p.installation.id,
+      issue: { number: p.pull_request.number, isPullRequest: true, title: p.pull_request.title, url: p.pull_request.html_url },
+      headSha: p.pull_request.head.sha,
+      pushedAt: Date.parse(p.pull_request.updated_at),
+      sender: { login: p.sender.login },
+    });
+  });
+
+  it("rejects a payload without the head commit, naming the field", () => {
+    const p = synchronize();
+    delete p.pull_request.head;
+    expect(() => convert("pull_request", p)).toThrow(/^Unexpected pull_request payload: pull_request\.head/);
+  });
+
+  it("ignores a delivery that is not to an installation", () => {
+    const p = synchronize();
+    delete p.installation;
+    expect(convert("pull_request", p)).toBeUndefined();
+  });
+
+  it("drops the app's own reminders like its status comment: nothing in them to act on", () => {
+    const p = commentEvent("created", asBot(`⏰ Reminder\n\n${renderMarker("ladder", { v: 1, gate: "1", step: 0 })}`));
+    expect(convert("issue_comment", p)).toBeUndefined();
+  });
+});

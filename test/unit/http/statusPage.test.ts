@@ -47,6 +47,13 @@ describe("renderStatusPage", () => {
     expect(page).toContain("1 open · 0 overdue · 0 without timeout · updated 12:10:00 UTC");
   });
 
+  it("shows a gate whose reminder ladder ran out as overdue since then, and counts it", () => {
+    const view = viewGate({ ...gateFixture(), overdueAt: T0 + 300_000 }, T0 + 600_000);
+    const page = renderStatusPage(report([view]), "N");
+    expect(page).toContain('<span class="left overdue">overdue since 2025-01-01 12:05 UTC (reminders ran out)</span>');
+    expect(page).toContain("1 open · 1 overdue · 0 without timeout");
+  });
+
   it("escapes everything that comes from an agent or an issue", () => {
     const xss = `<img src=x onerror="alert(1)">`;
     const view = viewGate(

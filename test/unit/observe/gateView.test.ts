@@ -33,6 +33,7 @@ describe("viewGate", () => {
       ],
       deadline: "2025-01-01T12:30:00.000Z",
       timeLeftSeconds: 1500,
+      overdueSince: null,
       url: "https://github.com/acme/widgets/issues/12#issuecomment-4711",
       issueUrl: "https://github.com/acme/widgets/issues/12",
       paths: [],
@@ -85,6 +86,10 @@ describe("countGates", () => {
       ),
     ];
     expect(countGates(views)).toEqual({ open: 4, waiting: 1, overdue: 1, noTimeout: 2, partial: 1 });
+    // A gate whose reminder ladder ran out is overdue, with or without a timeout of its own.
+    const ranOut = viewGate({ ...gateFixture({ id: "5" }), overdueAt: T0 + 60_000 }, now);
+    expect(ranOut.overdueSince).toBe(new Date(T0 + 60_000).toISOString());
+    expect(countGates([...views, ranOut])).toEqual({ open: 5, waiting: 1, overdue: 2, noTimeout: 2, partial: 1 });
     expect(countGates([])).toEqual({ open: 0, waiting: 0, overdue: 0, noTimeout: 0, partial: 0 });
   });
 });

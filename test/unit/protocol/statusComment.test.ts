@@ -145,3 +145,34 @@ describe("parseStatusComment", () => {
     expect(() => parseStatusComment("<!-- escalation:status:v1 bm90IGpzb24 -->")).toThrow(ProtocolError);
   });
 });
+
+describe("status comment: human time and agent time per round", () => {
+  it("tabulates each round's human wait and agent run apart, with totals, and keeps them in the hidden record", () => {
+    const state = {
+      v: 1 as const,
+      nextRound: 2,
+      gates: [],
+      rounds: [
+        { round: 0, startedAt: 1, runMs: 42_000, outcome: "success" as const },
+        { round: 1, startedAt: 2, runMs: 90_000, outcome: "failure" as const, gate: "7", waitMs: 7_500_000, answeredBy: "alice" },
+        { round: 2, startedAt: 3, runMs: 5_000, outcome: "success" as const, gate: "8", waitMs: 3_600_000, answeredBy: "escalation" },
+      ],
+    };
+    const body = renderStatusComment(["a line"], state);
+    expect(body).toContain(
+      [
+        "| Round | Human wait (ask → answer) | Agent run (spawn → exit) |",
+        "| --- | --- | --- |",
+        "| 0 | — (dispatched) | 42s, finished |",
+        "| 1 | 2h 5m (@alice) | 1m 30s, failed |",
+        "| 2 | 1h (the defaults, at timeout) | 5s, finished |",
+        "| **all** | **3h 5m** | **2m 17s** |",
+      ].join("\n"),
+    );
+    expect(parseStatusComment(body)?.rounds).toEqual(state.rounds);
+  });
+
+  it("shows no table before any round has run", () => {
+    expect(renderStatusComment(["a line"], { v: 1, nextRound: 0, gates: [] })).not.toContain("| Round |");
+  });
+});
