@@ -1,4 +1,5 @@
 import type { Gate, RecordedAnswer } from "../gates/types.js";
+import { echoLines, readingSummary, renderEcho } from "../protocol/echo.js";
 import { parseReply } from "../protocol/reply.js";
 import { jobIds } from "../queue/names.js";
 import type { CommentEvent } from "../queue/jobs.js";
@@ -8,6 +9,8 @@ import { reportHiddenContent } from "./hiddenContent.js";
 
 export interface AnswerSource {
   by: string;
+  /** What the app understood of a reply (src/protocol/echo.ts): a comment when it interpreted, a status line always. */
+  echo?: { comment?: string; lines: string[]; summary: string };
   /** The answering comment's id, or a synthetic id ("timeout-…") for answers the app took. */
   commentId: number | string;
   at: number;
@@ -38,7 +41,7 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
     await sendFeedback(
       services,
       target,
-      [{ type: "comment", body: `Recorded ${result.answers.length} of ${gate.ask.questions.length} answers. Still open: ${remaining.map((i) => `**${i + 1}.** ${gate.ask.questions[i]!.text}`).join(" · ")}. Reply with \`${remaining[0]! + 1}. your answer\` or \`/answer ${remaining[0]! + 1} your answer\`.` }],
+      [{ type: "comment", body: `Recorded ${result.answers.length} of ${gate.ask.questions.length} answers. Still open: ${remaining.map((i) => `**${i + 1}.** ${gate.ask.questions[i]!.text}`).join(" · ")}. Reply with \`${remaining[0]! + 1}. your answer\` or \`/answer ${remaining[0]! + 1} your answer\`.${source.echo?.lines.length ? `\n\nYour reply was recorded as\n\n${source.echo.lines.join("\n")}` : ""}` }],
       `answers recorded for ${answers.map((a) => `question ${a.question + 1}`).join(", ")} of gate ${gate.id} by @${source.by}; ${remaining.length} still open`,
       `partial-${gate.id}-${source.commentId}`,
     );
@@ -56,6 +59,17 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
     (await services.settings(target.installationId, target.repo)).settings.maxAttempts,
   );
   services.log.info({ repo: target.repo, issue: target.issue, gate: gate.id, by: source.by }, "answer recorded");
+  // After the spawn is queued, never before it: the echo is feedback, off the resume path.
+  if (result.outcome === "recorded" && source.echo) {
+    await sendFeedback(
+      services,
+      target,
+      source.echo.comment ? [{ type: "comment", body: source.echo.comment }] : [],
+      `the answer of @${source.by} to gate ${gate.id} was read as ${source.echo.summary}`,
+      `echo-${source.commentId}`,
+      { quiet: true },
+    );
+  }
   return "answer recorded";
 }
 
@@ -74,8 +88,10 @@ export async function answerFromReply(services: Services, event: CommentEvent, g
     commentId: event.comment.id,
     url: event.comment.url,
   }));
+  const by = event.comment.author.login;
   return applyAnswers(services, { installationId: event.installationId, repo: event.repo, issue: event.issue.number }, gate, answers, {
-    by: event.comment.author.login,
+    by,
+    echo: { comment: renderEcho(by, parsed.answers, gate.ask.questions), lines: echoLines(parsed.answers, gate.ask.questions), summary: readingSummary(parsed.answers, gate.ask.questions) },
     commentId: event.comment.id,
     at,
     receivedAt: event.receivedAt,

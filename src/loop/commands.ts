@@ -3,6 +3,7 @@ import type { Gate } from "../gates/types.js";
 import { CORRECTION_KIND, newAskId } from "../protocol/ask.js";
 import type { Command } from "../protocol/commands.js";
 import { formatDuration } from "../protocol/duration.js";
+import { readingSummary } from "../protocol/echo.js";
 import { HELP_TEXT } from "../protocol/help.js";
 import { parseReply } from "../protocol/reply.js";
 import { jobIds } from "../queue/names.js";
@@ -140,7 +141,7 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
   if (!gate) return "reopen: gate vanished";
   const corrected = parsed.answers.map((a) => ({ ...a, by, at: when, source: "human" as const, commentId: event.comment.id, url: event.comment.url }));
   const kept = last.answers.filter((a) => !corrected.some((c) => c.question === a.question));
-  await sendFeedback(services, targetOf(event), [], `@${by} reopened gate ${last.id} with a correction; the agent is re-spawned with it`);
+  await sendFeedback(services, targetOf(event), [], `@${by} reopened gate ${last.id} with a correction, read as ${readingSummary(parsed.answers, last.ask.questions)}; the agent is re-spawned with it`);
   return applyAnswers(services, targetOf(event), gate, [...corrected, ...kept], { by, commentId: event.comment.id, at: when, receivedAt: event.receivedAt, url: event.comment.url });
 }
 

@@ -1,4 +1,5 @@
 import type { RepoSettings } from "../config/repoConfig.js";
+import { readingSummary } from "../protocol/echo.js";
 import { parseReply } from "../protocol/reply.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
@@ -30,7 +31,7 @@ export async function commentEdited(services: Services, event: CommentEvent): Pr
   // The guard is the comment that completed the gate, which may be another one than the edited.
   const outcome = await services.store.replaceAnswer(gate.id, gate.answerCommentId ?? event.comment.id, answers);
   if (outcome === "replaced") {
-    await sendFeedback(services, targetOf(event), [], `@${event.comment.author.login} edited the answer to gate ${gate.id} before the agent resumed; the edit is what the agent gets`);
+    await sendFeedback(services, targetOf(event), [], `@${event.comment.author.login} edited the answer to gate ${gate.id} before the agent resumed; the edit is what the agent gets, read as ${readingSummary(parsed.answers, gate.ask.questions)}`);
     return "answer replaced";
   }
   await sendFeedback(
