@@ -14,6 +14,9 @@ Commands:
            --default TEXT      the option (label or number) or text taken if nobody answers in time
            --timeout DURATION  e.g. 30m, 2h, 1d; before any --question it applies to the whole ask
            --context TEXT      a short paragraph shown above the questions
+           --kind approval     ask people to approve or deny one --question (no --option, no --default)
+           --approvers M       with --kind approval: distinct people who must approve (1-20; the
+                               repository may require more)
            --repo OWNER/REPO   default: $GITHUB_REPOSITORY
            --issue N           default: $ESCALATION_ISSUE
            --dry-run           print the comment instead of posting it

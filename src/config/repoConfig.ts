@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { describeIssues } from "../errors.js";
 import { PERMISSION_LEVELS, type PermissionLevel } from "../github/permissions.js";
+import { MAX_APPROVERS } from "../protocol/ask.js";
+import { APPROVAL_POLICIES, type ApprovalPolicy } from "../protocol/approval.js";
 import { parseDuration } from "../protocol/duration.js";
 import type { AppConfig } from "./env.js";
 
@@ -40,6 +42,13 @@ export const RepoConfigSchema = z
     max_rounds: z.number().int().min(1).max(1000).optional(),
     slack: z.object({ channel: z.string().min(1).max(100) }).strict().optional(),
     agent_profile: z.string().regex(/^[a-z0-9_-]{1,40}$/).optional(),
+    approvals: z
+      .object({
+        approvers: z.number().int().min(1).max(MAX_APPROVERS).optional(),
+        policy: z.enum(APPROVAL_POLICIES).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfigSchema>;
@@ -53,6 +62,8 @@ export interface RepoSettings {
   maxRounds: number;
   slackChannel: string | undefined;
   agentProfile: string | undefined;
+  /** Approval gates: the approvals needed (an ask may ask for more, never fewer) and the denial policy. */
+  approvals: { approvers: number; policy: ApprovalPolicy };
 }
 
 export function serverDefaults(config: AppConfig): RepoSettings {
@@ -64,6 +75,7 @@ export function serverDefaults(config: AppConfig): RepoSettings {
     maxRounds: config.maxRounds,
     slackChannel: undefined,
     agentProfile: undefined,
+    approvals: { approvers: 1, policy: "any-deny" },
   };
 }
 
@@ -88,6 +100,7 @@ export function resolveRepoSettings(raw: unknown, defaults: RepoSettings): RepoC
       maxRounds: c.max_rounds ?? defaults.maxRounds,
       slackChannel: c.slack?.channel ?? defaults.slackChannel,
       agentProfile: c.agent_profile ?? defaults.agentProfile,
+      approvals: { approvers: c.approvals?.approvers ?? defaults.approvals.approvers, policy: c.approvals?.policy ?? defaults.approvals.policy },
     },
   };
 }

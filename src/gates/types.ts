@@ -1,4 +1,5 @@
 import type { Ask } from "../protocol/ask.js";
+import type { ApprovalPolicy, Vote } from "../protocol/approval.js";
 import type { Answer } from "../protocol/reply.js";
 
 /**
@@ -17,6 +18,15 @@ export interface RecordedAnswer extends Answer {
   url?: string;
   /** Audit hash of the text as first folded (src/agent/renderTask.ts foldedSha256), kept when rebuilt from the status comment. */
   sha256?: string;
+  /** An approval gate's outcome (the answer's text is "approved" or "denied") and the votes that decided it. */
+  approval?: ApprovalRecord;
+}
+
+export interface ApprovalRecord {
+  outcome: "approved" | "denied";
+  required: number;
+  policy: ApprovalPolicy;
+  votes: Vote[];
 }
 
 export interface Gate {

@@ -1,4 +1,5 @@
 import type { Gate, RecordedAnswer } from "../gates/types.js";
+import { APPROVAL_KIND, renderLateVote } from "../protocol/approval.js";
 import { echoLines, readingSummary, renderEcho } from "../protocol/echo.js";
 import { parseReply } from "../protocol/reply.js";
 import { jobIds } from "../queue/names.js";
@@ -10,7 +11,7 @@ import { reportHiddenContent } from "./hiddenContent.js";
 export interface AnswerSource {
   by: string;
   /** What the app understood of a reply (src/protocol/echo.ts): a comment when it interpreted, a status line always. */
-  echo?: { comment?: string; lines: string[]; summary: string };
+  echo?: { comment?: string; lines: string[]; statusLine: string };
   /** The answering comment's id, or a synthetic id ("timeout-…") for answers the app took. */
   commentId: number | string;
   at: number;
@@ -30,7 +31,13 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
   if (result.outcome === "taken") {
     if (typeof source.commentId === "number") {
       await sendFeedback(services, target, [
-        { type: "comment", body: `@${source.by} this question was already answered by @${result.answeredBy}; your reply was not used. Use \`/reopen\` to correct that answer or \`/note\` to add guidance.` },
+        {
+          type: "comment",
+          body:
+            gate.ask.kind === APPROVAL_KIND
+              ? renderLateVote(source.by, result.answeredBy)
+              : `@${source.by} this question was already answered by @${result.answeredBy}; your reply was not used. Use \`/reopen\` to correct that answer or \`/note\` to add guidance.`,
+        },
       ], undefined, `taken-${source.commentId}`);
     }
     return "already answered";
@@ -65,7 +72,7 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
       services,
       target,
       source.echo.comment ? [{ type: "comment", body: source.echo.comment }] : [],
-      `the answer of @${source.by} to gate ${gate.id} was read as ${source.echo.summary}`,
+      source.echo.statusLine,
       `echo-${source.commentId}`,
       { quiet: true },
     );
@@ -91,7 +98,11 @@ export async function answerFromReply(services: Services, event: CommentEvent, g
   const by = event.comment.author.login;
   return applyAnswers(services, { installationId: event.installationId, repo: event.repo, issue: event.issue.number }, gate, answers, {
     by,
-    echo: { comment: renderEcho(by, parsed.answers, gate.ask.questions), lines: echoLines(parsed.answers, gate.ask.questions), summary: readingSummary(parsed.answers, gate.ask.questions) },
+    echo: {
+      comment: renderEcho(by, parsed.answers, gate.ask.questions),
+      lines: echoLines(parsed.answers, gate.ask.questions),
+      statusLine: `the answer of @${by} to gate ${gate.id} was read as ${readingSummary(parsed.answers, gate.ask.questions)}`,
+    },
     commentId: event.comment.id,
     at,
     receivedAt: event.receivedAt,

@@ -10,6 +10,7 @@ import { jobIds } from "../queue/names.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerFromReply, applyAnswers, defaultAnswers } from "./answerGate.js";
+import { isApprovalGate, voteFromReply } from "./approvalGate.js";
 import { dispatch } from "./dispatch.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 
@@ -28,9 +29,10 @@ const at = (event: CommentEvent) => Date.parse(event.comment.createdAt) || event
 const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
   agent: (services, event) => dispatch(services, event, event.comment.author.login, event.comment.id),
 
-  answer: async (services, event) => {
+  answer: async (services, event, _args, settings) => {
     const gate = await openGateOf(services, event);
-    return gate ? answerFromReply(services, event, gate) : "ignored: /answer without an open gate";
+    if (!gate) return "ignored: /answer without an open gate";
+    return isApprovalGate(gate) ? voteFromReply(services, event, gate, settings) : answerFromReply(services, event, gate);
   },
 
   defaults: async (services, event) => {
@@ -125,6 +127,11 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
   if (!last || last.state === "open" || last.state === "cancelled" || last.state === "superseded") {
     await reply(services, event, last?.state === "open" ? "The question is still open: just answer it." : "There is no answered question to reopen.");
     return "reopen: nothing to correct";
+  }
+  if (isApprovalGate(last)) {
+    // One person's /reopen must not overturn what the approval policy decided.
+    await reply(services, event, "An approval is not corrected with `/reopen`: each vote counts once. `/retry` runs the agent again, and it asks for approval anew.");
+    return "reopen: refused on an approval";
   }
   const parsed = parseReply(args, last.ask.questions);
   if (parsed.answers.length === 0) {

@@ -4,6 +4,7 @@ import { parseReply } from "../protocol/reply.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerFromReply } from "./answerGate.js";
+import { isApprovalGate } from "./approvalGate.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 
 /**
@@ -16,6 +17,8 @@ export async function commentEdited(services: Services, event: CommentEvent): Pr
   const gate = await services.store.lastGate({ repo: event.repo, issue: event.issue.number });
   const answered = gate !== undefined && (gate.answerCommentId === event.comment.id || gate.answers.some((a) => a.commentId === event.comment.id));
   if (!gate || !answered) return "ignored: edit of a comment that answered nothing";
+  // A vote is cast by a comment, once: an edit does not recast it (the person votes again instead).
+  if (isApprovalGate(gate)) return "ignored: an edited vote is not read again";
   const parsed = parseReply(event.comment.body, gate.ask.questions);
   if (parsed.answers.length === 0) return "ignored: edited answer has no answer";
   if (gate.state === "open") {

@@ -8,6 +8,7 @@ import { parseCommand } from "../protocol/commands.js";
 import type { CommentEvent, InboundEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerFromReply } from "./answerGate.js";
+import { isApprovalGate, voteFromReply } from "./approvalGate.js";
 import { runCommand } from "./commands.js";
 import { commentDeleted, commentEdited } from "./commentChanges.js";
 import { dispatch } from "./dispatch.js";
@@ -58,7 +59,7 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
   const command = parseCommand(event.comment.body);
   if (command && command.name !== "answer") return runCommand(services, event, command, settings);
   const gate = await gateToAnswer(services, event);
-  if (gate) return answerFromReply(services, event, gate);
+  if (gate) return isApprovalGate(gate) ? voteFromReply(services, event, gate, settings) : answerFromReply(services, event, gate);
   if (event.issue.labels.some((l) => l.toLowerCase() === settings.labels.awaiting.toLowerCase()) && !(await services.store.lastGate({ repo: event.repo, issue: event.issue.number }))) {
     // GitHub says a question is waiting but Redis knows none (it was wiped): rebuild this issue now,
     // which replays this reply too, instead of waiting for the next scheduled reconciliation.
