@@ -1,6 +1,7 @@
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Gate, RecordedAnswer } from "../gates/types.js";
-import { APPROVAL_KIND, parseVote, renderLateVote, renderNotAVote, renderResolved, renderVoteAck, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
+import type { Gate } from "../gates/types.js";
+import { APPROVAL_KIND, approvalAnswer, parseVote, renderLateVote, renderNotAVote, renderResolved, renderVoteAck, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
+import type { Ask } from "../protocol/ask.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { applyAnswers } from "./answerGate.js";
@@ -12,8 +13,8 @@ export function isApprovalGate(gate: Gate): boolean {
 }
 
 /** The ask's approvals, never fewer than the repository requires; the policy is the repository's. */
-export function approvalRule(gate: Gate, settings: RepoSettings): ApprovalRule {
-  return { required: Math.max(gate.ask.approvers ?? 1, settings.approvals.approvers), policy: settings.approvals.policy };
+export function approvalRule(ask: Ask, settings: RepoSettings): ApprovalRule {
+  return { required: Math.max(ask.approvers ?? 1, settings.approvals.approvers), policy: settings.approvals.policy };
 }
 
 /**
@@ -44,7 +45,7 @@ export async function voteFromReply(services: Services, event: CommentEvent, gat
     }
     return "vote after the gate was resolved";
   }
-  const rule = approvalRule(gate, settings);
+  const rule = approvalRule(gate.ask, settings);
   const counted = tally(recorded.votes, rule);
   if (counted.outcome === undefined) {
     if (recorded.outcome !== "same") {
@@ -62,17 +63,7 @@ export async function voteFromReply(services: Services, event: CommentEvent, gat
   // Resolved: the outcome is the gate's one answer, recorded and resumed exactly once like any other
   // (a redelivery of this comment finds the same outcome and is "same").
   const deciders = counted.outcome === "denied" ? counted.denials : counted.approvals;
-  const answer: RecordedAnswer = {
-    question: 0,
-    text: counted.outcome,
-    ...(counted.outcome === "denied" && vote.note ? { note: vote.note } : {}),
-    by,
-    at: vote.at,
-    source: "human",
-    commentId: event.comment.id,
-    url: event.comment.url,
-    approval: { outcome: counted.outcome, required: rule.required, policy: rule.policy, votes: [...counted.approvals, ...counted.denials].sort((a, b) => a.at - b.at) },
-  };
+  const answer = approvalAnswer({ ...counted, outcome: counted.outcome }, rule, vote);
   const outcome = await applyAnswers(services, target, gate, [answer], {
     by,
     commentId: event.comment.id,

@@ -149,4 +149,23 @@ describe("gates: approvals", () => {
     const gate = await g.loop.app.services.store.getGate(String(ask.id));
     expect(gate?.answers[0]?.approval?.votes.map((v) => v.login)).toEqual(["maintainer", "admin"]);
   });
+
+  it("a resolved approval whose round ended is restored from the issue after a wipe, with its votes, and not resumed again", async () => {
+    g = await Gates.start("approval", { RECONCILE_INTERVAL: "off" });
+    const { issue, comment: ask } = await g.asked("Restored outcome");
+    g.comment(issue, "maintainer", "approve");
+    await g.reply(issue, "Approvals 1/2");
+    g.comment(issue, "admin", "deny: wait for the security review");
+    await g.run(issue, 1);
+    // The happy path leaves no status comment: the label coming off records that the round ended.
+    await waitFor("the label off", () => !g!.labels(issue).includes("awaiting-human"));
+    await g.loop.wipeRedis();
+    await g.loop.restart();
+    await settle(1500);
+    expect(g.runs(issue, 1)).toHaveLength(1);
+    const gate = await g.loop.app.services.store.getGate(String(ask.id));
+    expect(gate?.state).toBe("resumed");
+    expect(gate?.answers[0]).toMatchObject({ text: "denied", note: "wait for the security review", by: "admin", approval: { outcome: "denied", required: 2, policy: "any-deny" } });
+    expect(gate?.answers[0]?.approval?.votes.map((v) => `${v.login}:${v.vote}`)).toEqual(["maintainer:approve", "admin:deny"]);
+  });
 });
