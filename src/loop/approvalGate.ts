@@ -40,9 +40,12 @@ export async function voteFromReply(services: Services, event: CommentEvent, gat
   const recorded = await services.store.recordVote(gate.id, vote);
   if (recorded.outcome === "missing") return "gate vanished";
   if (recorded.outcome === "closed") {
-    if (gate.answerCommentId !== event.comment.id) {
-      await sendFeedback(services, target, [{ type: "comment", body: renderLateVote(by, gate.answeredBy) }], undefined, `late-vote-${event.comment.id}`);
+    // The vote that decided, delivered again: the resume is queued again unless it has begun (a
+    // crash between the outcome and the queueing loses nothing); the job id keeps it to one spawn.
+    if (gate.answerCommentId === event.comment.id) {
+      return applyAnswers(services, target, gate, gate.answers, { by, commentId: event.comment.id, at: gate.answeredAt ?? vote.at, receivedAt: event.receivedAt, url: event.comment.url });
     }
+    await sendFeedback(services, target, [{ type: "comment", body: renderLateVote(by, gate.answeredBy) }], undefined, `late-vote-${event.comment.id}`);
     return "vote after the gate was resolved";
   }
   const rule = approvalRule(gate.ask, settings);
@@ -58,7 +61,7 @@ export async function voteFromReply(services: Services, event: CommentEvent, gat
         { quiet: true },
       );
     }
-    return recorded.outcome === "repeated" ? "vote already counted" : "vote counted";
+    return recorded.outcome === "repeated" ? "vote already counted" : "vote recorded";
   }
   // Resolved: the outcome is the gate's one answer, recorded and resumed exactly once like any other
   // (a redelivery of this comment finds the same outcome and is "same").
@@ -72,5 +75,5 @@ export async function voteFromReply(services: Services, event: CommentEvent, gat
     url: event.comment.url,
     echo: { comment: renderResolved(counted, rule), lines: [], statusLine: `approval gate ${gate.id} ${counted.outcome} by ${deciders.map((v) => `@${v.login}`).join(", ")} (${counted.approvals.length}/${rule.required} approvals, policy ${rule.policy})` },
   });
-  return outcome === "answer recorded" ? `approval ${counted.outcome}` : outcome;
+  return outcome === "answer recorded" ? `approval recorded: ${counted.outcome}` : outcome;
 }

@@ -43,9 +43,13 @@ describe("gates: approvals", () => {
     const resolved = await g.reply(issue, "✅ Approved.");
     expect(resolved.body).toBe("✅ Approved. Approvals 2/2: @maintainer, @admin. The agent resumes with the approval.");
     await g.resumedWith(second.id, issue);
+    // The deciding vote delivered again resumes nothing more.
+    const deciding = g.sim.deliveries.filter((d) => d.event === "issue_comment" && d.action === "created").at(-1)!;
+    expect(await g.sim.redeliver(deciding.id)).toBeLessThan(300);
     await waitFor("the label off once the round ended", () => !g!.labels(issue).includes("awaiting-human"));
     await settle(800);
     expect(g.runs(issue, 1)).toHaveLength(1);
+    expect(g.replies(issue).filter((c) => c.body.startsWith("✅"))).toHaveLength(1);
     const gate = await g.loop.app.services.store.getGate(String(ask.id));
     expect(gate?.answers[0]).toMatchObject({ text: "approved", by: "admin", approval: { outcome: "approved", required: 2, policy: "any-deny" } });
     expect(gate?.answers[0]?.approval?.votes.map((v) => v.login)).toEqual(["maintainer", "admin"]);
