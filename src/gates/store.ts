@@ -200,6 +200,11 @@ export class GateStore {
     return { outcome: outcome as "counted" | "same" | "repeated" | "changed", votes };
   }
 
+  /** The votes recorded on an approval gate so far, oldest first. */
+  async votes(gateId: string): Promise<Vote[]> {
+    return (await this.#redis.hvals(this.keys.gateVotes(gateId))).map((v) => JSON.parse(v) as Vote).sort((a, b) => a.at - b.at || a.commentId - b.commentId);
+  }
+
   /** Replaces the answer of an edited reply if its resume has not started; returns the gate's state otherwise. */
   async replaceAnswer(gateId: string, commentId: number, answers: RecordedAnswer[]): Promise<"replaced" | GateState | "missing"> {
     return (await this.#redis.escReplaceAnswer(this.keys.gate(gateId), commentId, JSON.stringify(answers))) as "replaced" | GateState | "missing";

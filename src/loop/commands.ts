@@ -3,6 +3,7 @@ import type { Gate } from "../gates/types.js";
 import { CORRECTION_KIND, newAskId } from "../protocol/ask.js";
 import type { Command } from "../protocol/commands.js";
 import { formatDuration } from "../protocol/duration.js";
+import { tally, tallyLine } from "../protocol/approval.js";
 import { readingSummary } from "../protocol/echo.js";
 import { HELP_TEXT } from "../protocol/help.js";
 import { parseReply } from "../protocol/reply.js";
@@ -10,7 +11,7 @@ import { jobIds } from "../queue/names.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerFromReply, applyAnswers, defaultAnswers } from "./answerGate.js";
-import { isApprovalGate, voteFromReply } from "./approvalGate.js";
+import { approvalRule, isApprovalGate, voteFromReply } from "./approvalGate.js";
 import { dispatch } from "./dispatch.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 
@@ -96,8 +97,8 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
 
   reopen: async (services, event, args) => reopen(services, event, args),
 
-  status: async (services, event) => {
-    await reply(services, event, await describeStatus(services, event));
+  status: async (services, event, _args, settings) => {
+    await reply(services, event, await describeStatus(services, event, settings));
     return "status replied";
   },
 
@@ -152,7 +153,7 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
   return applyAnswers(services, targetOf(event), gate, [...corrected, ...kept], { by, commentId: event.comment.id, at: when, receivedAt: event.receivedAt, url: event.comment.url });
 }
 
-async function describeStatus(services: Services, event: CommentEvent): Promise<string> {
+async function describeStatus(services: Services, event: CommentEvent, settings: RepoSettings): Promise<string> {
   const ref = { repo: event.repo, issue: event.issue.number };
   const [gate, round, notes] = await Promise.all([services.store.lastGate(ref), services.store.currentRound(ref), services.store.notes(ref)]);
   const lines = [`**Escalation status** · round ${round} · ${notes.length} note(s) from humans`];
@@ -160,6 +161,11 @@ async function describeStatus(services: Services, event: CommentEvent): Promise<
     lines.push("No question has been asked on this issue.");
   } else if (gate.state === "open") {
     lines.push(`Open question (gate ${gate.id}, asked ${formatDuration((Date.now() - gate.askedAt) / 1000)} ago by @${gate.askedBy}):`);
+    if (isApprovalGate(gate)) {
+      const rule = approvalRule(gate.ask, settings);
+      lines.push(`- ${gate.ask.questions[0]!.text} — ${tallyLine(tally(await services.store.votes(gate.id), rule), rule)} (policy ${rule.policy})`);
+      return lines.join("\n");
+    }
     gate.ask.questions.forEach((q, i) => {
       const answer = gate.answers.find((a) => a.question === i);
       lines.push(`- ${i + 1}. ${q.text}${q.options.length ? ` (options: ${q.options.join(" / ")})` : ""}${q.default ? ` · default: ${q.default}` : ""} — ${answer ? `answered by @${answer.by}` : "waiting"}`);

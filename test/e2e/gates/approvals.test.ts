@@ -89,6 +89,9 @@ describe("gates: approvals", () => {
     g.comment(issue, "admin", "👍");
     await g.reply(issue, "Approvals 1/2: @admin");
     expect(g.runs(issue, 1)).toEqual([]);
+    g.comment(issue, "carol", "/status");
+    const status = await g.reply(issue, "**Escalation status**");
+    expect(status.body).toContain("- Deploy v2 to production? — Approvals 1/2: @admin · Denials 1/2: @maintainer (policy majority)");
     g.comment(issue, "carol", "y");
     const { task } = await g.run(issue, 1);
     expect(task).toContain("APPROVED: 2 of 2 required approvals (policy majority).");
