@@ -1,4 +1,5 @@
 import type { RecordedAnswer } from "../gates/types.js";
+import { shown } from "./echo.js";
 import { visibleReplyText } from "./visibleText.js";
 
 /**
@@ -95,7 +96,6 @@ export function approvalAnswer(counted: Tally & { outcome: "approved" | "denied"
 }
 
 const names = (votes: readonly Vote[]) => (votes.length === 0 ? "none yet" : votes.map((v) => `@${v.login}`).join(", "));
-const shown = (note: string) => `\`${note.replace(/\s+/g, " ").trim().replace(/`/g, "ʼ").slice(0, 200)}\``;
 
 /** "Approvals 1/2: @alice" (and the denials, when a majority policy is counting them). */
 export function tallyLine(t: Tally, rule: ApprovalRule): string {

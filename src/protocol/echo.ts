@@ -16,7 +16,7 @@ export function needsEcho(answer: Answer, question: Question): boolean {
 const SHOWN_CHARS = 200;
 
 /** Human text shown back inside inline code: no Markdown, no @mention pinging anyone again. */
-function shown(text: string): string {
+export function shown(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim().replace(/`/g, "ʼ");
   return `\`${flat.length > SHOWN_CHARS ? `${flat.slice(0, SHOWN_CHARS)}…` : flat}\``;
 }
