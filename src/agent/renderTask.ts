@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import Mustache from "mustache";
 import { AgentError } from "../errors.js";
-import type { Gate, HumanNote } from "../gates/types.js";
+import type { ApprovalRecord, Gate, HumanNote } from "../gates/types.js";
+import { APPROVAL_KIND } from "../protocol/approval.js";
 import { CORRECTION_KIND } from "../protocol/ask.js";
 import { cleanHumanText, stripHiddenCharacters } from "../protocol/humanText.js";
 
@@ -54,6 +55,27 @@ function auditOf(what: string, by: string, url: string, text: string, recorded?:
   return { what, by, url, sha256, ...(remark ? { remark } : {}) };
 }
 
+/** Who asked, by the ask's kind (the app's own ladder kinds and corrections are named below). */
+const KIND_LABELS: Record<string, string> = { question: "the agent", [APPROVAL_KIND]: "the agent (asking for approval)" };
+
+/** An approval's outcome for the task: decided how, by whom, and each vote with its note quoted. */
+function approvalView(record: ApprovalRecord): Record<string, unknown> {
+  const approvals = record.votes.filter((v) => v.vote === "approve").length;
+  return {
+    outcome: record.outcome.toUpperCase(),
+    approvals,
+    required: record.required,
+    policy: record.policy,
+    votes: record.votes.map((v) => ({
+      login: v.login,
+      verb: v.vote === "approve" ? "approved" : "denied",
+      at: iso(v.at),
+      url: v.url ?? "",
+      quotedNote: v.note ? quote(v.note) : undefined,
+    })),
+  };
+}
+
 const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString().replace(/\.\d+Z$/, "Z") : "unknown time");
 
 /** The view the spawn-task template sees. Only answered, resumed or cancelled gates are shown. */
@@ -67,7 +89,7 @@ export function taskView(input: TaskInput): Record<string, unknown> {
     .map((gate) => ({
       round: gate.round,
       supersededBecause: gate.state === "superseded" ? (gate.closedReason ?? "it no longer stood") : undefined,
-      kindLabel: gate.ask.kind === "question" ? "the agent" : gate.ask.kind === CORRECTION_KIND ? `human @${gate.askedBy} (a correction)` : `the app (${gate.ask.kind})`,
+      kindLabel: KIND_LABELS[gate.ask.kind] ?? (gate.ask.kind === CORRECTION_KIND ? `human @${gate.askedBy} (a correction)` : `the app (${gate.ask.kind})`),
       askedAt: iso(gate.askedAt),
       askUrl: gate.askUrl,
       context: gate.ask.context,
@@ -77,6 +99,9 @@ export function taskView(input: TaskInput): Record<string, unknown> {
           const what = `round ${gate.round}, answer to Q${index + 1}${answer.source === "default" ? " (the default taken)" : ""}`;
           audit.push(auditOf(what, answer.by, answer.url ?? gate.askUrl, answer.text, answer.sha256));
           if (answer.note) audit.push(auditOf(`round ${gate.round}, note with the choice for Q${index + 1}`, answer.by, answer.url ?? gate.askUrl, answer.note));
+          for (const vote of answer.approval?.votes ?? []) {
+            if (vote.note) audit.push(auditOf(`round ${gate.round}, note with the vote of @${vote.login}`, vote.login, vote.url ?? gate.askUrl, vote.note));
+          }
         }
         return {
           number: index + 1,
@@ -94,6 +119,7 @@ export function taskView(input: TaskInput): Record<string, unknown> {
                 quotedAnswer: quote(answer.text),
                 note: answer.note,
                 quotedNote: answer.note ? quote(answer.note) : undefined,
+                approval: answer.approval ? approvalView(answer.approval) : undefined,
               }
             : undefined,
         };

@@ -16,6 +16,9 @@ Commands:
            --context TEXT      a short paragraph shown above the questions
            --path PATH         a repository path the ask is about (repeat); with
                                answerers.from: codeowners, its code owners answer
+           --kind approval     ask people to approve or deny one --question (no --option, no --default)
+           --approvers M       with --kind approval: distinct people who must approve (1-20; the
+                               repository may require more)
            --repo OWNER/REPO   default: $GITHUB_REPOSITORY
            --issue N           default: $ESCALATION_ISSUE
            --dry-run           print the comment instead of posting it

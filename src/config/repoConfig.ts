@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { describeIssues } from "../errors.js";
 import { PERMISSION_LEVELS, type PermissionLevel } from "../github/permissions.js";
+import { MAX_APPROVERS } from "../protocol/ask.js";
+import { APPROVAL_POLICIES, type ApprovalPolicy } from "../protocol/approval.js";
 import { parseDuration } from "../protocol/duration.js";
 import type { AppConfig } from "./env.js";
 
@@ -93,6 +95,13 @@ export const RepoConfigSchema = z
     slack: z.object({ channel: z.string().min(1).max(100) }).strict().optional(),
     agent_profile: z.string().regex(/^[a-z0-9_-]{1,40}$/).optional(),
     reminders: RemindersSchema.optional(),
+    approvals: z
+      .object({
+        approvers: z.number().int().min(1).max(MAX_APPROVERS).optional(),
+        policy: z.enum(APPROVAL_POLICIES).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfigSchema>;
@@ -108,6 +117,8 @@ export interface RepoSettings {
   agentProfile: string | undefined;
   /** The reminder ladder of every open gate; empty: none. */
   reminderLadder: ReminderStep[];
+  /** Approval gates: the approvals needed (an ask may ask for more, never fewer) and the denial policy. */
+  approvals: { approvers: number; policy: ApprovalPolicy };
 }
 
 export function serverDefaults(config: AppConfig): RepoSettings {
@@ -120,6 +131,7 @@ export function serverDefaults(config: AppConfig): RepoSettings {
     slackChannel: undefined,
     agentProfile: undefined,
     reminderLadder: [],
+    approvals: { approvers: 1, policy: "any-deny" },
   };
 }
 
@@ -146,6 +158,7 @@ export function resolveRepoSettings(raw: unknown, defaults: RepoSettings): RepoC
       slackChannel: c.slack?.channel ?? defaults.slackChannel,
       agentProfile: c.agent_profile ?? defaults.agentProfile,
       reminderLadder: c.reminders ? c.reminders.ladder.map(resolveStep) : defaults.reminderLadder,
+      approvals: { approvers: c.approvals?.approvers ?? defaults.approvals.approvers, policy: c.approvals?.policy ?? defaults.approvals.policy },
     },
   };
 }

@@ -91,7 +91,9 @@ async function main(): Promise<number> {
       .filter((c) => c.actor === sim.botLogin && isContentCreating(c.method, c.route.slice(c.method.length + 1)) && !c.path.includes(`/comments/${dispatch.id}/`))
       .filter((c) => c.route !== "POST /repos/{owner}/{repo}/issues/{issue_number}/comments");
     const statusComments = sim.comments(REPO, 1).filter((c) => c.body.includes("Escalation status")).length;
-    console.log(`\n✍️  the app's GitHub writes for this round trip: ${writes.length + statusComments} (${writes.map((c) => c.route.replace("/repos/{owner}/{repo}", "")).join(", ")}); no reaction, no status comment on a round trip that went well.`);
+    // The acknowledgement saying how the reply was read: this reply was interpreted (an option with a note).
+    const echoes = sim.comments(REPO, 1).filter((c) => c.user.login === sim.botLogin && c.body.startsWith("📝")).length;
+    console.log(`\n✍️  the app's GitHub writes for this round trip: ${writes.length + statusComments + echoes} (${writes.map((c) => c.route.replace("/repos/{owner}/{repo}", "")).join(", ")}${echoes ? `, ${echoes} comment saying how the reply was read` : ""}); no reaction, no status comment on a round trip that went well.`);
     const calls = sim.calls.filter((c) => c.actor !== "maintainer");
     console.log(`\n✅ loop complete: asked, answered, re-spawned, finished. GitHub API calls by the app and agent: ${calls.length}.`);
     return 0;

@@ -19,6 +19,10 @@ export class Keys {
   gateLadder(gateId: string): string {
     return `${this.prefix}:ladder:${gateId}`;
   }
+  /** Hash: an approval gate's votes, voter login (lower case) → vote JSON; one field per person, so each counts once. */
+  gateVotes(gateId: string): string {
+    return `${this.prefix}:gate:${gateId}:votes`;
+  }
   /** Sorted set of open gate ids, scored by ask time: the inbox. */
   openGates(): string {
     return `${this.prefix}:gates:open`;

@@ -54,6 +54,32 @@ return {'recorded'}
 `;
 
 /**
+ * KEYS: gate, votes. ARGV: login (lower case), voteJson, vote, commentId.
+ * Records one person's vote on an open approval gate, compare-and-set per person: the first vote
+ * is 'counted'; the same comment again is 'same' (a redelivery or retry); the same vote from
+ * another comment is 'repeated' and not stored again; a different vote is 'changed' and replaces
+ * it. Returns {outcome, vote JSON…} with every vote now recorded, {'closed', state} once the
+ * gate is no longer open, or {'missing'}.
+ */
+export const RECORD_VOTE = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return {'missing'} end
+if state ~= 'open' then return {'closed', state} end
+local outcome = 'counted'
+local previous = redis.call('HGET', KEYS[2], ARGV[1])
+if previous then
+  local old = cjson.decode(previous)
+  if tostring(old.commentId) == ARGV[4] then outcome = 'same'
+  elseif old.vote == ARGV[3] then outcome = 'repeated'
+  else outcome = 'changed' end
+end
+if outcome == 'counted' or outcome == 'changed' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end
+local out = {outcome}
+for _, v in ipairs(redis.call('HVALS', KEYS[2])) do table.insert(out, v) end
+return out
+`;
+
+/**
  * KEYS: gate. ARGV: commentId, answersJson. An answer edited before its resume started replaces
  * the recorded one; returns 'replaced', or the gate's state when it is too late (or not that comment).
  */

@@ -1,7 +1,8 @@
 import type { Redis } from "ioredis";
 import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
-import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, REPLACE_ANSWER, RESTORE_GATE, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
+import type { Vote } from "../protocol/approval.js";
+import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, REPLACE_ANSWER, RESTORE_GATE, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
 import type { Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming } from "./types.js";
 
 export type RecordResult =
@@ -9,6 +10,11 @@ export type RecordResult =
   | { outcome: "partial"; answers: RecordedAnswer[] }
   | { outcome: "same"; state: GateState }
   | { outcome: "taken"; state: GateState; answeredBy: string }
+  | { outcome: "missing" };
+
+export type VoteResult =
+  | { outcome: "counted" | "same" | "repeated" | "changed"; votes: Vote[] }
+  | { outcome: "closed"; state: GateState }
   | { outcome: "missing" };
 
 /** A gate as the ask creates it, before any answer. */
@@ -41,6 +47,7 @@ function gateFields(gate: NewGate & Partial<Gate>): Record<string, string> {
 type ScriptedRedis = Redis & {
   escOpenGate(...args: (string | number)[]): Promise<[string, string]>;
   escRecordAnswer(...args: (string | number)[]): Promise<string[]>;
+  escRecordVote(...args: (string | number)[]): Promise<string[]>;
   escReplaceAnswer(...args: (string | number)[]): Promise<string>;
   escClaimResume(...args: (string | number)[]): Promise<string>;
   escCancelGate(...args: (string | number)[]): Promise<number>;
@@ -87,6 +94,7 @@ export class GateStore {
       redis.defineCommand("escMarkOverdue", { numberOfKeys: 1, lua: MARK_OVERDUE });
       redis.defineCommand("escRecordSupersededAnswer", { numberOfKeys: 1, lua: RECORD_SUPERSEDED_ANSWER });
     }
+    if (typeof scripted.escRecordVote !== "function") redis.defineCommand("escRecordVote", { numberOfKeys: 2, lua: RECORD_VOTE });
     if (typeof scripted.escTakeWrite !== "function") {
       redis.defineCommand("escTakeWrite", { numberOfKeys: 3, lua: TAKE_WRITE });
       redis.defineCommand("escSettleWrite", { numberOfKeys: 1, lua: SETTLE_WRITE });
@@ -185,6 +193,23 @@ export class GateStore {
     if (outcome === "same") return { outcome, state: second as GateState };
     if (outcome === "taken") return { outcome, state: second as GateState, answeredBy: third ?? "" };
     return { outcome: "missing" };
+  }
+
+  /**
+   * Records a person's vote on an open approval gate, once per person (see RECORD_VOTE); returns
+   * every vote recorded so far, oldest first, for the caller to count.
+   */
+  async recordVote(gateId: string, vote: Vote): Promise<VoteResult> {
+    const [outcome, ...rest] = await this.#redis.escRecordVote(this.keys.gate(gateId), this.keys.gateVotes(gateId), vote.login.toLowerCase(), JSON.stringify(vote), vote.vote, vote.commentId);
+    if (outcome === "missing") return { outcome };
+    if (outcome === "closed") return { outcome, state: rest[0] as GateState };
+    const votes = rest.map((v) => JSON.parse(v) as Vote).sort((a, b) => a.at - b.at || a.commentId - b.commentId);
+    return { outcome: outcome as "counted" | "same" | "repeated" | "changed", votes };
+  }
+
+  /** The votes recorded on an approval gate so far, oldest first. */
+  async votes(gateId: string): Promise<Vote[]> {
+    return (await this.#redis.hvals(this.keys.gateVotes(gateId))).map((v) => JSON.parse(v) as Vote).sort((a, b) => a.at - b.at || a.commentId - b.commentId);
   }
 
   /** Replaces the answer of an edited reply if its resume has not started; returns the gate's state otherwise. */

@@ -1,5 +1,6 @@
 import type { PermissionLevel } from "../github/permissions.js";
 import type { Ask } from "../protocol/ask.js";
+import type { ApprovalPolicy, Vote } from "../protocol/approval.js";
 import type { Answer } from "../protocol/reply.js";
 
 /**
@@ -18,6 +19,15 @@ export interface RecordedAnswer extends Answer {
   url?: string;
   /** Audit hash of the text as first folded (src/agent/renderTask.ts foldedSha256), kept when rebuilt from the status comment. */
   sha256?: string;
+  /** An approval gate's outcome (the answer's text is "approved" or "denied") and the votes that decided it. */
+  approval?: ApprovalRecord;
+}
+
+export interface ApprovalRecord {
+  outcome: "approved" | "denied";
+  required: number;
+  policy: ApprovalPolicy;
+  votes: Vote[];
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { Gate, RecordedAnswer } from "../gates/types.js";
+import { APPROVAL_KIND, renderLateVote } from "../protocol/approval.js";
+import { echoLines, readingSummary, renderEcho } from "../protocol/echo.js";
 import { parseReply } from "../protocol/reply.js";
 import { jobIds } from "../queue/names.js";
 import type { CommentEvent } from "../queue/jobs.js";
@@ -9,6 +11,8 @@ import { reportHiddenContent } from "./hiddenContent.js";
 
 export interface AnswerSource {
   by: string;
+  /** What the app understood of a reply (src/protocol/echo.ts): a comment when it interpreted, a status line always. */
+  echo?: { comment?: string; lines: string[]; statusLine: string };
   /** The answering comment's id, or a synthetic id ("timeout-…") for answers the app took. */
   commentId: number | string;
   at: number;
@@ -28,7 +32,13 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
   if (result.outcome === "taken") {
     if (typeof source.commentId === "number") {
       await sendFeedback(services, target, [
-        { type: "comment", body: `@${source.by} this question was already answered by @${result.answeredBy}; your reply was not used. Use \`/reopen\` to correct that answer or \`/note\` to add guidance.` },
+        {
+          type: "comment",
+          body:
+            gate.ask.kind === APPROVAL_KIND
+              ? renderLateVote(source.by, result.answeredBy)
+              : `@${source.by} this question was already answered by @${result.answeredBy}; your reply was not used. Use \`/reopen\` to correct that answer or \`/note\` to add guidance.`,
+        },
       ], undefined, `taken-${source.commentId}`);
     }
     return "already answered";
@@ -39,7 +49,7 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
     await sendFeedback(
       services,
       target,
-      [{ type: "comment", body: `Recorded ${result.answers.length} of ${gate.ask.questions.length} answers. Still open: ${remaining.map((i) => `**${i + 1}.** ${gate.ask.questions[i]!.text}`).join(" · ")}. Reply with \`${remaining[0]! + 1}. your answer\` or \`/answer ${remaining[0]! + 1} your answer\`.` }],
+      [{ type: "comment", body: `Recorded ${result.answers.length} of ${gate.ask.questions.length} answers. Still open: ${remaining.map((i) => `**${i + 1}.** ${gate.ask.questions[i]!.text}`).join(" · ")}. Reply with \`${remaining[0]! + 1}. your answer\` or \`/answer ${remaining[0]! + 1} your answer\`.${source.echo?.lines.length ? `\n\nYour reply was recorded as\n\n${source.echo.lines.join("\n")}` : ""}` }],
       `answers recorded for ${answers.map((a) => `question ${a.question + 1}`).join(", ")} of gate ${gate.id} by @${source.by}; ${remaining.length} still open`,
       `partial-${gate.id}-${source.commentId}`,
     );
@@ -57,6 +67,17 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
     (await services.settings(target.installationId, target.repo)).settings.maxAttempts,
   );
   services.log.info({ repo: target.repo, issue: target.issue, gate: gate.id, by: source.by }, "answer recorded");
+  // After the spawn is queued, never before it: the echo is feedback, off the resume path.
+  if (result.outcome === "recorded" && source.echo) {
+    await sendFeedback(
+      services,
+      target,
+      source.echo.comment ? [{ type: "comment", body: source.echo.comment }] : [],
+      source.echo.statusLine,
+      `echo-${source.commentId}`,
+      { quiet: true },
+    );
+  }
   return "answer recorded";
 }
 
@@ -77,8 +98,14 @@ export async function answerFromReply(services: Services, event: CommentEvent, g
     commentId: event.comment.id,
     url: event.comment.url,
   }));
+  const by = event.comment.author.login;
   return applyAnswers(services, { installationId: event.installationId, repo: event.repo, issue: event.issue.number }, gate, answers, {
-    by: event.comment.author.login,
+    by,
+    echo: {
+      comment: renderEcho(by, parsed.answers, gate.ask.questions),
+      lines: echoLines(parsed.answers, gate.ask.questions),
+      statusLine: `the answer of @${by} to gate ${gate.id} was read as ${readingSummary(parsed.answers, gate.ask.questions)}`,
+    },
     commentId: event.comment.id,
     at,
     receivedAt: event.receivedAt,

@@ -3,6 +3,8 @@ import type { Gate } from "../gates/types.js";
 import { CORRECTION_KIND, newAskId } from "../protocol/ask.js";
 import type { Command } from "../protocol/commands.js";
 import { formatDuration } from "../protocol/duration.js";
+import { tally, tallyLine } from "../protocol/approval.js";
+import { readingSummary } from "../protocol/echo.js";
 import { HELP_TEXT } from "../protocol/help.js";
 import { parseReply } from "../protocol/reply.js";
 import { jobIds } from "../queue/names.js";
@@ -10,6 +12,7 @@ import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerFromReply, applyAnswers, defaultAnswers } from "./answerGate.js";
 import { refusedAnswer, whoCanAnswer } from "./answerers.js";
+import { approvalRule, isApprovalGate, voteFromReply } from "./approvalGate.js";
 import { dispatch } from "./dispatch.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 
@@ -28,9 +31,10 @@ const at = (event: CommentEvent) => Date.parse(event.comment.createdAt) || event
 const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
   agent: (services, event) => dispatch(services, event, event.comment.author.login, event.comment.id),
 
-  answer: async (services, event) => {
+  answer: async (services, event, _args, settings) => {
     const gate = await openGateOf(services, event);
-    return gate ? answerFromReply(services, event, gate) : "ignored: /answer without an open gate";
+    if (!gate) return "ignored: /answer without an open gate";
+    return isApprovalGate(gate) ? voteFromReply(services, event, gate, settings) : answerFromReply(services, event, gate);
   },
 
   defaults: async (services, event) => {
@@ -96,8 +100,8 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
 
   reopen: async (services, event, args) => reopen(services, event, args),
 
-  status: async (services, event) => {
-    await reply(services, event, await describeStatus(services, event));
+  status: async (services, event, _args, settings) => {
+    await reply(services, event, await describeStatus(services, event, settings));
     return "status replied";
   },
 
@@ -130,6 +134,11 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
   }
   const refused = await refusedAnswer(services, event, last);
   if (refused) return refused;
+  if (isApprovalGate(last)) {
+    // One person's /reopen must not overturn what the approval policy decided.
+    await reply(services, event, "An approval is not corrected with `/reopen`: each vote counts once. `/retry` runs the agent again, and it asks for approval anew.");
+    return "reopen: refused on an approval";
+  }
   const parsed = parseReply(args, last.ask.questions);
   if (parsed.answers.length === 0) {
     await reply(services, event, "`/reopen` needs the corrected answer after it, e.g. `/reopen 2` or `/reopen 1. Postgres`.");
@@ -145,11 +154,11 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
   if (!gate) return "reopen: gate vanished";
   const corrected = parsed.answers.map((a) => ({ ...a, by, at: when, source: "human" as const, commentId: event.comment.id, url: event.comment.url }));
   const kept = last.answers.filter((a) => !corrected.some((c) => c.question === a.question));
-  await sendFeedback(services, targetOf(event), [], `@${by} reopened gate ${last.id} with a correction; the agent is re-spawned with it`);
+  await sendFeedback(services, targetOf(event), [], `@${by} reopened gate ${last.id} with a correction, read as ${readingSummary(parsed.answers, last.ask.questions)}; the agent is re-spawned with it`);
   return applyAnswers(services, targetOf(event), gate, [...corrected, ...kept], { by, commentId: event.comment.id, at: when, receivedAt: event.receivedAt, url: event.comment.url });
 }
 
-async function describeStatus(services: Services, event: CommentEvent): Promise<string> {
+async function describeStatus(services: Services, event: CommentEvent, settings: RepoSettings): Promise<string> {
   const ref = { repo: event.repo, issue: event.issue.number };
   const [gate, round, notes] = await Promise.all([services.store.lastGate(ref), services.store.currentRound(ref), services.store.notes(ref)]);
   const lines = [`**Escalation status** · round ${round} · ${notes.length} note(s) from humans`];
@@ -157,6 +166,11 @@ async function describeStatus(services: Services, event: CommentEvent): Promise<
     lines.push("No question has been asked on this issue.");
   } else if (gate.state === "open") {
     lines.push(`Open question (gate ${gate.id}, asked ${formatDuration((Date.now() - gate.askedAt) / 1000)} ago by @${gate.askedBy}):`);
+    if (isApprovalGate(gate)) {
+      const rule = approvalRule(gate.ask, settings);
+      lines.push(`- ${gate.ask.questions[0]!.text} — ${tallyLine(tally(await services.store.votes(gate.id), rule), rule)} (policy ${rule.policy})`);
+      return lines.join("\n");
+    }
     gate.ask.questions.forEach((q, i) => {
       const answer = gate.answers.find((a) => a.question === i);
       lines.push(`- ${i + 1}. ${q.text}${q.options.length ? ` (options: ${q.options.join(" / ")})` : ""}${q.default ? ` · default: ${q.default}` : ""} — ${answer ? `answered by @${answer.by}` : "waiting"}`);

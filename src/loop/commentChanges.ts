@@ -1,8 +1,10 @@
 import type { RepoSettings } from "../config/repoConfig.js";
+import { readingSummary } from "../protocol/echo.js";
 import { parseReply } from "../protocol/reply.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerFromReply } from "./answerGate.js";
+import { isApprovalGate } from "./approvalGate.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 
 /**
@@ -15,6 +17,8 @@ export async function commentEdited(services: Services, event: CommentEvent): Pr
   const gate = await services.store.lastGate({ repo: event.repo, issue: event.issue.number });
   const answered = gate !== undefined && (gate.answerCommentId === event.comment.id || gate.answers.some((a) => a.commentId === event.comment.id));
   if (!gate || !answered) return "ignored: edit of a comment that answered nothing";
+  // A vote is cast by a comment, once: an edit does not recast it (the person votes again instead).
+  if (isApprovalGate(gate)) return "ignored: an edited vote is not read again";
   const parsed = parseReply(event.comment.body, gate.ask.questions);
   if (parsed.answers.length === 0) return "ignored: edited answer has no answer";
   if (gate.state === "open") {
@@ -30,7 +34,7 @@ export async function commentEdited(services: Services, event: CommentEvent): Pr
   // The guard is the comment that completed the gate, which may be another one than the edited.
   const outcome = await services.store.replaceAnswer(gate.id, gate.answerCommentId ?? event.comment.id, answers);
   if (outcome === "replaced") {
-    await sendFeedback(services, targetOf(event), [], `@${event.comment.author.login} edited the answer to gate ${gate.id} before the agent resumed; the edit is what the agent gets`);
+    await sendFeedback(services, targetOf(event), [], `@${event.comment.author.login} edited the answer to gate ${gate.id} before the agent resumed; the edit is what the agent gets, read as ${readingSummary(parsed.answers, gate.ask.questions)}`);
     return "answer replaced";
   }
   await sendFeedback(

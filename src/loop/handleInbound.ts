@@ -9,6 +9,7 @@ import { parseCommand } from "../protocol/commands.js";
 import type { CommentEvent, InboundEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerFromReply } from "./answerGate.js";
+import { isApprovalGate, voteFromReply } from "./approvalGate.js";
 import { runCommand } from "./commands.js";
 import { commentDeleted, commentEdited } from "./commentChanges.js";
 import { dispatch } from "./dispatch.js";
@@ -62,7 +63,7 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
   const command = parseCommand(event.comment.body);
   if (command && command.name !== "answer") return runCommand(services, event, command, settings);
   const gate = await gateToAnswer(services, event);
-  if (gate) return answerFromReply(services, event, gate);
+  if (gate) return isApprovalGate(gate) ? voteFromReply(services, event, gate, settings) : answerFromReply(services, event, gate);
   const last = await services.store.lastGate({ repo: event.repo, issue: event.issue.number });
   if (last?.state === "superseded" && last.answers.length === 0) {
     const outcome = await answerSuperseded(services, event, last);

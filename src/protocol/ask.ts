@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { ProtocolError, describeIssues } from "../errors.js";
 import { formatDuration } from "./duration.js";
+import { APPROVAL_KIND } from "./approval.js";
 import { findMarker, renderMarker } from "./marker.js";
 
 /** One question of an ask. `default` is an option label or free text used when nobody answers. */
@@ -24,6 +25,8 @@ export const AskPathSchema = z
   .max(300)
   .regex(/^[^`\\\x00-\x1f]+$/, "must be a repository path without backticks, backslashes or control characters")
   .refine((p) => !p.split("/").includes(".."), "must stay inside the repository (no .. segments)");
+/** The most approvals an approval gate may need. */
+export const MAX_APPROVERS = 20;
 
 /** The structured ask carried by the hidden marker of an ask comment. */
 export const AskSchema = z.object({
@@ -36,6 +39,8 @@ export const AskSchema = z.object({
   context: z.string().max(4000).optional(),
   /** Optional, so asks written before paths existed still parse. */
   paths: z.array(AskPathSchema).min(1).max(20).optional(),
+  /** Approvals an approval gate needs (kind "approval"); the repository may require more. Absent in older asks. */
+  approvers: z.number().int().min(1).max(MAX_APPROVERS).optional(),
 });
 export type Ask = z.infer<typeof AskSchema>;
 export type AskInput = z.input<typeof AskSchema>;
@@ -52,6 +57,7 @@ export function validateAsk(input: unknown): Ask {
   const parsed = AskSchema.safeParse(input);
   if (!parsed.success) throw new ProtocolError(`Invalid ask: ${describeIssues(parsed.error.issues)}`);
   const ask = parsed.data;
+  checkApproval(ask);
   ask.questions.forEach((question, index) => {
     if (question.default !== undefined && question.options.length > 0) {
       question.default = resolveOptionLabel(question, question.default) ?? question.default;
@@ -61,6 +67,18 @@ export function validateAsk(input: unknown): Ask {
     }
   });
   return ask;
+}
+
+/** An approval is one yes-or-no question that people vote on: it has no options and no default. */
+function checkApproval(ask: Ask): void {
+  if (ask.kind !== APPROVAL_KIND) {
+    if (ask.approvers !== undefined) throw new ProtocolError(`Invalid ask: approvers: only an ask of kind "${APPROVAL_KIND}" has approvers (kind is "${ask.kind}").`);
+    return;
+  }
+  if (ask.questions.length !== 1) throw new ProtocolError(`Invalid ask: questions: an approval asks exactly one question (got ${ask.questions.length}).`);
+  const [question] = ask.questions;
+  if (question!.options.length > 0) throw new ProtocolError("Invalid ask: questions.0.options: an approval has no options; people reply approve or deny.");
+  if (question!.default !== undefined) throw new ProtocolError("Invalid ask: questions.0.default: an approval has no default; nobody approves by silence.");
 }
 
 /** Maps "2" or "sqlite" to the option label "SQLite"; undefined when it names no option. */
@@ -77,6 +95,7 @@ export function questionTimeout(ask: Ask, question: Question): number | undefine
 
 /** Renders the comment an agent posts: readable for the human, with the hidden marker at the end. */
 export function renderAskComment(ask: Ask): string {
+  if (ask.kind === APPROVAL_KIND) return renderApprovalAsk(ask);
   const lines: string[] = [];
   const several = ask.questions.length > 1;
   lines.push(several ? "### 🙋 The agent needs your input on a few questions" : "### 🙋 The agent needs your input");
@@ -116,6 +135,20 @@ export function renderAskComment(ask: Ask): string {
         : `If nobody answers within ${formatDuration(timeout)}, a reminder is posted.`,
     );
   }
+  lines.push("", renderMarker("ask", ask));
+  return lines.join("\n");
+}
+
+function renderApprovalAsk(ask: Ask): string {
+  const question = ask.questions[0]!;
+  const lines = ["### 🔐 The agent asks for approval"];
+  if (ask.context) lines.push("", ask.context);
+  const needed = ask.approvers === undefined ? "the number of approvals this repository requires (1 unless `.github/escalation.yml` says more)" : `**${ask.approvers} approval${ask.approvers === 1 ? "" : "s"}**`;
+  lines.push("", `**${question.text}**`, "", "---");
+  lines.push(`Needs ${needed} from people who may answer here; the account that asked never counts, and each person counts once.`);
+  lines.push("Reply `approve` (or `lgtm`, `yes`, 👍) or `deny` (or `no`, `reject`); words after it are kept as a note. Unless the repository's policy says otherwise, one denial decides.");
+  const timeout = questionTimeout(ask, question);
+  if (timeout !== undefined) lines.push(`If the approvals are not in within ${formatDuration(timeout)}, a reminder is posted.`);
   lines.push("", renderMarker("ask", ask));
   return lines.join("\n");
 }

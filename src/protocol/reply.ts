@@ -41,6 +41,7 @@ const LEADING_EMPHASIS = /^[*_~`]+/;
 // not "(" or quotes, which belong to the note.
 const NOTE_SEPARATOR = /^[\s.,:;!?)\]*_~`\-\u2013\u2014]+/;
 const WORD_CHAR = /^[\p{L}\p{M}\p{N}]/u;
+const WORD_BEFORE = /[\p{L}\p{M}\p{N}]$/u;
 
 export function parseReply(body: string, questions: readonly Question[]): ParsedReply {
   const visible = visibleReplyText(body);
@@ -103,17 +104,43 @@ function answerStart(line: string): { question: number; text: string } | undefin
 }
 
 /**
- * Finds the option an answer selects: by 1-based number or by label (longest label wins), either
- * optionally followed by a note. Emphasis around the answer ("**SQLite**") is ignored.
+ * Finds the option an answer selects, with confidence: the answer starts with the option's 1-based
+ * number or its label (longest label wins), optionally followed by a note, and the note names no
+ * other option ("SQLite or Postgres, whichever" is ambiguous and stays free text). Emphasis around
+ * the answer ("**SQLite**") is ignored. A label named later in prose ("I think SQLite") selects
+ * nothing: the text is passed on as it is, and the acknowledgement says no option was chosen.
  */
 export function matchOption(text: string, question: Question): OptionMatch | undefined {
   if (question.options.length === 0) return undefined;
   const trimmed = text.trim();
   for (const candidate of new Set([trimmed, trimmed.replace(LEADING_EMPHASIS, "")])) {
     const match = byNumber(candidate, question.options) ?? byLabel(candidate, question.options);
-    if (match !== undefined) return match;
+    if (match === undefined) continue;
+    const others = optionsNamed(match.note ?? "", question.options).filter((index) => index !== match.optionIndex);
+    return others.length === 0 ? match : undefined;
   }
   return undefined;
+}
+
+/**
+ * The 0-based indexes of the options whose label appears in `text` as a whole word, in any case. A
+ * label inside a longer label that also appears ("Go" in "Go modules") does not count on its own.
+ */
+export function optionsNamed(text: string, options: readonly string[]): number[] {
+  const lower = text.toLowerCase();
+  const spans: Array<{ index: number; start: number; end: number }> = [];
+  options.forEach((option, index) => {
+    const label = option.toLowerCase();
+    if (label === "") return;
+    for (let at = lower.indexOf(label); at >= 0; at = lower.indexOf(label, at + 1)) {
+      const end = at + label.length;
+      if (WORD_CHAR.test(lower.slice(end)) || WORD_BEFORE.test(lower.slice(0, at))) continue;
+      spans.push({ index, start: at, end });
+    }
+  });
+  const inside = (a: { start: number; end: number }, b: { start: number; end: number }) => b.start <= a.start && a.end <= b.end && b.end - b.start > a.end - a.start;
+  const named = spans.filter((span) => !spans.some((other) => inside(span, other))).map((span) => span.index);
+  return [...new Set(named)].sort((a, b) => a - b);
 }
 
 function byNumber(text: string, options: readonly string[]): OptionMatch | undefined {

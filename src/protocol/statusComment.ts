@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ProtocolError } from "../errors.js";
 import { formatDuration } from "./duration.js";
+import { APPROVAL_POLICIES } from "./approval.js";
 import { findMarker, renderMarker } from "./marker.js";
 
 /**
@@ -44,6 +45,26 @@ export const StatusStateSchema = z.object({
               url: z.string().max(2048).optional(),
               /** SHA-256 of the whole text as folded into the task (before any cut here): the audit record. */
               sha256: SHA256.optional(),
+              /** An approval gate's outcome and the votes that decided it. */
+              approval: z
+                .object({
+                  outcome: z.enum(["approved", "denied"]),
+                  required: z.number().int().positive(),
+                  policy: z.enum(APPROVAL_POLICIES),
+                  votes: z
+                    .array(
+                      z.object({
+                        login: z.string().max(100),
+                        vote: z.enum(["approve", "deny"]),
+                        at: z.number(),
+                        commentId: z.number().int(),
+                        url: z.string().max(2048).optional(),
+                        note: z.string().max(ANSWER_CHARS + 1).optional(),
+                      }),
+                    )
+                    .max(50),
+                })
+                .optional(),
             }),
           )
           .max(20),

@@ -2,6 +2,7 @@ import type { RepoSettings } from "../config/repoConfig.js";
 import { ProtocolError } from "../errors.js";
 import type { Gate, RecordedAnswer } from "../gates/types.js";
 import { sendFeedback } from "../loop/feedback.js";
+import { approvalRule } from "../loop/approvalGate.js";
 import { handleInbound, maySteer } from "../loop/handleInbound.js";
 import { parseAskComment, type Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
@@ -186,6 +187,7 @@ async function withTimelineIfNeeded(
     awaitingLabel: settings.labels.awaiting,
     isAnswerer: (c: TimelineComment) => c.user !== null && answerers.has(c.user.login),
     recorded: (id) => (state?.gates.find((g) => g.id === id)?.answers.length ?? 0) > 0,
+    approvalRule: (ask) => approvalRule(ask, settings),
   });
   return withTimeline(state, resumed);
 }

@@ -1,3 +1,4 @@
+import { APPROVAL_KIND, approvalAnswer, parseVote, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
 import type { Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
 import { parseReply } from "../protocol/reply.js";
@@ -34,6 +35,8 @@ export interface TimelineInput {
   isAnswerer: (comment: TimelineComment) => boolean;
   /** Gates the status comment holds (with their answers), though not as settled. */
   recorded?: (gateId: string) => boolean;
+  /** What an approval ask needs (the repository's settings apply); without it, the ask's own count and any-deny. */
+  approvalRule?: (ask: Ask) => ApprovalRule;
 }
 
 /** How far a gate got; a record never moves a gate back. */
@@ -107,6 +110,7 @@ function labelTakenOffAfter(input: TimelineInput, since: number): number | undef
 }
 
 function answersBetween(input: TimelineInput, ask: Ask, askComment: TimelineComment, from: number, until: number): Omit<GateRecord, "id" | "state" | "round"> | undefined {
+  if (ask.kind === APPROVAL_KIND) return votesBetween(input, ask, askComment, from, until);
   const byQuestion = new Map<number, GateRecord["answers"][number]>();
   let last: TimelineComment | undefined;
   for (const reply of input.comments) {
@@ -138,6 +142,24 @@ function answersBetween(input: TimelineInput, ask: Ask, askComment: TimelineComm
     answeredAt: completedByReply ? Date.parse(last!.created_at) : taken,
     ...(completedByReply ? { answerCommentId: last!.id } : {}),
   };
+}
+
+/** An approval gate's outcome, counted again from the votes in between, as the app counted them. */
+function votesBetween(input: TimelineInput, ask: Ask, askComment: TimelineComment, from: number, until: number): Omit<GateRecord, "id" | "state" | "round"> | undefined {
+  const rule = input.approvalRule?.(ask) ?? { required: ask.approvers ?? 1, policy: "any-deny" };
+  const votes: Vote[] = [];
+  for (const reply of input.comments) {
+    const at = Date.parse(reply.created_at);
+    if (reply.id === askComment.id || at < from - 1000 || at > until + 1000 || !reply.body || !input.isAnswerer(reply)) continue;
+    const cast = parseVote(reply.body);
+    if (!cast) continue;
+    const vote: Vote = { login: reply.user?.login ?? "ghost", vote: cast.vote, at, commentId: reply.id, url: reply.html_url, ...(cast.note ? { note: cast.note } : {}) };
+    votes.push(vote);
+    const counted = tally(votes, rule);
+    if (counted.outcome === undefined) continue;
+    return { answers: [approvalAnswer({ ...counted, outcome: counted.outcome }, rule, vote)], answeredBy: vote.login, answeredAt: at, answerCommentId: reply.id };
+  }
+  return undefined;
 }
 
 function answerOf(question: Ask["questions"][number], index: number, text: string): { question: number; text: string; option?: string; optionIndex?: number } {

@@ -66,7 +66,8 @@ describe("the escalation loop end to end", () => {
 
     // The happy path writes twice (README, "GitHub's limits"): the label on when the question is
     // registered, off when the round that took the answer ended. No reaction, no status comment:
-    // its lines are kept for the next render that something else calls for.
+    // its lines are kept for the next render that something else calls for. This reply was
+    // interpreted (an option with a note), so one more: the comment saying how it was read.
     await waitFor("label removed", () => !sim.issue(REPO, issue).labels.includes("awaiting-human"));
     const ask = sim.comments(REPO, issue).find((c) => parseAskComment(c.body) !== undefined)!;
     const asked = sim.calls.findIndex((c) => c.route === "POST /repos/{owner}/{repo}/issues/{issue_number}/comments" && c.actor === sim.botLogin && c.path.includes(`/issues/${issue}/`));
@@ -74,7 +75,12 @@ describe("the escalation loop end to end", () => {
     const writes = sim.calls
       .slice(asked + 1)
       .filter((c) => c.actor === sim.botLogin && isContentCreating(c.method, c.route.slice(c.method.length + 1)) && c.path.includes(`/issues/${issue}/`));
-    expect(writes.map((c) => c.route)).toEqual(["POST /repos/{owner}/{repo}/issues/{issue_number}/labels", "DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"]);
+    expect(writes.map((c) => c.route)).toEqual([
+      "POST /repos/{owner}/{repo}/issues/{issue_number}/labels",
+      "POST /repos/{owner}/{repo}/issues/{issue_number}/comments",
+      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}",
+    ]);
+    expect(sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && c.body.startsWith("📝"))?.body).toContain("Recorded as **2. SQLite**, with the note `keep it embedded`");
     expect(sim.comments(REPO, issue).filter((c) => c.body.includes("Escalation status"))).toHaveLength(0);
     expect(sim.comments(REPO, issue).flatMap((c) => c.reactions).filter((r) => r.user === sim.botLogin && r.content !== "rocket")).toEqual([]);
     expect(sim.comments(REPO, issue).find((c) => c.id === reply.id)?.reactions).toEqual([]);

@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ProtocolError, describeIssues } from "../../errors.js";
-import { newAskId, renderAskComment, validateAsk, type Ask, type AskInput } from "../../protocol/ask.js";
+import { APPROVAL_KIND } from "../../protocol/approval.js";
+import { MAX_APPROVERS, newAskId, renderAskComment, validateAsk, type Ask, type AskInput } from "../../protocol/ask.js";
 import { parseDuration } from "../../protocol/duration.js";
 import { postIssueComment } from "../github.js";
 import { UsageError } from "../usage.js";
@@ -51,6 +52,43 @@ function questionsFrom(tokens: ReturnType<typeof parseArgs>["tokens"]): { questi
   return { questions, askTimeout };
 }
 
+const ApproversFlag = z
+  .string()
+  .regex(/^\s*\d+\s*$/, { error: (issue) => `--approvers must be a positive integer (got ${JSON.stringify(issue.input)}).` })
+  .transform(Number)
+  .pipe(
+    z
+      .number()
+      .int()
+      .min(1, { error: "--approvers must be at least 1 (got 0)." })
+      .max(MAX_APPROVERS, { error: (issue) => `--approvers must be at most ${MAX_APPROVERS} (got ${String(issue.input)}).` }),
+  );
+
+/** The flags that shape an approval, checked together so each message names the flag to change. */
+const ApprovalFlags = z
+  .object({
+    kind: z.string().optional(),
+    approvers: ApproversFlag.optional(),
+    questions: z.array(z.object({ options: z.array(z.string()), default: z.string().optional() })),
+  })
+  .superRefine((flags, ctx) => {
+    const problem = (message: string) => ctx.addIssue({ code: "custom", message });
+    if (flags.kind !== APPROVAL_KIND) {
+      if (flags.approvers !== undefined) problem(`--approvers needs --kind ${APPROVAL_KIND} (got --kind ${flags.kind ?? "question"}).`);
+      return;
+    }
+    if (flags.questions.length > 1) problem(`--kind ${APPROVAL_KIND} takes exactly one --question, the thing to approve (got ${flags.questions.length}).`);
+    if (flags.questions.some((q) => q.options.length > 0)) problem(`--option is not allowed with --kind ${APPROVAL_KIND}: people reply approve or deny.`);
+    if (flags.questions.some((q) => q.default !== undefined)) problem(`--default is not allowed with --kind ${APPROVAL_KIND}: nobody approves by silence.`);
+  });
+
+/** Validates --kind and --approvers against the questions; returns the approvers count, if given. */
+function approvalFlags(kind: string | undefined, approvers: string | undefined, questions: QuestionDraft[]): number | undefined {
+  const parsed = ApprovalFlags.safeParse({ kind, approvers, questions });
+  if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => issue.message).join(" "));
+  return parsed.data.approvers;
+}
+
 export interface AskResult {
   /** The posted comment's URL; "" for a dry run. */
   url: string;
@@ -72,6 +110,8 @@ export function readAskEnv(env: NodeJS.ProcessEnv): AskEnv {
 export interface AskDraft {
   questions: QuestionDraft[];
   kind?: string;
+  /** For kind "approval": the approvals needed. */
+  approvers?: number;
   timeoutSeconds?: number;
   context?: string;
   /** Repository paths the ask is about (their code owners may answer). */
@@ -103,6 +143,7 @@ export async function submitAsk(draft: AskDraft, where: { env: AskEnv; repo?: st
     timeoutSeconds: draft.timeoutSeconds,
     context: draft.context,
     paths: draft.paths?.length ? draft.paths : undefined,
+    approvers: draft.approvers,
   };
   let ask: Ask;
   let body: string;
@@ -137,6 +178,7 @@ export async function askCommand(argv: string[], env: NodeJS.ProcessEnv, out: (l
         context: { type: "string" },
         path: { type: "string", multiple: true },
         kind: { type: "string" },
+        approvers: { type: "string" },
         repo: { type: "string" },
         issue: { type: "string" },
         "dry-run": { type: "boolean" },
@@ -157,8 +199,9 @@ export async function askCommand(argv: string[], env: NodeJS.ProcessEnv, out: (l
     throw new UsageError((error as Error).message, { cause: error });
   }
   const dryRun = parsed.values["dry-run"] ?? false;
+  const approvers = approvalFlags(parsed.values.kind, parsed.values.approvers, drafts.questions);
   const result = await submitAsk(
-    { questions: drafts.questions, kind: parsed.values.kind, timeoutSeconds: drafts.askTimeout, context: parsed.values.context, paths: parsed.values.path },
+    { questions: drafts.questions, kind: parsed.values.kind, approvers, timeoutSeconds: drafts.askTimeout, context: parsed.values.context, paths: parsed.values.path },
     { env: askEnv, repo: parsed.values.repo, issue: parsed.values.issue, dryRun },
   );
   out(dryRun ? result.body : result.url);

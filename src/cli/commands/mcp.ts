@@ -5,6 +5,8 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { z } from "zod";
 import { projectRoot } from "../../config/projectRoot.js";
 import { EscalationError } from "../../errors.js";
+import { APPROVAL_KIND } from "../../protocol/approval.js";
+import { MAX_APPROVERS } from "../../protocol/ask.js";
 import { parseDuration } from "../../protocol/duration.js";
 import { UsageError } from "../usage.js";
 import { readAskEnv, submitAsk, type AskDraft, type AskResult } from "./ask.js";
@@ -34,6 +36,11 @@ export const askHumanInput = {
     .max(20)
     .optional()
     .describe("Repository paths the question is about (files, or directories ending in /); the repository may let only their code owners answer."),
+  kind: z
+    .enum(["question", APPROVAL_KIND])
+    .optional()
+    .describe('"approval" asks people to approve or deny one question (no options, no default); "question" (the default) asks for answers.'),
+  approvers: z.number().int().min(1).max(MAX_APPROVERS).optional().describe('With kind "approval": how many distinct people must approve (the repository may require more).'),
 };
 
 const DESCRIPTION = [
@@ -45,7 +52,14 @@ const DESCRIPTION = [
 const seconds = (value: string | number | undefined, what: string): number | undefined => (value === undefined ? undefined : parseDuration(String(value), what));
 
 /** Turns the tool's arguments into the draft `escalate ask` builds from its flags. */
-export function draftFromTool(args: { questions: Array<{ text: string; options?: string[]; default?: string; timeout?: string | number }>; timeout?: string | number; context?: string; paths?: string[] }): AskDraft {
+export function draftFromTool(args: {
+  questions: Array<{ text: string; options?: string[]; default?: string; timeout?: string | number }>;
+  timeout?: string | number;
+  context?: string;
+  paths?: string[];
+  kind?: string;
+  approvers?: number;
+}): AskDraft {
   try {
     return {
       questions: args.questions.map((q, i) => ({
@@ -57,6 +71,8 @@ export function draftFromTool(args: { questions: Array<{ text: string; options?:
       timeoutSeconds: seconds(args.timeout, "timeout"),
       context: args.context,
       paths: args.paths,
+      ...(args.kind ? { kind: args.kind } : {}),
+      ...(args.approvers !== undefined ? { approvers: args.approvers } : {}),
     };
   } catch (error) {
     throw new UsageError((error as Error).message, { cause: error });

@@ -35,6 +35,47 @@ describe("gates: answers", () => {
     }
   });
 
+  it("the acknowledgement echoes how a reply was read: an interpreted option, free text and why; an exact option gets none", async () => {
+    g = await Gates.start("ask");
+    const [prose, ambiguous, exact] = await Promise.all([g.asked("Prose"), g.asked("Ambiguous"), g.asked("Exact")]);
+    g.comment(prose.issue, "maintainer", "sqlite please, embedded is fine");
+    g.comment(ambiguous.issue, "maintainer", "SQLite or Postgres, whichever is faster");
+    const reply = g.comment(exact.issue, "maintainer", "2");
+    const [one, two] = await Promise.all([g.run(prose.issue, 1), g.run(ambiguous.issue, 1), g.run(exact.issue, 1)]);
+
+    expect(one.task).toContain('choosing option "SQLite"');
+    expect(one.task).toContain("Note that came with the choice:\n\n> please, embedded is fine");
+    const echoed = await g.reply(prose.issue, "Recorded as");
+    expect(echoed.body).toMatch(/^📝 @maintainer: Recorded as \*\*2\. SQLite\*\*, with the note `please, embedded is fine`\.\n\nNot what you meant\? Reply `\/reopen <corrected answer>`/);
+
+    // Naming two options is not a confident choice: the words go to the agent as they are, and the reply says so.
+    expect(two.task).not.toContain("choosing option");
+    expect(two.task).toContain("> SQLite or Postgres, whichever is faster");
+    const free = await g.reply(ambiguous.issue, "Recorded as free text");
+    expect(free.body).toContain("free text (it names 1. Postgres and 2. SQLite, so no option was chosen): `SQLite or Postgres, whichever is faster`");
+
+    // "2" was read as written: no comment, only a line kept for the status comment's next render.
+    await g.resumedWith(reply.id, exact.issue);
+    await waitFor("the label off on the exact reply's issue", () => !g!.labels(exact.issue).includes("awaiting-human"));
+    await settle(800);
+    expect(g.replies(exact.issue)).toEqual([]);
+    const lines = await g.loop.app.services.store.statusLines({ repo: REPO, issue: exact.issue });
+    expect(lines.join("\n")).toContain(`the answer of @maintainer to gate ${exact.comment.id} was read as 2. SQLite`);
+    expect(g.replies(prose.issue)).toHaveLength(1);
+  });
+
+  it("a wrong reading is corrected with /reopen: the agent runs again with the corrected option", async () => {
+    g = await Gates.start("ask");
+    const { issue, comment: ask } = await g.asked("Misread");
+    g.comment(issue, "maintainer", "I would not use Postgres here");
+    await g.reply(issue, "Recorded as free text (it names 1. Postgres but does not start with it");
+    await g.run(issue, 1);
+    g.comment(issue, "maintainer", "/reopen 2");
+    const { task } = await g.run(issue, 2);
+    expect(task).toContain('choosing option "SQLite"');
+    await g.statusLine(issue, `@maintainer reopened gate ${ask.id} with a correction, read as 2. SQLite`);
+  });
+
   it("several questions: numbered lines answer them in order; a partial reply says what remains and only a complete set resumes", async () => {
     g = await Gates.start("ask2");
     const [whole, parts] = await Promise.all([g.asked("Answered at once"), g.asked("Answered in parts")]);

@@ -155,6 +155,15 @@ describe("escalate ask: posting", () => {
 });
 
 describe("escalate ask: --dry-run", () => {
+  it("--kind approval --approvers 2 posts an approval ask with the count in its marker", async () => {
+    const run = await escalate(["ask", "--kind", "approval", "--approvers", "2", "--question", "Deploy v2 to production?", "--timeout", "1d"]);
+    expect(run).toMatchObject({ code: 0, stdout: `${COMMENT_URL}\n` });
+    const { ask, body } = posted();
+    expect(ask).toMatchObject({ kind: "approval", approvers: 2, questions: [{ text: "Deploy v2 to production?", options: [] }] });
+    expect(body).toContain("### 🔐 The agent asks for approval");
+    expect(body).toContain("Needs **2 approvals** from people who may answer here");
+  });
+
   it("prints the comment and posts nothing, even without a token", async () => {
     const run = await escalate(["ask", "--question", "Which database?", "--option", "Postgres", "--option", "SQLite", "--dry-run"], { GITHUB_TOKEN: undefined });
     expect(run.code).toBe(0);
@@ -184,6 +193,13 @@ describe.concurrent("escalate ask: bad usage exits 2 and names the flag", () => 
     ["a bad --issue", ["ask", "--question", "Q?", "--issue", "0"], {}, /--issue \(or ESCALATION_ISSUE\) must be an issue number \(got "0"\)/],
     ["no token", ["ask", "--question", "Q?"], { GITHUB_TOKEN: undefined }, /GITHUB_TOKEN is not set/],
     ["a bad ESCALATION_ROUND", ["ask", "--question", "Q?"], { ESCALATION_ROUND: "two" }, /Invalid environment: ESCALATION_ROUND/],
+    ["--approvers zero", ["ask", "--kind", "approval", "--question", "Deploy?", "--approvers", "0"], {}, /--approvers must be at least 1 \(got 0\)/],
+    ["--approvers not a number", ["ask", "--kind", "approval", "--question", "Deploy?", "--approvers", "two"], {}, /--approvers must be a positive integer \(got "two"\)/],
+    ["--approvers too many", ["ask", "--kind", "approval", "--question", "Deploy?", "--approvers", "21"], {}, /--approvers must be at most 20 \(got 21\)/],
+    ["--approvers without --kind approval", ["ask", "--question", "Deploy?", "--approvers", "2"], {}, /--approvers needs --kind approval \(got --kind question\)/],
+    ["--option with --kind approval", ["ask", "--kind", "approval", "--question", "Deploy?", "--option", "yes"], {}, /--option is not allowed with --kind approval/],
+    ["--default with --kind approval", ["ask", "--kind", "approval", "--question", "Deploy?", "--default", "yes"], {}, /--default is not allowed with --kind approval/],
+    ["two questions with --kind approval", ["ask", "--kind", "approval", "--question", "A?", "--question", "B?"], {}, /--kind approval takes exactly one --question/],
     ["no command", [], {}, /No command given/],
     ["an unknown command", ["tell", "--question", "Q?"], {}, /Unknown command "tell"/],
   ])("%s", async ([, args, env, message], { expect }) => {

@@ -55,7 +55,7 @@ describe("escalate mcp", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(["ask_human"]);
     const schema = tools[0]!.inputSchema as { properties: Record<string, { items?: { properties: Record<string, unknown> } }>; required?: string[] };
-    expect(Object.keys(schema.properties).sort()).toEqual(["context", "paths", "questions", "timeout"]);
+    expect(Object.keys(schema.properties).sort()).toEqual(["approvers", "context", "kind", "paths", "questions", "timeout"]);
     expect(schema.required).toEqual(["questions"]);
     expect(Object.keys(schema.properties.questions!.items!.properties).sort()).toEqual(["default", "options", "text", "timeout"]);
     expect(tools[0]!.description).toMatch(/finish .* and exit/);
@@ -103,6 +103,22 @@ describe("escalate mcp", () => {
     expect(text).toContain(`Your 2 questions are posted on octo/demo#7: ${COMMENT_URL}`);
     expect(text).toMatch(/Do not wait for the answer .* finish now/);
     expect(text).toMatch(/exit/);
+  });
+
+  it("ask_human asks for an approval like `escalate ask --kind approval --approvers 2`, and refuses options on it", async () => {
+    const result = await client.callTool({ name: "ask_human", arguments: { kind: "approval", approvers: 2, questions: [{ text: "Deploy v2?" }] } });
+    expect(result.isError).toBeFalsy();
+    const [body] = api.bodies();
+    expect(parseAskComment(body!)).toMatchObject({ kind: "approval", approvers: 2, questions: [{ text: "Deploy v2?", options: [] }] });
+    const cli = await askCommand(["--kind", "approval", "--approvers", "2", "--question", "Deploy v2?", "--dry-run"], { ...agentEnv() }, () => undefined);
+    expect(withoutId(body!)).toBe(withoutId(cli.body));
+
+    const withOptions = await client.callTool({ name: "ask_human", arguments: { kind: "approval", questions: [{ text: "Deploy?", options: ["yes", "no"] }] } });
+    expect(withOptions.isError).toBe(true);
+    expect(textOf(withOptions)).toMatch(/an approval has no options; people reply approve or deny\. Fix the arguments/);
+    const stray = await client.callTool({ name: "ask_human", arguments: { approvers: 2, questions: [{ text: "Deploy?" }] } });
+    expect(textOf(stray)).toMatch(/approvers: only an ask of kind "approval" has approvers/);
+    expect(api.requests).toHaveLength(1);
   });
 
   it("a GitHub refusal is a tool error saying the question was not posted", async () => {

@@ -552,3 +552,43 @@ describe("GateStore: superseded questions, the reminder ladder, round timings", 
     ]);
   });
 });
+
+describe("GateStore: votes on an approval gate", () => {
+  const approvalGate = () => {
+    const id = `approval-${++seq}-${randomUUID().slice(0, 6)}`;
+    return newGate({ id, ask: validateAsk({ v: 1, id, kind: "approval", approvers: 2, round: 0, questions: [{ text: "Deploy?" }] }) });
+  };
+  const vote = (login: string, choice: "approve" | "deny", commentId: number) => ({ login, vote: choice, at: commentId, commentId });
+
+  it("records each person once: a redelivery is 'same', the same vote again 'repeated', the other vote 'changed'", async () => {
+    const store = await withIssue(freshStore());
+    const gate = approvalGate();
+    await store.openGate(gate);
+    expect(await store.recordVote(gate.id, vote("alice", "approve", 10))).toEqual({ outcome: "counted", votes: [vote("alice", "approve", 10)] });
+    expect(await store.recordVote(gate.id, vote("alice", "approve", 10))).toMatchObject({ outcome: "same", votes: [vote("alice", "approve", 10)] });
+    expect(await store.recordVote(gate.id, vote("Alice", "approve", 11))).toMatchObject({ outcome: "repeated", votes: [vote("alice", "approve", 10)] });
+    expect(await store.recordVote(gate.id, vote("bob", "approve", 12))).toMatchObject({ outcome: "counted", votes: [vote("alice", "approve", 10), vote("bob", "approve", 12)] });
+    expect(await store.recordVote(gate.id, vote("alice", "deny", 13))).toMatchObject({ outcome: "changed", votes: [vote("bob", "approve", 12), vote("alice", "deny", 13)] });
+    expect(await store.votes(gate.id)).toEqual([vote("bob", "approve", 12), vote("alice", "deny", 13)]);
+  });
+
+  it("many people voting at once are all recorded, each once", async () => {
+    const store = await withIssue(freshStore());
+    const gate = approvalGate();
+    await store.openGate(gate);
+    const people = Array.from({ length: 20 }, (_, i) => `user${i}`);
+    await Promise.all(people.flatMap((login, i) => [store.recordVote(gate.id, vote(login, "approve", 100 + i)), store.recordVote(gate.id, vote(login, "approve", 200 + i))]));
+    const votes = await store.votes(gate.id);
+    expect(votes.map((v) => v.login).sort()).toEqual([...people].sort());
+  });
+
+  it("takes no vote once the gate is settled, or when it is gone", async () => {
+    const store = await withIssue(freshStore());
+    const gate = approvalGate();
+    await store.openGate(gate);
+    await store.cancelGate(gate, "test");
+    expect(await store.recordVote(gate.id, vote("alice", "approve", 10))).toEqual({ outcome: "closed", state: "cancelled" });
+    expect(await store.votes(gate.id)).toEqual([]);
+    expect(await store.recordVote("no-such-gate", vote("alice", "approve", 10))).toEqual({ outcome: "missing" });
+  });
+});

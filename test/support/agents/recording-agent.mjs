@@ -13,6 +13,8 @@
 //   ask2-default   round 0: the database question (no default), then one with --default yes --timeout 2s
 //   ask-defaults2  round 0: two questions, both with defaults, no timeout (for /defaults)
 //   ask-nodefault  round 0: a free-text question, no default, --timeout 1s for the whole ask
+//   approval       round 0: asks for approval of "Deploy v2 to production?" with --approvers 2
+//   approval-repo  round 0: asks for approval without --approvers (the repository's count applies)
 //   done           succeeds at once
 //   fail           prints two lines and exits 3, every round
 //   sleep          runs for a minute; on SIGTERM records it and exits 143
@@ -59,6 +61,12 @@ switch (mode) {
     break;
   case "ask-nodefault":
     if (round === "0") ask("--timeout", "1s", "--question", "Which region should we deploy to?"); // a timeout for the whole ask
+    break;
+  case "approval":
+    if (round === "0") ask("--kind", "approval", "--approvers", "2", "--question", "Deploy v2 to production?");
+    break;
+  case "approval-repo":
+    if (round === "0") ask("--kind", "approval", "--question", "Deploy v2 to production?");
     break;
   case "done":
     break;

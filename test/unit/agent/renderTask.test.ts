@@ -247,3 +247,32 @@ describe("renderTask with the real template", () => {
     expect(renderTask(template, input([]))).not.toContain("## Notes from humans");
   });
 });
+
+describe("an approval in the task", () => {
+  it("shows the outcome, the rule and each vote; a vote's note is quoted under that vote only", () => {
+    const ask = validateAsk({ v: 1, id: "approval1", kind: "approval", approvers: 2, round: 0, questions: [{ text: "Deploy v2?" }] });
+    const votes = [
+      { login: "alice", vote: "approve" as const, at: T0 + 1000, commentId: 601, url: "https://x/601" },
+      { login: "carol", vote: "deny" as const, at: T0 + 2000, commentId: 602, url: "https://x/602", note: "not before the freeze" },
+    ];
+    const answers: RecordedAnswer[] = [
+      { question: 0, text: "denied", note: "not before the freeze", by: "carol", at: T0 + 2000, source: "human", commentId: 602, url: "https://x/602", approval: { outcome: "denied", required: 2, policy: "any-deny", votes } },
+    ];
+    const task = renderTask(template, input([gate({ id: "approval1", state: "resumed", ask, answers })]));
+    expect(task).toContain("### Round 0: the agent (asking for approval) asked");
+    expect(task).toContain(
+      [
+        "**Q1. Deploy v2?**",
+        "DENIED: 1 of 2 required approvals (policy any-deny). The votes, each from a distinct human:",
+        "",
+        `- @alice approved at ${iso(T0 + 1000)} (https://x/601)`,
+        `- @carol denied at ${iso(T0 + 2000)} (https://x/602), with the note:`,
+        "",
+        "> not before the freeze",
+        "",
+      ].join("\n"),
+    );
+    expect(task).not.toContain("Answer from human");
+    expect(task).toMatch(/- round 0, note with the vote of @carol: @carol, https:\/\/x\/602, sha256 [0-9a-f]{64}/);
+  });
+});

@@ -268,3 +268,37 @@ describe("the paths an ask is about", () => {
     expect(() => validateAsk(base({ paths: [] }))).toThrow(/paths/);
   });
 });
+
+describe("approval asks", () => {
+  const approval = (extra: Record<string, unknown> = {}, question: Record<string, unknown> = {}) =>
+    ({ v: 1, id: "approval-ask-1", kind: "approval", round: 0, questions: [{ text: "Deploy v2?", ...question }], ...extra });
+
+  it("carry the approvers count; an older ask without kind or approvers still parses", () => {
+    expect(validateAsk(approval({ approvers: 2 }))).toMatchObject({ kind: "approval", approvers: 2, questions: [{ text: "Deploy v2?", options: [] }] });
+    const old = parseAskComment(renderMarker("ask", { v: 1, id: "older-ask-1", round: 0, questions: [{ text: "Q?" }] }));
+    expect(old).toMatchObject({ kind: "question" });
+    expect(old?.approvers).toBeUndefined();
+  });
+
+  it.each<[string, Record<string, unknown>, Record<string, unknown>, RegExp]>([
+    ["approvers on a question", { kind: "question", approvers: 2 }, {}, /approvers: only an ask of kind "approval" has approvers \(kind is "question"\)/],
+    ["zero approvers", { approvers: 0 }, {}, /approvers/],
+    ["too many approvers", { approvers: 21 }, {}, /approvers/],
+    ["options", {}, { options: ["yes", "no"] }, /an approval has no options/],
+    ["a default", {}, { default: "yes" }, /an approval has no default/],
+    ["two questions", { questions: [{ text: "A?" }, { text: "B?" }] }, {}, /an approval asks exactly one question \(got 2\)/],
+  ])("refuse %s", (_name, extra, question, message) => {
+    expect(() => validateAsk(approval(extra, question))).toThrow(message);
+  });
+
+  it("render the question, the count and how to vote, and round-trip through the marker", () => {
+    const ask = validateAsk(approval({ approvers: 2, context: "Release 2.0 is tagged.", timeoutSeconds: 86400 }));
+    const body = renderAskComment(ask);
+    expect(body).toContain("### 🔐 The agent asks for approval\n\nRelease 2.0 is tagged.\n\n**Deploy v2?**");
+    expect(body).toContain("Needs **2 approvals** from people who may answer here; the account that asked never counts");
+    expect(body).toContain("Reply `approve` (or `lgtm`, `yes`, 👍) or `deny` (or `no`, `reject`)");
+    expect(body).toContain("within 1d, a reminder is posted");
+    expect(parseAskComment(body)).toEqual(ask);
+    expect(renderAskComment(validateAsk(approval()))).toContain("Needs the number of approvals this repository requires");
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Question } from "../../../src/protocol/ask.js";
-import { matchOption, parseReply, type Answer } from "../../../src/protocol/reply.js";
+import { matchOption, optionsNamed, parseReply, type Answer } from "../../../src/protocol/reply.js";
 
 const q = (text: string, options: string[] = []): Question => ({ text, options });
 const db = q("Which database?", ["SQLite", "Postgres"]);
@@ -46,6 +46,11 @@ describe("matchOption", () => {
     ["a label ending with punctuation", "C++ obviously", q("Lang?", ["C", "C++"]), { option: "C++", optionIndex: 1, note: "obviously" }],
     ["a numeric label beyond the option count", "20", q("Size?", ["10", "20"]), { option: "20", optionIndex: 1 }],
     ["free text", "neither, use files", db, undefined],
+    ["a note naming another option is ambiguous", "SQLite or Postgres, whichever", db, undefined],
+    ["a number whose note names another option is ambiguous", "1, or Postgres if it is easier", db, undefined],
+    ["a note repeating the chosen option is fine", "SQLite: SQLite is embedded", db, { option: "SQLite", optionIndex: 0, note: "SQLite is embedded" }],
+    ["a note naming a longer label that holds the chosen one is ambiguous", "Go, not Go modules", lang, undefined],
+    ["a note with a word that only contains another label is fine", "SQLite, no Postgresql here", db, { option: "SQLite", optionIndex: 0, note: "no Postgresql here" }],
   ])("%s", (_name, text, question, expected) => {
     expect(matchOption(text, question)).toEqual(expected);
   });
@@ -170,5 +175,18 @@ describe("parseReply edge cases", () => {
   it("leaves out optional fields that do not apply", () => {
     const [answer] = parseReply("just text", [free]).answers;
     expect(Object.keys(answer!)).toEqual(["question", "text"]);
+  });
+});
+
+describe("optionsNamed", () => {
+  it.each<[string, string, string[], number[]]>([
+    ["none", "use files", ["SQLite", "Postgres"], []],
+    ["one, anywhere, in any case", "I think sqlite", ["SQLite", "Postgres"], [0]],
+    ["two", "postgres rather than SQLite", ["SQLite", "Postgres"], [0, 1]],
+    ["not inside a longer word", "Golang or PostgreSQL", ["Go", "Postgres"], []],
+    ["a label inside a longer label that is named counts once", "Go modules please", ["Go", "Go modules"], [1]],
+    ["both when both appear on their own", "Go, or Go modules", ["Go", "Go modules"], [0, 1]],
+  ])("%s", (_name, text, options, expected) => {
+    expect(optionsNamed(text, options)).toEqual(expected);
   });
 });

@@ -176,3 +176,20 @@ describe("status comment: human time and agent time per round", () => {
     expect(renderStatusComment(["a line"], { v: 1, nextRound: 0, gates: [] })).not.toContain("| Round |");
   });
 });
+
+describe("status record of an approval", () => {
+  it("keeps the outcome, the rule and every vote, so a rebuilt gate has its tally", () => {
+    const approval = {
+      outcome: "denied" as const,
+      required: 2,
+      policy: "any-deny" as const,
+      votes: [
+        { login: "alice", vote: "approve" as const, at: 1, commentId: 11, url: "https://github.com/o/r/issues/1#issuecomment-11" },
+        { login: "carol", vote: "deny" as const, at: 2, commentId: 12, note: "not before the freeze" },
+      ],
+    };
+    const withApproval: StatusState = { v: 1, nextRound: 2, gates: [{ id: "gateAPPROVAL", state: "resumed", round: 0, answers: [answer({ text: "denied", option: undefined, optionIndex: undefined, note: "not before the freeze", approval })] }] };
+    expect(parseStatusComment(renderStatusComment(["line"], withApproval))).toEqual(withApproval);
+    expect(StatusStateSchema.safeParse({ ...withApproval, gates: [{ ...withApproval.gates[0]!, answers: [{ ...answer(), approval: { ...approval, policy: "unanimous" } }] }] }).success).toBe(false);
+  });
+});

@@ -12,7 +12,9 @@ const REPO = REPOS.roundTrips;
  *
  * The ask is posted into the simulator directly (no REST call, no agent), so every counted call is
  * the app's own: "beyond the agent's own ask post". One round trip right after start-up (cold
- * caches), then `warm` round trips on distinct issues.
+ * caches), then `warm` round trips on distinct issues, answered with the option as written (the
+ * happy path); then one whose reply the app interprets (an option with a note), which adds the
+ * comment saying how it was read (issue 9).
  */
 export interface CallCount {
   total: number;
@@ -23,6 +25,8 @@ export interface CallCount {
 export interface ApiCallsResult {
   cold: { ask: CallCount; answer: CallCount; total: number; writes: number };
   warm: { roundTrips: number; ask: CallCount; answer: CallCount; perRoundTrip: number; writesPerRoundTrip: number; byRoute: Record<string, number> };
+  /** A warm round trip whose reply was interpreted: "SQLite, keep it embedded". */
+  interpreted: { total: number; writes: number };
   /** Bytes each gate opened through the app adds while parked, by kind of key. */
   realParked: {
     gates: number;
@@ -103,8 +107,12 @@ async function askThroughApp(rig: Rig, count: number): Promise<number[]> {
   return issues;
 }
 
-async function answerThroughApp(rig: Rig, issues: number[]): Promise<void> {
-  for (const issue of issues) rig.reply({ repo: REPO, issue });
+/** The option as written: read as it is, so no comment says how it was read. */
+const EXACT_REPLY = "SQLite";
+const INTERPRETED_REPLY = "SQLite, keep it embedded";
+
+async function answerThroughApp(rig: Rig, issues: number[], body = EXACT_REPLY): Promise<void> {
+  for (const issue of issues) rig.reply({ repo: REPO, issue }, body);
   await waitUntil("the resumed agents", () => {
     rig.agents.poll();
     return issues.every((issue) => rig.agents.first(REPO, issue));
@@ -133,6 +141,10 @@ export async function measureApiCalls(rig: Rig, warm: number): Promise<ApiCallsR
   const answer = countCalls(rig.sim.calls.slice(mark), actors, warm);
   const answered = await rig.namespaceBytes();
 
+  mark = rig.sim.calls.length;
+  await answerThroughApp(rig, await askThroughApp(rig, 1), INTERPRETED_REPLY);
+  const interpreted = countCalls(rig.sim.calls.slice(mark), actors);
+
   const bytesPerGate = diffBytes(rig, before, parked, warm);
   const gateKeysPerGate = Object.entries(bytesPerGate).filter(([k]) => k.startsWith("gate") || k.startsWith("open") || k.startsWith("issue")).reduce((s, [, v]) => s + v, 0);
   const sum = (pick: (kind: string) => boolean) => Object.entries(bytesPerGate).filter(([k]) => pick(k)).reduce((s, [, v]) => s + v, 0);
@@ -143,6 +155,7 @@ export async function measureApiCalls(rig: Rig, warm: number): Promise<ApiCallsR
   return {
     cold: { ask: coldAsk, answer: coldAnswer, total: coldAsk.total + coldAnswer.total, writes: coldAsk.writes + coldAnswer.writes },
     warm: { roundTrips: warm, ask, answer, perRoundTrip: ask.total + answer.total, writesPerRoundTrip: ask.writes + answer.writes, byRoute },
+    interpreted: { total: interpreted.total, writes: interpreted.writes },
     realParked: {
       gates: warm,
       bytesPerGate,

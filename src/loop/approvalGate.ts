@@ -1,0 +1,79 @@
+import type { RepoSettings } from "../config/repoConfig.js";
+import type { Gate } from "../gates/types.js";
+import { APPROVAL_KIND, approvalAnswer, parseVote, renderLateVote, renderNotAVote, renderResolved, renderVoteAck, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
+import type { Ask } from "../protocol/ask.js";
+import type { CommentEvent } from "../queue/jobs.js";
+import type { Services } from "../services.js";
+import { applyAnswers } from "./answerGate.js";
+import { sendFeedback, targetOf } from "./feedback.js";
+import { reportHiddenContent } from "./hiddenContent.js";
+
+export function isApprovalGate(gate: Gate): boolean {
+  return gate.ask.kind === APPROVAL_KIND;
+}
+
+/** The ask's approvals, never fewer than the repository requires; the policy is the repository's. */
+export function approvalRule(ask: Ask, settings: RepoSettings): ApprovalRule {
+  return { required: Math.max(ask.approvers ?? 1, settings.approvals.approvers), policy: settings.approvals.policy };
+}
+
+/**
+ * A permitted human's reply on an approval gate: a vote, recorded once per person in Redis; the
+ * vote that meets the policy resolves the gate (approved or denied) and queues the agent's resume
+ * like an answer does. Every acknowledgement goes through the feedback queue, after the resume.
+ */
+export async function voteFromReply(services: Services, event: CommentEvent, gate: Gate, settings: RepoSettings): Promise<string> {
+  const by = event.comment.author.login;
+  const target = targetOf(event);
+  const identity = await services.github.identity();
+  // The account that asked (and the app) never approves its own ask.
+  if ([gate.askedBy, identity.botLogin].some((login) => login.toLowerCase() === by.toLowerCase())) return "ignored: the asker's own vote never counts";
+  await reportHiddenContent(services, event, event.comment.body);
+  const parsed = parseVote(event.comment.body);
+  if (!parsed) {
+    if (gate.state === "open" && (await services.store.firstTime(`not-a-vote:${gate.id}:${by.toLowerCase()}`))) {
+      await sendFeedback(services, target, [{ type: "comment", body: renderNotAVote(by) }], undefined, `not-a-vote-${event.comment.id}`);
+    }
+    return "reply cast no vote";
+  }
+  const vote: Vote = { login: by, vote: parsed.vote, at: Date.parse(event.comment.createdAt) || event.receivedAt, commentId: event.comment.id, url: event.comment.url, ...(parsed.note ? { note: parsed.note } : {}) };
+  const recorded = await services.store.recordVote(gate.id, vote);
+  if (recorded.outcome === "missing") return "gate vanished";
+  if (recorded.outcome === "closed") {
+    // The vote that decided, delivered again: the resume is queued again unless it has begun (a
+    // crash between the outcome and the queueing loses nothing); the job id keeps it to one spawn.
+    if (gate.answerCommentId === event.comment.id) {
+      return applyAnswers(services, target, gate, gate.answers, { by, commentId: event.comment.id, at: gate.answeredAt ?? vote.at, receivedAt: event.receivedAt, url: event.comment.url });
+    }
+    await sendFeedback(services, target, [{ type: "comment", body: renderLateVote(by, gate.answeredBy) }], undefined, `late-vote-${event.comment.id}`);
+    return "vote after the gate was resolved";
+  }
+  const rule = approvalRule(gate.ask, settings);
+  const counted = tally(recorded.votes, rule);
+  if (counted.outcome === undefined) {
+    if (recorded.outcome !== "same") {
+      await sendFeedback(
+        services,
+        target,
+        [{ type: "comment", body: renderVoteAck(by, parsed.vote, counted, rule, recorded.outcome === "repeated") }],
+        `@${by} ${recorded.outcome === "repeated" ? "repeated a vote on" : `voted ${parsed.vote} on`} gate ${gate.id}: ${counted.approvals.length}/${rule.required} approvals`,
+        `vote-${event.comment.id}`,
+        { quiet: true },
+      );
+    }
+    return recorded.outcome === "repeated" ? "vote already counted" : "vote recorded";
+  }
+  // Resolved: the outcome is the gate's one answer, recorded and resumed exactly once like any other
+  // (a redelivery of this comment finds the same outcome and is "same").
+  const deciders = counted.outcome === "denied" ? counted.denials : counted.approvals;
+  const answer = approvalAnswer({ ...counted, outcome: counted.outcome }, rule, vote);
+  const outcome = await applyAnswers(services, target, gate, [answer], {
+    by,
+    commentId: event.comment.id,
+    at: vote.at,
+    receivedAt: event.receivedAt,
+    url: event.comment.url,
+    echo: { comment: renderResolved(counted, rule), lines: [], statusLine: `approval gate ${gate.id} ${counted.outcome} by ${deciders.map((v) => `@${v.login}`).join(", ")} (${counted.approvals.length}/${rule.required} approvals, policy ${rule.policy})` },
+  });
+  return outcome === "answer recorded" ? `approval recorded: ${counted.outcome}` : outcome;
+}
