@@ -46,7 +46,7 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   };
   track(producer);
   track(commands);
-  const queues = new Queues(producer, config.redisPrefix);
+  const queues = new Queues(producer, config.redisPrefix, (error, queue) => log.warn({ err: error.message, queue }, "queue connection error"));
   let services: Services | undefined;
 
   await server.load(async (app, { addHandler }) => {

@@ -37,13 +37,21 @@ export class Queues {
   readonly timeouts: Queue<TimeoutJob | LadderJob>;
   readonly maintenance: Queue;
 
-  constructor(connection: Redis, prefix: string) {
+  /**
+   * `onError` hears the queues' connection errors. BullMQ re-emits them as each queue's "error"
+   * event, and one without a listener throws: an unhandled rejection when the connection drops
+   * while a queue is still initialising (a Redis restart at start-up, or a close right after it).
+   */
+  constructor(connection: Redis, prefix: string, onError: (error: Error, queue: string) => void = () => undefined) {
     const options = { connection, prefix };
     this.inbound = new Queue(QUEUES.inbound, options);
     this.spawn = new Queue(QUEUES.spawn, options);
     this.feedback = new Queue(QUEUES.feedback, options);
     this.timeouts = new Queue(QUEUES.timeouts, options);
     this.maintenance = new Queue(QUEUES.maintenance, options);
+    for (const queue of [this.inbound, this.spawn, this.feedback, this.timeouts, this.maintenance] as Queue[]) {
+      queue.on("error", (error: Error) => onError(error, queue.name));
+    }
   }
 
   /** Reconciliation now, and every `everySeconds` (one scheduler however many replicas start). */

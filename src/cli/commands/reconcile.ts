@@ -23,7 +23,7 @@ export async function reconcileCommand(argv: string[], env: NodeJS.ProcessEnv, o
   const log = pino({ level: env.LOG_LEVEL === "debug" ? "debug" : "warn" });
   const producer = producerConnection(config.redisUrl);
   const commands = commandConnection(config.redisUrl);
-  const queues = new Queues(producer, config.redisPrefix);
+  const queues = new Queues(producer, config.redisPrefix, (error, queue) => log.warn({ err: error.message, queue }, "queue connection error"));
   try {
     const ProbotWithConfig = probotClass(config, log);
     const services = createServices(new ProbotWithConfig(), config, log, commands, queues);

@@ -1,0 +1,41 @@
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+import { describe, expect, inject, it } from "vitest";
+import { producerConnection } from "../../../src/queue/connection.js";
+import { Queues } from "../../../src/queue/queues.js";
+import { waitFor } from "../../support/harness.js";
+
+describe("Queues: connection errors", () => {
+  it("reports a connection dropped while the queues initialise to onError, not as an unhandled rejection", async () => {
+    const errors: Array<{ message: string; queue: string }> = [];
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const producer = producerConnection(inject("redisUrl"));
+      producer.on("error", () => undefined);
+      const queues = new Queues(producer, `queues-${randomUUID().slice(0, 8)}`, (error, queue) => errors.push({ message: error.message, queue }));
+      // Ready, then gone before BullMQ's first command (its INFO): the fail-fast producer refuses it.
+      await new Promise<void>((resolve) => producer.once("ready", () => resolve()));
+      producer.disconnect();
+      await waitFor("the queues to report the dropped connection", () => errors.length >= 5, 5000);
+      await queues.close().catch(() => undefined);
+      expect(new Set(errors.map((e) => e.queue))).toEqual(new Set(["inbound", "spawn", "feedback", "timeouts", "maintenance"]));
+      expect(errors[0]!.message).toMatch(/Stream isn't writeable|Connection is closed/);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  it("adds jobs once the producer is connected (the listener changes nothing on the happy path)", async () => {
+    const producer = new Redis(inject("redisUrl"), { maxRetriesPerRequest: 1 });
+    const errors: Error[] = [];
+    const queues = new Queues(producer, `queues-${randomUUID().slice(0, 8)}`, (error) => errors.push(error));
+    await queues.addTimeout("gate-1", 60_000, 0);
+    expect(await queues.timeouts.getDelayedCount()).toBe(1);
+    await queues.close();
+    producer.disconnect();
+    expect(errors).toEqual([]);
+  });
+});
