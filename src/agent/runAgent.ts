@@ -1,6 +1,6 @@
 import { execa } from "execa";
 import { AgentError } from "../errors.js";
-import { signalGroup, startWatchdog, type Watchdog } from "./watchdog.js";
+import { orphanWatchdog, signalGroup, type OrphanWatchdog } from "./watchdog.js";
 
 export interface RunAgentOptions {
   argv: readonly string[];
@@ -32,7 +32,8 @@ export interface AgentRun {
  * task on stdin. Keeps only the tail of its output: an agent may print megabytes.
  *
  * The agent leads its own process group, and stopping it (timeout, /stop, shutdown) signals the
- * whole group, so the tools it started go too. A watchdog stops the group if the app dies first.
+ * whole group, so the tools it started go too. The process's orphan watchdog stops the group if the
+ * app dies first.
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const [file, ...args] = options.argv;
@@ -40,7 +41,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const started = Date.now();
   const keep = options.tailLines ?? 20;
   let tail = "";
-  const watchdog = startWatchdog(options.killGraceMs);
+  const watchdog = orphanWatchdog(options.killGraceMs);
+  watchdog.start(); // already running unless this is the process's first agent: reading before the agent exists
   const subprocess = execa(file, args, {
     cwd: options.cwd,
     env: options.env,
@@ -53,7 +55,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     stripFinalNewline: false,
   });
   // The pid exists as soon as execa returns: hand it to the watchdog before anything can interleave.
-  if (subprocess.pid !== undefined) watchdog.watch(subprocess.pid);
+  if (subprocess.pid !== undefined) watchdog.register(subprocess.pid);
   subprocess.all?.on("data", (chunk: Buffer) => {
     tail = (tail + chunk.toString("utf8")).slice(-16_384);
   });
@@ -62,7 +64,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     subprocess.once("error", () => resolve(false));
   });
   const pid = (await spawned) ? subprocess.pid : undefined;
-  if (pid === undefined) watchdog.stop();
+  if (pid === undefined && subprocess.pid !== undefined) watchdog.unregister(subprocess.pid);
   const stopper = pid === undefined ? undefined : groupStopper(pid, options, watchdog);
   try {
     if (pid !== undefined) await options.onStart?.(pid);
@@ -95,12 +97,12 @@ interface GroupStopper {
   reason: "timedOut" | "cancelled" | undefined;
   /** SIGTERM to the group now, SIGKILL after the kill grace. */
   stop(reason: "timedOut" | "cancelled"): void;
-  /** The agent exited: clear the timers, kill what it left behind if it was being stopped, drop the watchdog. */
+  /** The agent exited: clear the timers, kill what it left behind if it was being stopped, unwatch the group. */
   done(): void;
 }
 
 /** Timeout, abort signal and orphan watchdog for the process group led by `pgid`. */
-function groupStopper(pgid: number, options: RunAgentOptions, watchdog: Watchdog): GroupStopper {
+function groupStopper(pgid: number, options: RunAgentOptions, watchdog: OrphanWatchdog): GroupStopper {
   const timers: NodeJS.Timeout[] = [];
   const onAbort = () => stopper.stop("cancelled");
   const stopper: GroupStopper = {
@@ -115,7 +117,7 @@ function groupStopper(pgid: number, options: RunAgentOptions, watchdog: Watchdog
       timers.forEach(clearTimeout);
       options.signal?.removeEventListener("abort", onAbort);
       if (stopper.reason) signalGroup(pgid, "SIGKILL");
-      watchdog.stop();
+      watchdog.unregister(pgid);
     },
   };
   timers.push(setTimeout(() => stopper.stop("timedOut"), options.timeoutMs));

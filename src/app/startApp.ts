@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Server } from "probot";
+import { orphanWatchdog } from "../agent/watchdog.js";
 import type { AppConfig } from "../config/env.js";
 import { registerWebhooks } from "../handlers/registerWebhooks.js";
 import { registerHttp } from "../http/index.js";
@@ -62,6 +63,9 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   const httpServer = await server.start();
   let workers: LoopWorkers | undefined;
   if (options.workers ?? true) {
+    // Running before the first agent, so no resume pays for forking it (it outlives close(): its end
+    // of input is this process's exit).
+    orphanWatchdog(config.agent.killGraceSeconds * 1000).start();
     const workerRedis = workerConnection(config.redisUrl);
     track(workerRedis);
     workers = startWorkers(services, workerRedis);
