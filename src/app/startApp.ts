@@ -10,6 +10,7 @@ import { commandConnection, producerConnection, workerConnection } from "../queu
 import { Queues } from "../queue/queues.js";
 import { withDeadline } from "../deadline.js";
 import type { Services } from "../services.js";
+import { withQuietAccessLog } from "./accessLog.js";
 import { createServices, probotClass, type OctokitSwitches } from "./createServices.js";
 import { startWorkers, type LoopWorkers } from "./workers.js";
 
@@ -34,7 +35,7 @@ export interface RunningApp {
 export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   const { config, log } = options;
   const ProbotWithConfig = probotClass(config, log, options.octokit);
-  const server = new Server({ Probot: ProbotWithConfig, port: config.port, host: config.host, log, enableStaticFiles: false });
+  const server = new Server({ Probot: ProbotWithConfig, port: config.port, host: config.host, log: withQuietAccessLog(log), enableStaticFiles: false });
 
   const producer = producerConnection(config.redisUrl);
   const commands = commandConnection(config.redisUrl);

@@ -109,11 +109,11 @@ export async function maySteer(services: Services, event: InboundEvent, login: s
     return false;
   }
   if (settings.answerers.users.includes(login.toLowerCase())) return true;
-  const octokit = await services.github.installation(event.installationId);
+  const octokit = () => services.github.installation(event.installationId);
   for (const team of settings.answerers.teams) {
     const [org, slug] = team.split("/") as [string, string];
     try {
-      const { data } = await octokit.request("GET /orgs/{org}/teams/{team_slug}/memberships/{username}", { org, team_slug: slug, username: login });
+      const { data } = await (await octokit()).request("GET /orgs/{org}/teams/{team_slug}/memberships/{username}", { org, team_slug: slug, username: login });
       if (data.state === "active") return true;
     } catch (error) {
       if ((error as { status?: number }).status !== 404) throw error;
