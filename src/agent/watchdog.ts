@@ -30,6 +30,9 @@ sleep "$1" 2>/dev/null
 for g in $signalled; do kill -s KILL -- "-$g" 2>/dev/null; done
 exit 0`;
 
+/** The watchdog shell's `$0`: how `ps -f` (and the benchmark) tells it from the agents. */
+export const WATCHDOG_NAME = "escalation-watchdog";
+
 /** Watches the process groups of running agents on behalf of the app; see the file's comment. */
 export class OrphanWatchdog {
   readonly #killGraceMs: number;
@@ -50,7 +53,7 @@ export class OrphanWatchdog {
   /** Starts the shell unless one runs; the app calls it at start-up so no resume pays for the fork. */
   start(): void {
     if (this.#child || this.#closed) return;
-    const child = spawn("/bin/sh", ["-c", SCRIPT, "watchdog", (this.#killGraceMs / 1000).toFixed(3)], { stdio: ["pipe", "ignore", "ignore"], detached: true, env: {} });
+    const child = spawn("/bin/sh", ["-c", SCRIPT, WATCHDOG_NAME, (this.#killGraceMs / 1000).toFixed(3)], { stdio: ["pipe", "ignore", "ignore"], detached: true, env: {} });
     this.#child = child;
     this.#startedAt = Date.now();
     child.on("error", () => undefined); // no watchdog (no /bin/sh, out of processes): agents still run, as before
