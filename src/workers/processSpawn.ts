@@ -54,7 +54,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     allocate: ladder?.retry === false || "problem" in choice ? undefined : { maxRounds: settings.maxRounds, lowest: gate ? gate.round + 1 : 0 },
     raiseLimitBy: ladder?.retry && ladder.kind === "rounds_exhausted" ? settings.maxRounds : 0,
   });
-  if (start.claim !== "claimed") return { skipped: `gate ${start.claim === "missing" ? gate?.state : start.claim}` };
+  if (start.claim !== "claimed") return { skipped: `gate ${start.claim}` };
   if (gate && ladder?.retry === false) {
     await services.store.finishResume(gate, Date.now());
     await sendFeedback(services, target, [{ type: "removeLabel", label: settings.labels.awaiting }], `@${gate.answeredBy ?? "someone"} chose not to retry; the agent is not re-run`);
@@ -70,9 +70,8 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     return { skipped: choice.skipped };
   }
   const command = choice.argv;
-  const round = start.round;
+  const { round, currentRound: current } = start;
   if (round === undefined) {
-    const current = start.currentRound;
     await raiseLadderGate(services, target, "rounds_exhausted", `The agent has used ${current + 1} rounds on this issue, the limit. Run more rounds?`, `A human must allow more rounds so a confused agent cannot loop forever. "retry" grants ${settings.maxRounds} more.`, current);
     return { skipped: "round limit reached" };
   }
