@@ -39,7 +39,7 @@ interface Sizes {
 
 /**
  * Replies arrive at 4/s: far more than people answer, and below what 2 cores sustain (a round trip
- * costs ~150-250 ms of CPU, most of it starting Node processes), so the figure is latency rather
+ * costs ~70 ms of CPU, about half of it the Node agent's start-up), so the figure is latency rather
  * than queueing. Three runs of 350 answered gates pool to 1,050 for the percentiles.
  */
 const FULL: Sizes = { runs: 3, warmRoundTrips: 20, parked: 10_000, replies: 350, rate: 4, pollGates: 30, pollWindowSeconds: 20, deliveries: 4000, concurrency: 32, resumeWindowSeconds: 15, agentConcurrency: 4 };
