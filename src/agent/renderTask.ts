@@ -147,6 +147,20 @@ export function renderTask(template: string, input: TaskInput): string {
   return Mustache.render(template, taskView(input), {}, { escape: (text: string) => text });
 }
 
+const templates = new Map<string, string>();
+
+/**
+ * The template at `path`, read once per process: every spawn renders it, and a read is a trip to
+ * the thread pool before the fork. A failed read is not remembered. Edits take effect on restart.
+ */
+export async function cachedTemplate(path: string): Promise<string> {
+  const cached = templates.get(path);
+  if (cached !== undefined) return cached;
+  const template = await loadTemplate(path);
+  templates.set(path, template);
+  return template;
+}
+
 export async function loadTemplate(path: string): Promise<string> {
   try {
     return await readFile(path, "utf8");

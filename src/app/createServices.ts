@@ -60,8 +60,8 @@ export function createServices(app: Probot, config: AppConfig, log: Logger, comm
     queues,
     log,
     agents: new RunningAgents(commands, store.keys.controlChannel()),
-    settings: async (installationId, repo) => settingsLoader.load(await app.auth(installationId), repo),
-    codeowners: async (installationId, repo) => codeownersLoader.load(await app.auth(installationId), repo),
+    settings: (installationId, repo) => settingsLoader.load(() => app.auth(installationId), repo),
+    codeowners: (installationId, repo) => codeownersLoader.load(() => app.auth(installationId), repo),
     events: new LoopEvents((error, event) => log.warn({ err: error, event }, "a loop observer failed")),
     github: {
       identity: appIdentityLoader(app),

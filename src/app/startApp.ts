@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Server } from "probot";
+import { orphanWatchdog } from "../agent/watchdog.js";
 import type { AppConfig } from "../config/env.js";
 import { registerWebhooks } from "../handlers/registerWebhooks.js";
 import { registerHttp } from "../http/index.js";
@@ -9,6 +10,7 @@ import { commandConnection, producerConnection, workerConnection } from "../queu
 import { Queues } from "../queue/queues.js";
 import { withDeadline } from "../deadline.js";
 import type { Services } from "../services.js";
+import { withQuietAccessLog } from "./accessLog.js";
 import { createServices, probotClass, type OctokitSwitches } from "./createServices.js";
 import { startWorkers, type LoopWorkers } from "./workers.js";
 
@@ -33,7 +35,7 @@ export interface RunningApp {
 export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   const { config, log } = options;
   const ProbotWithConfig = probotClass(config, log, options.octokit);
-  const server = new Server({ Probot: ProbotWithConfig, port: config.port, host: config.host, log, enableStaticFiles: false });
+  const server = new Server({ Probot: ProbotWithConfig, port: config.port, host: config.host, log: withQuietAccessLog(log), enableStaticFiles: false });
 
   const producer = producerConnection(config.redisUrl);
   const commands = commandConnection(config.redisUrl);
@@ -62,6 +64,9 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   const httpServer = await server.start();
   let workers: LoopWorkers | undefined;
   if (options.workers ?? true) {
+    // Running before the first agent, so no resume pays for forking it (it outlives close(): its end
+    // of input is this process's exit).
+    orphanWatchdog(config.agent.killGraceSeconds * 1000).start();
     const workerRedis = workerConnection(config.redisUrl);
     track(workerRedis);
     workers = startWorkers(services, workerRedis);

@@ -13,7 +13,12 @@ export class Keys {
 
   /** Hash: one gate (an ask comment awaiting, or having had, its answer). */
   gate(gateId: string): string {
-    return `${this.prefix}:gate:${gateId}`;
+    return `${this.gatePrefix()}${gateId}`;
+  }
+
+  /** What every gate key starts with, the id following: for a script that reads gates by id. */
+  gatePrefix(): string {
+    return `${this.prefix}:gate:`;
   }
   /** Set with TTL: the reminder-ladder steps already posted on the gate's issue (step numbers). */
   gateLadder(gateId: string): string {

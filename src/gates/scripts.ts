@@ -93,18 +93,25 @@ return state or 'missing'
 `;
 
 /**
- * KEYS: gate. ARGV: jobId, now. A spawn job claims an answered gate once; the same job may claim
- * again (BullMQ re-runs a stalled or interrupted job: that agent died with its worker), any other
- * job may not.
+ * Lua: a spawn job claims an answered gate once; the same job may claim again (BullMQ re-runs a
+ * stalled or interrupted job: that agent died with its worker), any other job may not. Returns
+ * 'claimed', or the gate's state ('missing' when there is none).
  */
-export const CLAIM_RESUME = `
-local state = redis.call('HGET', KEYS[1], 'state')
-if state == 'answered' then
-  redis.call('HSET', KEYS[1], 'state', 'resuming', 'claim', ARGV[1])
-  return 'claimed'
+const CLAIM_FUNCTION = `
+local function claim(gateKey, jobId)
+  local state = redis.call('HGET', gateKey, 'state')
+  if state == 'answered' then
+    redis.call('HSET', gateKey, 'state', 'resuming', 'claim', jobId)
+    return 'claimed'
+  end
+  if (state == 'resuming' or state == 'resumed') and redis.call('HGET', gateKey, 'claim') == jobId then return 'claimed' end
+  return state or 'missing'
 end
-if (state == 'resuming' or state == 'resumed') and redis.call('HGET', KEYS[1], 'claim') == ARGV[1] then return 'claimed' end
-return state or 'missing'
+`;
+
+/** KEYS: gate. ARGV: jobId. See CLAIM_FUNCTION. */
+export const CLAIM_RESUME = `${CLAIM_FUNCTION}
+return claim(KEYS[1], ARGV[1])
 `;
 
 /**
@@ -149,19 +156,61 @@ return 'recorded'
 `;
 
 /**
- * KEYS: issueSpawns, issue. ARGV: jobId, roundLimit, lowest. The round of a spawn job, allocated
- * once per job (a retried job keeps its round) and never below `lowest` (a resume comes after the
- * round that asked, even when Redis lost the counter); -1 when a new round would pass the limit.
+ * Lua: the round of a spawn job, allocated once per job (a retried job keeps its round) and never
+ * below `lowest` (a resume comes after the round that asked, even when Redis lost the counter); -1
+ * when a new round would pass the issue's limit (`roundLimit`, else `maxRounds`).
  */
-export const ALLOCATE_ROUND = `
-local existing = redis.call('HGET', KEYS[1], ARGV[1])
-if existing then return tonumber(existing) end
-local limit = tonumber(redis.call('HGET', KEYS[2], 'roundLimit') or ARGV[2])
-local round = math.max(tonumber(redis.call('HGET', KEYS[2], 'nextRound') or '0'), tonumber(ARGV[3] or '0'))
-if round >= limit then return -1 end
-redis.call('HSET', KEYS[2], 'nextRound', round + 1)
-redis.call('HSET', KEYS[1], ARGV[1], round)
-return round
+const ALLOCATE_FUNCTION = `
+local function allocate(spawnsKey, issueKey, jobId, maxRounds, lowest)
+  local existing = redis.call('HGET', spawnsKey, jobId)
+  if existing then return tonumber(existing) end
+  local limit = tonumber(redis.call('HGET', issueKey, 'roundLimit') or maxRounds)
+  local round = math.max(tonumber(redis.call('HGET', issueKey, 'nextRound') or '0'), tonumber(lowest or '0'))
+  if round >= limit then return -1 end
+  redis.call('HSET', issueKey, 'nextRound', round + 1)
+  redis.call('HSET', spawnsKey, jobId, round)
+  return round
+end
+`;
+
+/** KEYS: issueSpawns, issue. ARGV: jobId, roundLimit, lowest. See ALLOCATE_FUNCTION. */
+export const ALLOCATE_ROUND = `${ALLOCATE_FUNCTION}
+return allocate(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])
+`;
+
+/**
+ * KEYS: issue, issueSpawns, epoch, then the gate to claim (a resume) or nothing (a dispatch).
+ * ARGV: jobId, allocate ('1' or '0'), maxRounds, lowest, raiseLimitBy.
+ * What a spawn job does in Redis before it starts an agent, in one round trip: claims the gate;
+ * raises the round limit by `raiseLimitBy` past the rounds used (a human answered "retry" to
+ * "rounds exhausted"); unless the issue is closed or `allocate` is '0', allocates the job's round.
+ * Returns {claim, closed (0/1), round (-2: none asked for or closed, -1: limit reached), the issue's
+ * round after it, epoch ('' when unset)}.
+ */
+export const BEGIN_ROUND = `${CLAIM_FUNCTION}${ALLOCATE_FUNCTION}
+local epoch = redis.call('GET', KEYS[3]) or ''
+if KEYS[4] then
+  local claimed = claim(KEYS[4], ARGV[1])
+  if claimed ~= 'claimed' then return {claimed, 0, -2, 0, epoch} end
+end
+local raise = tonumber(ARGV[5])
+if raise > 0 then redis.call('HSET', KEYS[1], 'roundLimit', tonumber(redis.call('HGET', KEYS[1], 'nextRound') or '0') + raise) end
+local closed = redis.call('HGET', KEYS[1], 'state') == 'closed'
+local round = -2
+if not closed and ARGV[2] == '1' then round = allocate(KEYS[2], KEYS[1], ARGV[1], ARGV[3], ARGV[4]) end
+local current = math.max(0, tonumber(redis.call('HGET', KEYS[1], 'nextRound') or '0') - 1)
+return {'claimed', closed and 1 or 0, round, current, epoch}
+`;
+
+/**
+ * KEYS: issue, issueGates, issueNotes. ARGV: the gate keys' prefix (Keys.gatePrefix).
+ * Everything a spawn task is rendered from, in one round trip: {issue hash, notes, then each of
+ * the issue's gates' hashes in ask order}.
+ */
+export const ROUND_CONTEXT = `
+local out = {redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[3], 0, -1)}
+for _, id in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do out[#out + 1] = redis.call('HGETALL', ARGV[1] .. id) end
+return out
 `;
 
 /**

@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
 import type { Vote } from "../protocol/approval.js";
-import { ALLOCATE_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, REPLACE_ANSWER, RESTORE_GATE, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
+import { ALLOCATE_ROUND, BEGIN_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, REPLACE_ANSWER, RESTORE_GATE, ROUND_CONTEXT, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
 import type { Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming } from "./types.js";
 
 export type RecordResult =
@@ -16,6 +16,31 @@ export type VoteResult =
   | { outcome: "counted" | "same" | "repeated" | "changed"; votes: Vote[] }
   | { outcome: "closed"; state: GateState }
   | { outcome: "missing" };
+
+/** What a spawn job found and did in Redis before starting its agent (GateStore.beginRound). */
+export interface RoundStart {
+  /** "claimed" (also when there was no gate to claim), else the gate's state ("missing" when Redis has none). */
+  claim: string;
+  /** The issue is closed: no round was allocated. */
+  closed: boolean;
+  /** The job's round; undefined when none was asked for, the issue is closed or the limit was reached (`exhausted`). */
+  round?: number;
+  exhausted: boolean;
+  /** The issue's round after the allocation (the last one allocated, 0 before any). */
+  currentRound: number;
+  /** The namespace's epoch (see Keys.epoch); undefined when Redis has none. */
+  epoch?: number;
+}
+
+/** Everything a spawn task is rendered from, read at once. */
+export interface RoundContext {
+  issue?: IssueRecord;
+  /** Every gate of the issue in ask order. */
+  gates: Gate[];
+  notes: HumanNote[];
+  /** The issue's round now (see currentRound). */
+  currentRound: number;
+}
 
 /** A gate as the ask creates it, before any answer. */
 export type NewGate = Pick<Gate, "id" | "repo" | "issue" | "installationId" | "round" | "ask" | "askedAt" | "askedBy" | "askUrl"> & Partial<Pick<Gate, "answerers">>;
@@ -52,6 +77,8 @@ type ScriptedRedis = Redis & {
   escClaimResume(...args: (string | number)[]): Promise<string>;
   escCancelGate(...args: (string | number)[]): Promise<number>;
   escAllocateRound(...args: (string | number)[]): Promise<number>;
+  escBeginRound(...args: (string | number)[]): Promise<[string, number, number, number, string]>;
+  escRoundContext(...args: (string | number)[]): Promise<string[][]>;
   escRestoreGate(...args: (string | number)[]): Promise<number>;
   escFinishResume(...args: (string | number)[]): Promise<number>;
   escMarkOverdue(...args: (string | number)[]): Promise<number>;
@@ -95,6 +122,10 @@ export class GateStore {
       redis.defineCommand("escRecordSupersededAnswer", { numberOfKeys: 1, lua: RECORD_SUPERSEDED_ANSWER });
     }
     if (typeof scripted.escRecordVote !== "function") redis.defineCommand("escRecordVote", { numberOfKeys: 2, lua: RECORD_VOTE });
+    if (typeof scripted.escBeginRound !== "function") {
+      redis.defineCommand("escBeginRound", { lua: BEGIN_ROUND }); // 3 or 4 keys: the number comes first
+      redis.defineCommand("escRoundContext", { numberOfKeys: 3, lua: ROUND_CONTEXT });
+    }
     if (typeof scripted.escTakeWrite !== "function") {
       redis.defineCommand("escTakeWrite", { numberOfKeys: 3, lua: TAKE_WRITE });
       redis.defineCommand("escSettleWrite", { numberOfKeys: 1, lua: SETTLE_WRITE });
@@ -122,22 +153,7 @@ export class GateStore {
   }
 
   async getIssue(ref: IssueKeyRef): Promise<IssueRecord | undefined> {
-    const h = await this.#redis.hgetall(this.keys.issue(ref));
-    if (!h.repo) return undefined;
-    return {
-      repo: h.repo,
-      issue: Number(h.issue),
-      installationId: Number(h.installationId),
-      title: h.title ?? "",
-      body: h.body ?? "",
-      url: h.url ?? "",
-      ...(h.author ? { author: h.author } : {}),
-      assignees: h.assignees ? h.assignees.split(",") : [],
-      state: h.state ?? "open",
-      openGate: h.openGate || undefined,
-      nextRound: Number(h.nextRound ?? 0),
-      statusCommentId: h.statusCommentId ? Number(h.statusCommentId) : undefined,
-    };
+    return toIssue(await this.#redis.hgetall(this.keys.issue(ref)));
   }
 
   async setStatusCommentId(ref: IssueKeyRef, commentId: number): Promise<void> {
@@ -217,9 +233,40 @@ export class GateStore {
     return (await this.#redis.escReplaceAnswer(this.keys.gate(gateId), commentId, JSON.stringify(answers))) as "replaced" | GateState | "missing";
   }
 
+  /**
+   * A spawn job's Redis work before its agent starts, in one round trip: claims `claimGate` (a
+   * resume), raises the round limit by `raiseLimitBy` past the rounds used, and allocates the job's
+   * round when `allocate` is given and the claim held and the issue is open. See BEGIN_ROUND.
+   */
+  async beginRound(ref: IssueKeyRef, jobId: string, options: { claimGate?: string; allocate?: { maxRounds: number; lowest: number }; raiseLimitBy?: number }): Promise<RoundStart> {
+    const keys = [this.keys.issue(ref), this.keys.issueSpawns(ref), this.keys.epoch(), ...(options.claimGate === undefined ? [] : [this.keys.gate(options.claimGate)])];
+    const [claim, closed, round, currentRound, epoch] = await this.#redis.escBeginRound(
+      keys.length,
+      ...keys,
+      jobId,
+      options.allocate ? "1" : "0",
+      options.allocate?.maxRounds ?? 0,
+      options.allocate?.lowest ?? 0,
+      options.raiseLimitBy ?? 0,
+    );
+    return { claim, closed: closed === 1, round: round >= 0 ? round : undefined, exhausted: round === -1, currentRound, epoch: epoch ? Number(epoch) : undefined };
+  }
+
+  /** The issue, its gates in ask order, its notes and its current round, in one round trip. */
+  async roundContext(ref: IssueKeyRef): Promise<RoundContext> {
+    const [issue = [], notes = [], ...gates] = await this.#redis.escRoundContext(this.keys.issue(ref), this.keys.issueGates(ref), this.keys.issueNotes(ref), this.keys.gatePrefix());
+    const issueHash = pairs(issue);
+    return {
+      issue: toIssue(issueHash),
+      gates: gates.map(pairs).filter((h) => h.id).map(toGate),
+      notes: notes.map((n) => JSON.parse(n) as HumanNote),
+      currentRound: Math.max(0, Number(issueHash.nextRound ?? 0) - 1),
+    };
+  }
+
   /** A spawn job takes the answered gate; false when another job already did. */
   async claimResume(gateId: string, jobId: string): Promise<boolean> {
-    return (await this.#redis.escClaimResume(this.keys.gate(gateId), jobId, Date.now())) === "claimed";
+    return (await this.#redis.escClaimResume(this.keys.gate(gateId), jobId)) === "claimed";
   }
 
   async markResumed(gateId: string, at: number): Promise<void> {
@@ -518,6 +565,31 @@ export class GateStore {
   async cachePermission(repo: string, login: string, permission: string, ttlSeconds: number): Promise<void> {
     await this.#redis.set(this.keys.permission(repo, login), permission, "EX", ttlSeconds);
   }
+}
+
+function toIssue(h: Record<string, string>): IssueRecord | undefined {
+  if (!h.repo) return undefined;
+  return {
+    repo: h.repo,
+    issue: Number(h.issue),
+    installationId: Number(h.installationId),
+    title: h.title ?? "",
+    body: h.body ?? "",
+    url: h.url ?? "",
+    ...(h.author ? { author: h.author } : {}),
+    assignees: h.assignees ? h.assignees.split(",") : [],
+    state: h.state ?? "open",
+    openGate: h.openGate || undefined,
+    nextRound: Number(h.nextRound ?? 0),
+    statusCommentId: h.statusCommentId ? Number(h.statusCommentId) : undefined,
+  };
+}
+
+/** A hash as a script returns it (HGETALL's flat field, value list). */
+function pairs(flat: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]!] = flat[i + 1]!;
+  return out;
 }
 
 function toGate(h: Record<string, string>): Gate {

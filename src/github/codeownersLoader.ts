@@ -17,14 +17,15 @@ export class CodeownersLoader {
 
   constructor(private readonly ttlMs: number) {}
 
-  async load(octokit: InstallationOctokit, repo: string): Promise<Codeowners | undefined> {
+  async load(octokit: () => Promise<InstallationOctokit>, repo: string): Promise<Codeowners | undefined> {
     const key = repo.toLowerCase();
     const cached = this.#cache.get(key);
     if (cached && Date.now() - cached.at < this.ttlMs) return cached.codeowners;
     const [owner, name] = repo.split("/") as [string, string];
     let codeowners: Codeowners | undefined;
+    const client = await octokit();
     for (const path of CODEOWNERS_PATHS) {
-      const text = await readFile(octokit, owner, name, path);
+      const text = await readFile(client, owner, name, path);
       if (text !== undefined) {
         codeowners = parseCodeowners(text, path);
         break;

@@ -14,10 +14,11 @@ function asLevel(value: unknown): PermissionLevel | undefined {
 
 /**
  * A user's permission on a repository, cached in Redis for `ttlSeconds` so a burst of replies
- * costs one GitHub read. role_name is preferred: it tells maintain and triage apart.
+ * costs one GitHub read. role_name is preferred: it tells maintain and triage apart. The
+ * installation's Octokit is built only on a cache miss: building one costs more than the look-up.
  */
 export async function permissionOf(
-  octokit: InstanceType<typeof ProbotOctokit>,
+  octokit: () => Promise<InstanceType<typeof ProbotOctokit>>,
   store: GateStore,
   repo: string,
   login: string,
@@ -28,7 +29,7 @@ export async function permissionOf(
   const [owner, name] = repo.split("/") as [string, string];
   let level: PermissionLevel = "none";
   try {
-    const { data } = await octokit.request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", {
+    const { data } = await (await octokit()).request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", {
       owner,
       repo: name,
       username: login,

@@ -9,7 +9,7 @@ interface Cached {
 /**
  * Reads `.github/escalation.yml` through Probot's config loader (octokit.config.get, what
  * context.config uses), caches it per repository for a short while, and falls back to the server's
- * defaults when it is missing or invalid.
+ * defaults when it is missing or invalid. The installation's Octokit is built only on a cache miss.
  */
 export class RepoSettingsLoader {
   readonly #cache = new Map<string, Cached>();
@@ -19,14 +19,14 @@ export class RepoSettingsLoader {
     private readonly ttlMs: number,
   ) {}
 
-  async load(octokit: InstallationOctokit, repo: string): Promise<RepoConfigResult> {
+  async load(octokit: () => Promise<InstallationOctokit>, repo: string): Promise<RepoConfigResult> {
     const key = repo.toLowerCase();
     const cached = this.#cache.get(key);
     if (cached && Date.now() - cached.at < this.ttlMs) return cached.result;
     const [owner, name] = repo.split("/") as [string, string];
     let result: RepoConfigResult;
     try {
-      const { files } = await octokit.config.get({ owner, repo: name, path: REPO_CONFIG_PATH });
+      const { files } = await (await octokit()).config.get({ owner, repo: name, path: REPO_CONFIG_PATH });
       const own = files.find((f) => f.repo.toLowerCase() === name.toLowerCase() && f.config !== null);
       result = resolveRepoSettings(own?.config ?? files.find((f) => f.config !== null)?.config, this.defaults);
     } catch (error) {

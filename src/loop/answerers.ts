@@ -36,7 +36,7 @@ async function mayAnswer(services: Services, gate: Gate, login: string): Promise
   if (!answerers?.codeOwners) return true;
   const lower = login.toLowerCase();
   if (answerers.users.includes(lower) || answerers.codeOwners.users.includes(lower)) return true;
-  const octokit = await services.github.installation(gate.installationId);
+  const octokit = () => services.github.installation(gate.installationId);
   for (const team of new Set([...answerers.teams, ...answerers.codeOwners.teams])) {
     if (await isTeamMember(octokit, services.store, team, login, services.config.permissionCacheSeconds)) return true;
   }

@@ -119,7 +119,7 @@ export async function maySteer(services: Services, event: InboundEvent, login: s
     return false;
   }
   if (settings.answerers.users.includes(login.toLowerCase())) return true;
-  const octokit = await services.github.installation(event.installationId);
+  const octokit = () => services.github.installation(event.installationId);
   for (const team of settings.answerers.teams) {
     if (await isTeamMember(octokit, services.store, team, login, services.config.permissionCacheSeconds)) return true;
   }

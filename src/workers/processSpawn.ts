@@ -4,7 +4,7 @@ import type { Job } from "bullmq";
 import { chooseAgentCommand } from "../agent/agentCommand.js";
 import { agentEnv } from "../agent/agentEnv.js";
 import { maskSecrets } from "../agent/maskSecrets.js";
-import { loadTemplate, renderTask } from "../agent/renderTask.js";
+import { cachedTemplate, renderTask } from "../agent/renderTask.js";
 import { runAgent, type AgentRun } from "../agent/runAgent.js";
 import { StopRequest } from "../agent/runningAgents.js";
 import { fillPlaceholders } from "../config/splitCommand.js";
@@ -37,54 +37,52 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const ref = { repo: data.repo, issue: data.issue };
   const target = { installationId: data.installationId, repo: data.repo, issue: data.issue };
   const jobId = job.id ?? "unknown";
-  const ran = await alreadyRan(services, job, data, jobId);
+  // Everything before the fork is a handful of round trips: each await here delays the agent.
+  const [ran, { settings }, gate] = await Promise.all([
+    alreadyRan(services, job, data, jobId),
+    services.settings(data.installationId, data.repo),
+    data.trigger.type === "resume" ? services.store.getGate(data.trigger.gateId) : undefined,
+  ]);
   if (ran) return { skipped: ran };
-  const { settings } = await services.settings(data.installationId, data.repo);
-  let gate: Gate | undefined;
-  if (data.trigger.type === "resume") {
-    gate = await services.store.getGate(data.trigger.gateId);
-    if (!gate) return { skipped: "gate missing" };
-    if (!(await services.store.claimResume(gate.id, jobId))) return { skipped: `gate ${gate.state}` };
-    if (isLadderGate(gate)) {
-      if (!choseRetry(gate)) {
-        await services.store.finishResume(gate, Date.now());
-        await sendFeedback(services, target, [{ type: "removeLabel", label: settings.labels.awaiting }], `@${gate.answeredBy ?? "someone"} chose not to retry; the agent is not re-run`);
-        return { skipped: "human gave up" };
-      }
-      if (gate.ask.kind === "rounds_exhausted") {
-        const issue = await services.store.getIssue(ref);
-        await services.store.raiseRoundLimit(ref, (issue?.nextRound ?? 0) + settings.maxRounds);
-      }
-    }
+  if (data.trigger.type === "resume" && !gate) return { skipped: "gate missing" };
+  // The server's command, or the server's profile the repository names; never the repository's own.
+  const choice = chooseAgentCommand(services.config.agent, settings.agentProfile);
+  const ladder = gate && isLadderGate(gate) ? { retry: choseRetry(gate), kind: gate.ask.kind } : undefined;
+  const start = await services.store.beginRound(ref, jobId, {
+    claimGate: gate?.id,
+    // A resume runs a round after the one that asked, even if Redis lost the issue's round counter.
+    allocate: ladder?.retry === false || "problem" in choice ? undefined : { maxRounds: settings.maxRounds, lowest: gate ? gate.round + 1 : 0 },
+    raiseLimitBy: ladder?.retry && ladder.kind === "rounds_exhausted" ? settings.maxRounds : 0,
+  });
+  if (start.claim !== "claimed") return { skipped: `gate ${start.claim}` };
+  if (gate && ladder?.retry === false) {
+    await services.store.finishResume(gate, Date.now());
+    await sendFeedback(services, target, [{ type: "removeLabel", label: settings.labels.awaiting }], `@${gate.answeredBy ?? "someone"} chose not to retry; the agent is not re-run`);
+    return { skipped: "human gave up" };
   }
   // An answer or dispatch still queued when the issue was closed must not start an agent on it.
-  if ((await services.store.getIssue(ref))?.state === "closed") {
+  if (start.closed) {
     await sendFeedback(services, target, gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], "the issue is closed: the queued round was not started");
     return { skipped: "issue closed" };
   }
-  // The server's command, or the server's profile the repository names; never the repository's own.
-  const choice = chooseAgentCommand(services.config.agent, settings.agentProfile);
   if ("problem" in choice) {
     await sendFeedback(services, target, choice.comment ? [{ type: "comment", body: choice.comment }] : [], `could not start the agent: ${choice.problem}`, `no-command-${jobId}`);
     return { skipped: choice.skipped };
   }
   const command = choice.argv;
-  // A resume runs a round after the one that asked, even if Redis lost the issue's round counter.
-  const round = await services.store.allocateRound(ref, jobId, settings.maxRounds, gate ? gate.round + 1 : 0);
+  const { round, currentRound: current } = start;
   if (round === undefined) {
-    const current = await services.store.currentRound(ref);
     await raiseLadderGate(services, target, "rounds_exhausted", `The agent has used ${current + 1} rounds on this issue, the limit. Run more rounds?`, `A human must allow more rounds so a confused agent cannot loop forever. "retry" grants ${settings.maxRounds} more.`, current);
     return { skipped: "round limit reached" };
   }
-  if (!(await redisSettled(services, context, signal))) return { skipped: "stopped while Redis settled", round };
-  const [recorded, stored, notes] = await Promise.all([services.store.getIssue(ref), services.store.issueGates(ref), services.store.notes(ref)]);
-  const stale = await overtaken(services, job, jobId, ref, round, stored, gate);
+  if (!(await redisSettled(services, context, start.epoch, signal))) return { skipped: "stopped while Redis settled", round };
+  const [{ issue: recorded, gates: stored, notes, currentRound }, template] = await Promise.all([services.store.roundContext(ref), cachedTemplate(services.config.taskTemplatePath)]);
+  const stale = await overtaken(services, job, jobId, ref, round, currentRound, stored, gate);
   if (stale) return { skipped: stale, round };
   const issue = recorded ?? (await issueFromGitHub(services, data));
   // The answer this round resumes with is in its task even if Redis lost the history since the claim.
   const resumed = gate;
   const history = resumed && !stored.some((g) => g.id === resumed.id) ? [...stored, resumed] : stored;
-  const template = await loadTemplate(services.config.taskTemplatePath);
   const task = renderTask(template, {
     repo: data.repo,
     round,

@@ -40,9 +40,9 @@ export async function alreadyRan(services: Services, job: Job, data: SpawnJob, j
  * has the answer; and a round whose agent already asked (it died on its way out, or failed after
  * asking) would ask again beside the open question: asking is a round's last act.
  */
-export async function overtaken(services: Services, job: Job, jobId: string, ref: IssueRef, round: number, gates: readonly Gate[], resumed: Gate | undefined): Promise<string | undefined> {
+export async function overtaken(services: Services, job: Job, jobId: string, ref: IssueRef, round: number, currentRound: number, gates: readonly Gate[], resumed: Gate | undefined): Promise<string | undefined> {
   let why: string | undefined;
-  if (round < (await services.store.currentRound(ref))) why = `round ${round} was superseded by a later round`;
+  if (round < currentRound) why = `round ${round} was superseded by a later round`;
   else if (job.attemptsStarted > 1 && (await askedInRound(services, gates, round, job.timestamp))) why = `round ${round} had already asked its question`;
   if (why) await finishRound(services, ref, jobId, resumed);
   return why;
@@ -51,10 +51,11 @@ export async function overtaken(services: Services, job: Job, jobId: string, ref
 /**
  * Redis was wiped moments ago (its epoch is newer than the one this process started with): a live
  * worker may still run this issue's round, its job gone from under it; it notices at its next lock
- * renewal and stops the agent. Waits until then; false when `signal` aborted the wait.
+ * renewal and stops the agent. Waits until then; false when `signal` aborted the wait. `epochAt` is
+ * the epoch as the job already read it (GateStore.beginRound); read, and marked, when Redis had none.
  */
-export async function redisSettled(services: Services, context: SpawnContext, signal: AbortSignal | undefined): Promise<boolean> {
-  const epoch = await services.store.epoch();
+export async function redisSettled(services: Services, context: SpawnContext, epochAt: number | undefined, signal: AbortSignal | undefined): Promise<boolean> {
+  const epoch = epochAt === undefined ? await services.store.epoch() : { at: epochAt };
   if (epoch.at === context.startupEpoch) return true;
   const quiet = 2 * LOCK_RENEW_MS + services.config.agent.killGraceSeconds * 1000 + 1000;
   const left = quiet - (Date.now() - epoch.at);

@@ -1,3 +1,4 @@
+import { WATCHDOG_NAME } from "../../agent/watchdog.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -77,6 +78,14 @@ export interface CpuTimes {
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
 /** utime+stime and cutime+cstime of a process, in ms. */
+function isWatchdog(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[3] === WATCHDOG_NAME;
+  } catch {
+    return false;
+  }
+}
+
 function procCpu(pid: number): { self: number; children: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -332,8 +341,11 @@ export class Rig {
     );
   }
 
-  /** Processes below the app process (its agents, their watchdogs): 0 when nothing runs. */
-  appDescendants(): number {
+  /**
+   * Processes below the app process: its agents and theirs (0 when nothing runs), and apart from
+   * them the app's one orphan watchdog, which it holds whatever the number of gates.
+   */
+  appDescendants(): { agents: number; watchdogs: number } {
     const children = new Map<number, number[]>();
     for (const entry of readdirSync("/proc")) {
       if (!/^\d+$/.test(entry)) continue;
@@ -345,19 +357,20 @@ export class Rig {
         // gone meanwhile
       }
     }
-    let count = 0;
+    const counts = { agents: 0, watchdogs: 0 };
     const stack = [...(children.get(this.app.pid) ?? [])];
     while (stack.length > 0) {
       const pid = stack.pop()!;
-      count++;
+      if (isWatchdog(pid)) counts.watchdogs++;
+      else counts.agents++;
       stack.push(...(children.get(pid) ?? []));
     }
-    return count;
+    return counts;
   }
 
   /**
-   * CPU time used so far (ms, from /proc): the app process itself, its reaped children (the agents
-   * and their watchdogs), redis-server, and this process (the simulator, the pollers, the benchmark).
+   * CPU time used so far (ms, from /proc): the app process itself, its reaped children (the agents;
+   * the app's watchdog is reaped only when the app ends, and reads a line per agent), redis-server, and this process (the simulator, the pollers, the benchmark).
    * Unlike wall-clock figures, these hardly depend on what else the machine runs.
    */
   async cpu(): Promise<CpuTimes> {

@@ -385,6 +385,74 @@ describe("GateStore: round limit", () => {
   });
 });
 
+describe("GateStore: a spawn job's start in one round trip (beginRound, roundContext)", () => {
+  const answered = async (store: GateStore, round = 0) => {
+    const gate = newGate({ round });
+    await store.openGate(gate);
+    await store.recordAnswer((await store.getGate(gate.id))!, answer(), "alice", 500, 5_000);
+    return gate;
+  };
+  const allocate = (lowest = 0, maxRounds = LIMIT) => ({ maxRounds, lowest });
+
+  it("claims the gate once and allocates the round after the asking one; the same job gets both again, another job neither", async () => {
+    const store = freshStore();
+    await withIssue(store);
+    const gate = await answered(store, 2);
+    expect(await store.beginRound(ref, "job-1", { claimGate: gate.id, allocate: allocate(3) })).toMatchObject({ claim: "claimed", closed: false, round: 3, exhausted: false, currentRound: 3 });
+    expect((await store.getGate(gate.id))?.state).toBe("resuming");
+    expect(await store.beginRound(ref, "job-1", { claimGate: gate.id, allocate: allocate(3) })).toMatchObject({ claim: "claimed", round: 3 });
+    expect(await store.beginRound(ref, "job-2", { claimGate: gate.id, allocate: allocate(3) })).toMatchObject({ claim: "resuming", round: undefined });
+    expect(await store.beginRound(ref, "job-3", { claimGate: "no-such-gate", allocate: allocate() })).toMatchObject({ claim: "missing", round: undefined });
+    expect(await store.currentRound(ref)).toBe(3);
+  });
+
+  it("allocates nothing on a closed issue or when not asked to, and says when the limit is reached", async () => {
+    const store = freshStore();
+    await store.upsertIssue({ repo: REPO, issue: 7, installationId: 99, title: "t", body: "", url: "u", assignees: [], state: "closed" });
+    expect(await store.beginRound(ref, "job-1", { allocate: allocate() })).toMatchObject({ claim: "claimed", closed: true, round: undefined, exhausted: false });
+    await withIssue(store);
+    await store.upsertIssue({ repo: REPO, issue: 7, installationId: 99, title: "t", body: "", url: "u", assignees: [], state: "open" });
+    const gate = await answered(store);
+    expect(await store.beginRound(ref, "job-2", { claimGate: gate.id })).toMatchObject({ claim: "claimed", closed: false, round: undefined, exhausted: false });
+    expect((await store.getGate(gate.id))?.state).toBe("resuming");
+    expect(await store.beginRound(ref, "job-3", { allocate: allocate(0, 1) })).toMatchObject({ round: 0 });
+    expect(await store.beginRound(ref, "job-4", { allocate: allocate(0, 1) })).toMatchObject({ round: undefined, exhausted: true, currentRound: 0 });
+  });
+
+  it("raises the round limit past the rounds used before allocating (a human answered retry)", async () => {
+    const store = freshStore();
+    expect(await store.beginRound(ref, "job-1", { allocate: allocate(0, 1) })).toMatchObject({ round: 0 });
+    expect(await store.beginRound(ref, "job-2", { allocate: allocate(0, 1) })).toMatchObject({ exhausted: true });
+    expect(await store.beginRound(ref, "job-3", { allocate: allocate(0, 1), raiseLimitBy: 2 })).toMatchObject({ round: 1 });
+    expect(await store.beginRound(ref, "job-4", { allocate: allocate(0, 1) })).toMatchObject({ round: 2 });
+    expect(await store.beginRound(ref, "job-5", { allocate: allocate(0, 1) })).toMatchObject({ exhausted: true, currentRound: 2 });
+  });
+
+  it("returns the namespace's epoch once there is one", async () => {
+    const store = freshStore();
+    expect((await store.beginRound(ref, "job-1", {})).epoch).toBeUndefined();
+    const { at } = await store.epoch(12_345);
+    expect((await store.beginRound(ref, "job-1", {})).epoch).toBe(at);
+  });
+
+  it("roundContext reads the issue, its gates in ask order, its notes and its round at once", async () => {
+    const store = freshStore();
+    expect(await store.roundContext(ref)).toEqual({ issue: undefined, gates: [], notes: [], currentRound: 0 });
+    await withIssue(store);
+    const gates = [newGate(), newGate()];
+    for (const g of gates) await store.openGate(g);
+    await store.addNote(ref, { by: "alice", at: 1, url: "u", text: "mind the cache", round: 0 });
+    await store.allocateRound(ref, "job-1", LIMIT);
+    await store.allocateRound(ref, "job-2", LIMIT);
+    const context = await store.roundContext(ref);
+    expect(context.issue).toEqual(await store.getIssue(ref));
+    expect(context.gates).toEqual(await store.issueGates(ref));
+    expect(context.gates.map((g) => g.id)).toEqual(gates.map((g) => g.id));
+    expect(context.notes).toEqual([{ by: "alice", at: 1, url: "u", text: "mind the cache", round: 0 }]);
+    expect(context.currentRound).toBe(1);
+  });
+});
+
 describe("GateStore: listings", () => {
   it("issueGates returns every gate of the issue in ask order, whatever its state", async () => {
     const store = freshStore();

@@ -5,7 +5,8 @@ import type { InstallationOctokit } from "../../../src/services.js";
 /** GitHub's contents API for a repository holding `files`; other paths answer `missing` (404 or 403). */
 function contentsApi(files: Record<string, string>, missing = 404) {
   const asked: string[] = [];
-  const octokit = {
+  const built = { count: 0 };
+  const client = {
     request: async (route: string, params: { path: string; headers: { accept: string } }) => {
       expect(route).toBe("GET /repos/{owner}/{repo}/contents/{path}");
       expect(params.headers.accept).toBe("application/vnd.github.raw");
@@ -15,12 +16,16 @@ function contentsApi(files: Record<string, string>, missing = 404) {
       return { data: text };
     },
   } as unknown as InstallationOctokit;
-  return { octokit, asked };
+  const octokit = async () => {
+    built.count++;
+    return client;
+  };
+  return { octokit, asked, built };
 }
 
 describe("CodeownersLoader", () => {
   it("takes the first file where GitHub looks (.github/, the root, docs/) and caches it per repository", async () => {
-    const { octokit, asked } = contentsApi({ CODEOWNERS: "* @root", "docs/CODEOWNERS": "* @docs" });
+    const { octokit, asked, built } = contentsApi({ CODEOWNERS: "* @root", "docs/CODEOWNERS": "* @docs" });
     const loader = new CodeownersLoader(60_000);
     const first = await loader.load(octokit, "acme/widgets");
     expect(first?.file).toBe("CODEOWNERS");
@@ -28,6 +33,7 @@ describe("CodeownersLoader", () => {
     expect(asked).toEqual([".github/CODEOWNERS", "CODEOWNERS"]);
     expect(await loader.load(octokit, "ACME/Widgets")).toBe(first);
     expect(asked).toHaveLength(2);
+    expect(built.count).toBe(1); // a cache hit builds no installation Octokit
   });
 
   it("no file, or no permission to read one, is no CODEOWNERS (remembered too); other errors are thrown", async () => {

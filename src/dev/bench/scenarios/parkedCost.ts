@@ -12,8 +12,10 @@ export interface ParkedCostResult {
   usedMemoryPerGate: number;
   /** MEMORY USAGE per gate over a sample, by key, plus its share of the open-gates index. */
   keysPerGate: Record<string, number> & { total: number };
-  /** Processes below the app while every gate is parked and nothing runs. */
+  /** Processes below the app while every gate is parked and nothing runs, but its one orphan watchdog. */
   appProcesses: number;
+  /** The app's orphan watchdogs (one per app process, whatever the number of gates). */
+  appWatchdogs: number;
   appMemoryBefore: AppMemory;
   appMemoryAfter: AppMemory;
 }
@@ -29,7 +31,7 @@ export async function parkMany(rig: Rig, count: number): Promise<{ result: Parke
   const parkSeconds = (Date.now() - started) / 1000;
   const usedAfter = await rig.usedMemory();
   await rig.quiesce({ feedback: false });
-  const appProcesses = rig.appDescendants();
+  const { agents: appProcesses, watchdogs: appWatchdogs } = rig.appDescendants();
   const appMemoryAfter = await rig.app.memory();
 
   const keys = rig.store.keys;
@@ -57,6 +59,7 @@ export async function parkMany(rig: Rig, count: number): Promise<{ result: Parke
       usedMemoryPerGate: (usedAfter - usedBefore) / count,
       keysPerGate: { ...perGate, total },
       appProcesses,
+      appWatchdogs,
       appMemoryBefore,
       appMemoryAfter,
     },
