@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execa } from "execa";
 import { AgentError } from "../errors.js";
 import { orphanWatchdog, signalGroup, type OrphanWatchdog } from "./watchdog.js";
 
@@ -29,9 +29,7 @@ export interface AgentRun {
 
 /**
  * Spawns the agent without a shell and with exactly the environment given (no inheritance), the
- * task on stdin. Keeps only the tail of its output (stdout and stderr as they arrive): an agent may
- * print megabytes. Ends when the agent has exited and closed its output (as execa did; node's own
- * child_process because execa's stream plumbing cost ~3 % of the app's CPU, bench/README.md).
+ * task on stdin. Keeps only the tail of its output: an agent may print megabytes.
  *
  * The agent leads its own process group, and stopping it (timeout, /stop, shutdown) signals the
  * whole group, so the tools it started go too. The process's orphan watchdog stops the group if the
@@ -42,46 +40,56 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   if (!file) throw new AgentError("The agent command is empty; set AGENT_COMMAND.");
   const started = Date.now();
   const keep = options.tailLines ?? 20;
+  let tail = "";
   const watchdog = orphanWatchdog(options.killGraceMs);
   watchdog.start(); // already running unless this is the process's first agent: reading before the agent exists
-  const child = spawn(file, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
-  const pid = child.pid;
-  if (pid === undefined) {
-    const error = await new Promise<Error>((resolve) => child.once("error", resolve));
-    throw new AgentError(`Could not start the agent (${file}): ${error.message}. Check AGENT_COMMAND.`, { cause: error });
-  }
-  // The pid exists as soon as spawn returns: hand it to the watchdog before anything can interleave.
-  watchdog.register(pid);
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("close", (code, signal) => resolve({ code, signal })));
-  child.on("error", () => undefined); // a failed kill of an exiting agent: its close still comes
-  let tail = "";
-  const collect = (chunk: Buffer) => {
+  const subprocess = execa(file, args, {
+    cwd: options.cwd,
+    env: options.env,
+    extendEnv: false,
+    input: options.input,
+    detached: true,
+    reject: false,
+    buffer: false,
+    all: true,
+    stripFinalNewline: false,
+  });
+  // The pid exists as soon as execa returns: hand it to the watchdog before anything can interleave.
+  if (subprocess.pid !== undefined) watchdog.register(subprocess.pid);
+  subprocess.all?.on("data", (chunk: Buffer) => {
     tail = (tail + chunk.toString("utf8")).slice(-16_384);
-  };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
-  child.stdin?.on("error", () => undefined); // an agent that exits without reading its task
-  child.stdin?.end(options.input);
-  const stopper = groupStopper(pid, options, watchdog);
+  });
+  const spawned = new Promise<boolean>((resolve) => {
+    subprocess.once("spawn", () => resolve(true));
+    subprocess.once("error", () => resolve(false));
+  });
+  const pid = (await spawned) ? subprocess.pid : undefined;
+  if (pid === undefined && subprocess.pid !== undefined) watchdog.unregister(subprocess.pid);
+  const stopper = pid === undefined ? undefined : groupStopper(pid, options, watchdog);
   try {
-    await options.onStart?.(pid);
+    if (pid !== undefined) await options.onStart?.(pid);
   } catch (error) {
     // The round cannot be recorded as started: stop the agent rather than leave it running unowned.
-    stopper.stop("cancelled");
-    await ended;
-    stopper.done();
+    stopper?.stop("cancelled");
+    await subprocess;
+    stopper?.done();
     throw error;
   }
-  const { code, signal } = await ended;
-  stopper.done();
+  const result = await subprocess;
+  stopper?.done();
+  const timedOut = stopper?.reason === "timedOut";
+  const cancelled = stopper?.reason === "cancelled";
+  if (result.failed && result.exitCode === undefined && !result.signal && !cancelled && !timedOut) {
+    throw new AgentError(`Could not start the agent (${file}): ${result.shortMessage}. Check AGENT_COMMAND.`, { cause: result });
+  }
   return {
-    exitCode: code ?? undefined,
-    signal: signal ?? undefined,
-    timedOut: stopper.reason === "timedOut",
-    cancelled: stopper.reason === "cancelled",
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut,
+    cancelled,
     durationMs: Date.now() - started,
     tail: tail.split(/\r?\n/).filter((line) => line.trim()).slice(-keep),
-    failed: code !== 0,
+    failed: result.failed,
   };
 }
 
