@@ -3,27 +3,27 @@ import { ProtocolError, describeIssues } from "../errors.js";
 import { findMarker, hasMarker } from "../protocol/marker.js";
 import { InboundEventSchema, type InboundEvent } from "../queue/jobs.js";
 
-/**
- * Narrows a webhook payload to the fields the loop uses, validated, or returns undefined for
- * events the app ignores. Throws ProtocolError for a payload that does not have GitHub's shape.
- */
 const User = z.object({ login: z.string(), type: z.string() });
-const Payload = z.object({
-  action: z.string(),
+/** What issues and pull requests share, and the loop reads of either. */
+const IssueFields = {
+  number: z.number(),
+  title: z.string(),
+  body: z.string().nullable().optional(),
+  html_url: z.string(),
+  state: z.string(),
+  assignees: z.array(z.object({ login: z.string() })).nullable().optional(),
+  labels: z.array(z.union([z.object({ name: z.string() }), z.string()])).nullable().optional(),
+  user: z.object({ login: z.string() }).nullable().optional(),
+};
+const Delivered = {
   installation: z.object({ id: z.number() }).optional(),
   repository: z.object({ full_name: z.string() }),
-  issue: z.object({
-    number: z.number(),
-    title: z.string(),
-    body: z.string().nullable().optional(),
-    html_url: z.string(),
-    state: z.string(),
-    pull_request: z.unknown().optional(),
-    assignees: z.array(z.object({ login: z.string() })).nullable().optional(),
-    labels: z.array(z.union([z.object({ name: z.string() }), z.string()])).nullable().optional(),
-    user: z.object({ login: z.string() }).nullable().optional(),
-  }),
   sender: User,
+};
+const Payload = z.object({
+  ...Delivered,
+  action: z.string(),
+  issue: z.object({ ...IssueFields, pull_request: z.unknown().optional() }),
   comment: z
     .object({ id: z.number(), body: z.string().nullable().optional(), html_url: z.string(), created_at: z.string(), user: User })
     .optional(),
@@ -32,22 +32,24 @@ const Payload = z.object({
 
 /** `pull_request.synchronize`: the pull request stands in for its issue (they share the number). */
 const PullRequestPayload = z.object({
-  installation: z.object({ id: z.number() }).optional(),
-  repository: z.object({ full_name: z.string() }),
-  pull_request: z.object({
-    number: z.number(),
-    title: z.string(),
-    body: z.string().nullable().optional(),
-    html_url: z.string(),
-    state: z.string(),
-    updated_at: z.string(),
-    head: z.object({ sha: z.string() }),
-    assignees: z.array(z.object({ login: z.string() })).nullable().optional(),
-    labels: z.array(z.object({ name: z.string() })).nullable().optional(),
-    user: z.object({ login: z.string() }).nullable().optional(),
-  }),
-  sender: User,
+  ...Delivered,
+  pull_request: z.object({ ...IssueFields, updated_at: z.string(), head: z.object({ sha: z.string() }) }),
 });
+
+/** The loop's view of an issue or a pull request. */
+function issueOf(issue: z.infer<z.ZodObject<typeof IssueFields>>, isPullRequest: boolean): InboundEvent["issue"] {
+  return {
+    number: issue.number,
+    title: issue.title,
+    body: issue.body ?? "",
+    url: issue.html_url,
+    ...(issue.user ? { author: issue.user.login } : {}),
+    state: issue.state,
+    isPullRequest,
+    assignees: (issue.assignees ?? []).slice(0, 10).map((a) => a.login),
+    labels: (issue.labels ?? []).slice(0, 100).map((l) => (typeof l === "string" ? l : l.name)),
+  };
+}
 
 function toPushedEvent(payload: unknown, deliveryId: string, receivedAt: number): InboundEvent | undefined {
   if ((payload as { action?: unknown } | null)?.action !== "synchronize") return undefined; // the one pull_request action the app acts on
@@ -61,17 +63,7 @@ function toPushedEvent(payload: unknown, deliveryId: string, receivedAt: number)
     deliveryId,
     installationId: p.installation.id,
     repo: p.repository.full_name,
-    issue: {
-      number: pr.number,
-      title: pr.title,
-      body: pr.body ?? "",
-      url: pr.html_url,
-      ...(pr.user ? { author: pr.user.login } : {}),
-      state: pr.state,
-      isPullRequest: true,
-      assignees: (pr.assignees ?? []).slice(0, 10).map((a) => a.login),
-      labels: (pr.labels ?? []).slice(0, 100).map((l) => l.name),
-    },
+    issue: issueOf(pr, true),
     sender: p.sender,
     receivedAt,
     headSha: pr.head.sha,
@@ -80,6 +72,10 @@ function toPushedEvent(payload: unknown, deliveryId: string, receivedAt: number)
   };
 }
 
+/**
+ * Narrows a webhook payload to the fields the loop uses, validated, or returns undefined for
+ * events the app ignores. Throws ProtocolError for a payload that does not have GitHub's shape.
+ */
 export function toInboundEvent(
   name: string,
   payload: unknown,
@@ -101,17 +97,7 @@ export function toInboundEvent(
     deliveryId,
     installationId: p.installation.id,
     repo: p.repository.full_name,
-    issue: {
-      number: p.issue.number,
-      title: p.issue.title,
-      body: p.issue.body ?? "",
-      url: p.issue.html_url,
-      ...(p.issue.user ? { author: p.issue.user.login } : {}),
-      state: p.issue.state,
-      isPullRequest: p.issue.pull_request !== undefined && p.issue.pull_request !== null,
-      assignees: (p.issue.assignees ?? []).slice(0, 10).map((a) => a.login),
-      labels: (p.issue.labels ?? []).slice(0, 100).map((l) => (typeof l === "string" ? l : l.name)),
-    },
+    issue: issueOf(p.issue, p.issue.pull_request !== undefined && p.issue.pull_request !== null),
     sender: p.sender,
     receivedAt,
   };
