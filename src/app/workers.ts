@@ -6,6 +6,7 @@ import { processLadderStep } from "../loop/reminderLadder.js";
 import { processTimeout } from "../loop/timeouts.js";
 import { reconcileAll } from "../reconcile/reconcileAll.js";
 import { InboundEventSchema, LadderJobSchema, TimeoutJobSchema } from "../queue/jobs.js";
+import { ClosableConnection } from "../queue/closableConnection.js";
 import { QUEUES } from "../queue/names.js";
 import type { Services } from "../services.js";
 import { processFeedback } from "../workers/processFeedback.js";
@@ -59,6 +60,7 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     QUEUES.inbound,
     async (job: Job) => handleInbound(services, InboundEventSchema.parse(job.data)),
     { connection, prefix, concurrency: 8, ...RECOVERY },
+    ClosableConnection,
   );
   const spawn = new Worker(
     QUEUES.spawn,
@@ -84,6 +86,7 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
       }
     },
     { connection, prefix, concurrency: services.config.agent.concurrency, ...RECOVERY },
+    ClosableConnection,
   );
   spawn.on("lockRenewalFailed", (jobIds: string[]) => {
     for (const id of jobIds) {
@@ -97,7 +100,7 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
   // process by the worker's concurrency, across replicas by the queue's global concurrency. Without
   // it two replicas render the status comment at once and the older render can land last, leaving
   // GitHub's record of the gates (what a rebuild after Redis loss reads) behind.
-  const feedback = new Worker(QUEUES.feedback, async (job: Job, token?: string) => processFeedback(services, job, token), { connection, prefix, concurrency: 1, ...RECOVERY });
+  const feedback = new Worker(QUEUES.feedback, async (job: Job, token?: string) => processFeedback(services, job, token), { connection, prefix, concurrency: 1, ...RECOVERY }, ClosableConnection);
   services.queues.feedback.setGlobalConcurrency(1).catch((error: unknown) => services.log.warn({ err: error }, "could not limit the feedback queue to one writer"));
   const timeouts = new Worker(
     QUEUES.timeouts,
@@ -107,11 +110,13 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
       return processTimeout(services, gateId, sequence);
     },
     { connection, prefix, concurrency: 4, ...RECOVERY },
+    ClosableConnection,
   );
   const maintenance = new Worker(
     QUEUES.maintenance,
     async () => reconcileAll(services, { lookbackMs: services.config.reconcileLookbackSeconds * 1000 }),
     { connection, prefix, concurrency: 1, lockDuration: 120_000 },
+    ClosableConnection,
   );
   for (const [name, worker] of Object.entries({ inbound, spawn, feedback, timeouts, maintenance })) {
     worker.on("failed", (job, error) => services.log.warn({ queue: name, job: job?.id, err: error }, "job failed"));

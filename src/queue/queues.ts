@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import { withDeadline } from "../deadline.js";
 import { StoreUnavailableError } from "../errors.js";
 import type { FeedbackOp, InboundEvent, LadderJob, SpawnJob, TimeoutJob } from "./jobs.js";
+import { ClosableConnection } from "./closableConnection.js";
 import { QUEUES, jobIds } from "./names.js";
 
 const KEEP = {
@@ -44,11 +45,11 @@ export class Queues {
    */
   constructor(connection: Redis, prefix: string, onError: (error: Error, queue: string) => void = () => undefined) {
     const options = { connection, prefix };
-    this.inbound = new Queue(QUEUES.inbound, options);
-    this.spawn = new Queue(QUEUES.spawn, options);
-    this.feedback = new Queue(QUEUES.feedback, options);
-    this.timeouts = new Queue(QUEUES.timeouts, options);
-    this.maintenance = new Queue(QUEUES.maintenance, options);
+    this.inbound = new Queue(QUEUES.inbound, options, ClosableConnection);
+    this.spawn = new Queue(QUEUES.spawn, options, ClosableConnection);
+    this.feedback = new Queue(QUEUES.feedback, options, ClosableConnection);
+    this.timeouts = new Queue(QUEUES.timeouts, options, ClosableConnection);
+    this.maintenance = new Queue(QUEUES.maintenance, options, ClosableConnection);
     for (const queue of [this.inbound, this.spawn, this.feedback, this.timeouts, this.maintenance] as Queue[]) {
       queue.on("error", (error: Error) => onError(error, queue.name));
     }

@@ -28,6 +28,27 @@ describe("Queues: connection errors", () => {
     }
   });
 
+  it("a close while the queues still initialise: the initialisation failing afterwards is no unhandled rejection", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const producer = producerConnection(inject("redisUrl"));
+      producer.on("error", () => undefined);
+      const queues = new Queues(producer, `queues-${randomUUID().slice(0, 8)}`);
+      const ready = new Promise<void>((resolve) => producer.once("ready", () => resolve()));
+      // Closed before the connection is ready: BullMQ drops the queues' listeners but not their initialisation.
+      await queues.close();
+      await ready;
+      // Gone between "ready" and BullMQ's first command, so that abandoned initialisation fails.
+      producer.disconnect();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
   it("adds jobs once the producer is connected (the listener changes nothing on the happy path)", async () => {
     const producer = new Redis(inject("redisUrl"), { maxRetriesPerRequest: 1 });
     const errors: Error[] = [];
