@@ -1,5 +1,7 @@
 import { execa } from "execa";
 import { AgentError } from "../errors.js";
+import { RELEASE_LINE, gatedCommand } from "./releaseGate.js";
+import { resolveCommand } from "./resolveCommand.js";
 import { orphanWatchdog, signalGroup, type OrphanWatchdog } from "./watchdog.js";
 
 export interface RunAgentOptions {
@@ -33,7 +35,8 @@ export interface AgentRun {
  *
  * The agent leads its own process group, and stopping it (timeout, /stop, shutdown) signals the
  * whole group, so the tools it started go too. The process's orphan watchdog stops the group if the
- * app dies first.
+ * app dies first, and the release gate (releaseGate.ts) keeps the agent from starting at all if the
+ * app dies before the watchdog knows its group.
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const [file, ...args] = options.argv;
@@ -43,19 +46,20 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   let tail = "";
   const watchdog = orphanWatchdog(options.killGraceMs);
   watchdog.start(); // already running unless this is the process's first agent: reading before the agent exists
-  const subprocess = execa(file, args, {
+  const [shell, gated] = gatedCommand(resolveCommand(file, options.cwd, options.env.PATH), args, options.env);
+  const subprocess = execa(shell, gated, {
     cwd: options.cwd,
     env: options.env,
     extendEnv: false,
-    input: options.input,
     detached: true,
     reject: false,
     buffer: false,
     all: true,
     stripFinalNewline: false,
   });
-  // The pid exists as soon as execa returns: hand it to the watchdog before anything can interleave.
+  // The pid exists as soon as execa returns: hand it to the watchdog, and only then open the gate.
   if (subprocess.pid !== undefined) watchdog.register(subprocess.pid);
+  subprocess.stdin?.end(RELEASE_LINE + options.input);
   subprocess.all?.on("data", (chunk: Buffer) => {
     tail = (tail + chunk.toString("utf8")).slice(-16_384);
   });

@@ -12,8 +12,9 @@ import { spawn, type ChildProcess } from "node:child_process";
  * largest cost of a resume (bench/README.md, "Where the time goes"). A shell, not node: it starts in
  * a millisecond and holds no memory to speak of. Detached, so a terminal's Ctrl-C to the app's
  * process group does not take it first. The registration is a pipe write made before the event loop
- * turns, and the pipe exists before the shell is even exec'd, so no agent is ever unwatched: a line
- * written before the shell reads is still read after the app is gone.
+ * turns, and the pipe exists before the shell is even exec'd: a line written before the shell reads
+ * is still read after the app is gone. An agent forked but not yet registered when the app dies is
+ * kept from starting by its release gate (releaseGate.ts).
  */
 const SCRIPT = `groups=" "
 while read -r line; do
