@@ -5,15 +5,31 @@ import { producerConnection } from "../../../src/queue/connection.js";
 import { Queues } from "../../../src/queue/queues.js";
 import { waitFor } from "../../support/harness.js";
 
+/** Runs `body` with the process's unhandled rejections collected, and returns them. */
+async function unhandledRejectionsDuring(body: () => Promise<void>): Promise<unknown[]> {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    await body();
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+  }
+  return unhandled;
+}
+
+/** A fail-fast producer, connecting, its own errors ignored (the queues' are under test). */
+function connectingProducer(): Redis {
+  const producer = producerConnection(inject("redisUrl"));
+  producer.on("error", () => undefined);
+  return producer;
+}
+
 describe("Queues: connection errors", () => {
   it("reports a connection dropped while the queues initialise to onError, not as an unhandled rejection", async () => {
     const errors: Array<{ message: string; queue: string }> = [];
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on("unhandledRejection", onUnhandled);
-    try {
-      const producer = producerConnection(inject("redisUrl"));
-      producer.on("error", () => undefined);
+    const unhandled = await unhandledRejectionsDuring(async () => {
+      const producer = connectingProducer();
       const queues = new Queues(producer, `queues-${randomUUID().slice(0, 8)}`, (error, queue) => errors.push({ message: error.message, queue }));
       // Ready, then gone before BullMQ's first command (its INFO): the fail-fast producer refuses it.
       await new Promise<void>((resolve) => producer.once("ready", () => resolve()));
@@ -22,19 +38,13 @@ describe("Queues: connection errors", () => {
       await queues.close().catch(() => undefined);
       expect(new Set(errors.map((e) => e.queue))).toEqual(new Set(["inbound", "spawn", "feedback", "timeouts", "maintenance"]));
       expect(errors[0]!.message).toMatch(/Stream isn't writeable|Connection is closed/);
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off("unhandledRejection", onUnhandled);
-    }
+    });
+    expect(unhandled).toEqual([]);
   });
 
   it("a close while the queues still initialise: the initialisation failing afterwards is no unhandled rejection", async () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on("unhandledRejection", onUnhandled);
-    try {
-      const producer = producerConnection(inject("redisUrl"));
-      producer.on("error", () => undefined);
+    const unhandled = await unhandledRejectionsDuring(async () => {
+      const producer = connectingProducer();
       const queues = new Queues(producer, `queues-${randomUUID().slice(0, 8)}`);
       const ready = new Promise<void>((resolve) => producer.once("ready", () => resolve()));
       // Closed before the connection is ready: BullMQ drops the queues' listeners but not their initialisation.
@@ -43,10 +53,8 @@ describe("Queues: connection errors", () => {
       // Gone between "ready" and BullMQ's first command, so that abandoned initialisation fails.
       producer.disconnect();
       await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off("unhandledRejection", onUnhandled);
-    }
+    });
+    expect(unhandled).toEqual([]);
   });
 
   it("adds jobs once the producer is connected (the listener changes nothing on the happy path)", async () => {
