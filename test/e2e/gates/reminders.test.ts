@@ -50,10 +50,12 @@ describe("gates: the reminder ladder", { timeout: 60_000 }, () => {
 
   it("the last step takes the defaults with the visible timeout comment and the task's ASSUMPTION; an answer before a step leaves the rest silent", async () => {
     g = await Gates.start("ask-defaults2");
-    await g.configure(ladder("after: 1s\n      mention: [assignees, answerers]", "after: 2s\n      then: default"));
+    // Steps seconds apart so that, on a loaded machine, the answer still lands well before the first.
+    await g.configure(ladder("after: 4s\n      mention: [assignees, answerers]", "after: 6s\n      then: default"));
     const [unanswered, answered] = await Promise.all([g.asked("Nobody answers", { assignees: ["maintainer"] }), g.asked("Answered at once", { assignees: ["maintainer"] })]);
     const answer = g.comment(answered.issue, "maintainer", "/defaults");
     await g.resumedWith(answer.id, answered.issue);
+    expect(Date.now() - Date.parse(answered.comment.created_at)).toBeLessThan(4000); // else this test proves nothing
 
     await g.reply(unanswered.issue, "⏰ Reminder for @maintainer:");
     const notice = await g.reply(unanswered.issue, "No answer by");
