@@ -61,7 +61,17 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   const subscriber = workerConnection(config.redisUrl);
   track(subscriber);
   await services.agents.listen(subscriber);
-  const httpServer = await server.start();
+  // With Redis gone, close() and QUIT would wait for it forever: give up after a few seconds.
+  const closeRedis = async () => {
+    const giveUp = () => new Error("Redis did not answer during shutdown");
+    await withDeadline(queues.close(), 3000, giveUp).catch(() => undefined);
+    await Promise.all(connections.map((c) => withDeadline(c.quit(), 2000, giveUp).catch(() => c.disconnect())));
+  };
+  const httpServer = await server.start().catch(async (error: unknown) => {
+    // A port in use: leave nothing open behind the error (an embedding process, a test, may retry).
+    await closeRedis();
+    throw error;
+  });
   let workers: LoopWorkers | undefined;
   if (options.workers ?? true) {
     // Running before the first agent, so no resume pays for forking it (it outlives close(): its end
@@ -85,10 +95,7 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
       await server.stop().catch(() => undefined);
       await workers?.close(config.shutdownGraceSeconds * 1000);
       await mirror?.close();
-      // With Redis gone, close() and QUIT would wait for it forever: give up after a few seconds.
-      const giveUp = () => new Error("Redis did not answer during shutdown");
-      await withDeadline(queues.close(), 3000, giveUp).catch(() => undefined);
-      await Promise.all(connections.map((c) => withDeadline(c.quit(), 2000, giveUp).catch(() => c.disconnect())));
+      await closeRedis();
     },
   };
 }

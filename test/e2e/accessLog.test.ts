@@ -2,11 +2,11 @@ import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "../../src/app/startApp.js";
+import type { RunningApp } from "../../src/app/startApp.js";
 import { loadConfig } from "../../src/config/env.js";
 import { GitHubSimulator } from "../../src/dev/simulator/index.js";
 import { freePort } from "../../src/redis/privateRedis.js";
-import { REPO, waitFor, WEBHOOK_SECRET } from "../support/harness.js";
+import { REPO, startOnFreePort, waitFor, WEBHOOK_SECRET } from "../support/harness.js";
 
 type Line = Record<string, unknown>;
 
@@ -39,7 +39,7 @@ describe("the access log of webhook deliveries", () => {
   async function boot(level: string) {
     const { log, lines } = capture(level);
     const config = loadConfig({ ...sim.appEnv(), PORT: String(await freePort()), HOST: "127.0.0.1", REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `t${randomBytes(5).toString("hex")}` });
-    const app = await startApp({ config: { ...config, redisUrl: config.redisUrl! }, log, octokit: { throttle: false, retry: false }, workers: false });
+    const app = await startOnFreePort({ config: { ...config, redisUrl: config.redisUrl! }, log, octokit: { throttle: false, retry: false }, workers: false });
     apps.push(app);
     sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
     return lines;

@@ -5,6 +5,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseAskComment } from "../../src/protocol/ask.js";
+import { freePort } from "../../src/redis/privateRedis.js";
 import { REPO, WEBHOOK_SECRET, settle, startLoop, waitFor, type Loop } from "../support/harness.js";
 
 const AGENT = resolve("test/support/agents/recording-agent.mjs");
@@ -94,7 +95,7 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
     const { sim } = loop;
     const issue = await askedGate();
     const { bootApp } = await import("../support/harness.js");
-    const replica = await bootApp(sim, { ...loop.config, port: loop.config.port + 1 });
+    const replica = await bootApp(sim, { ...loop.config, port: await freePort() });
     try {
       sim.setWebhookUrl(`${loop.app.url}/api/github/webhooks`);
       sim.comment(REPO, issue, "maintainer", "SQLite");

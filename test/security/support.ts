@@ -4,13 +4,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Writable } from "node:stream";
 import { pino } from "pino";
-import { startApp, type RunningApp } from "../../src/app/startApp.js";
+import type { RunningApp } from "../../src/app/startApp.js";
 import { loadConfig, type AppConfig } from "../../src/config/env.js";
 import { GitHubSimulator, type SimComment } from "../../src/dev/simulator/index.js";
 import { REDACT_PATHS } from "../../src/logging.js";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import { freePort } from "../../src/redis/privateRedis.js";
-import { REPO, WEBHOOK_SECRET, settle, waitFor } from "../support/harness.js";
+import { REPO, WEBHOOK_SECRET, settle, startOnFreePort, waitFor } from "../support/harness.js";
 
 export { REPO, WEBHOOK_SECRET, settle, waitFor };
 
@@ -80,7 +80,7 @@ export class SecureLoop {
       },
     });
     const booted = Date.now();
-    const app = await startApp({
+    const app = await startOnFreePort({
       config: full,
       log: pino({ level: "trace", redact: { paths: REDACT_PATHS, censor: "[redacted]" } }, sink),
       octokit: { throttle: false, retry: false },

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { loadConfig, type AppConfig } from "../../src/config/env.js";
-import { startApp, type RunningApp } from "../../src/app/startApp.js";
+import { startApp, type RunningApp, type StartAppOptions } from "../../src/app/startApp.js";
 import { GitHubSimulator } from "../../src/dev/simulator/index.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 
@@ -23,15 +23,25 @@ export interface Loop {
 /** Starts the real app against `config`; webhooks from the simulator go to it. */
 export async function bootApp(sim: GitHubSimulator, config: AppConfig & { redisUrl: string }): Promise<RunningApp> {
   const booted = Date.now();
-  const app = await startApp({
-    config,
-    log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
-    octokit: { throttle: false, retry: false },
-  });
+  const app = await startOnFreePort({ config, log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }), octokit: { throttle: false, retry: false } });
   sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
   // Tests start from a quiet app: the start-up reconciliation has finished.
   await waitFor("the start-up reconciliation", async () => ((await app.services.store.lastReconcile()) ?? 0) >= booted);
   return app;
+}
+
+/**
+ * A port probed free can be taken by a parallel test file before the app listens on it (Probot
+ * reads port 0 as its default, 3000, so the kernel cannot pick it): on EADDRINUSE, another port.
+ */
+export async function startOnFreePort(options: StartAppOptions): Promise<RunningApp> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startApp(attempt === 1 ? options : { ...options, config: { ...options.config, port: await freePort() } });
+    } catch (error) {
+      if (attempt >= 5 || (error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    }
+  }
 }
 
 /**
