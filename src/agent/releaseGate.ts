@@ -7,10 +7,10 @@
  * pipe, and exits without starting the agent. Without the gate that window left an agent nobody
  * watched, which BullMQ's re-run of the stalled job then ran beside (chaos run, seed 20261203).
  */
-const SCRIPT = 'read -r _ || exit 0\nexec "$@"';
-
-/** The shell exports a PWD of its own; the agent gets exactly the environment it was given. */
-const SCRIPT_WITHOUT_PWD = 'read -r _ || exit 0\nunset PWD\nexec "$@"';
+function script(keepPwd: boolean): string {
+  // The shell exports a PWD of its own; the agent gets exactly the environment it was given.
+  return `read -r _ || exit 0\n${keepPwd ? "" : "unset PWD\n"}exec "$@"`;
+}
 
 /** The gate shell's `$0`, seen in `ps` only for the moment before it becomes the agent. */
 const NAME = "escalation-agent";
@@ -20,5 +20,5 @@ export const RELEASE_LINE = "\n";
 
 /** The shell and its arguments that run `executable args…` once released, in the environment `env`. */
 export function gatedCommand(executable: string, args: readonly string[], env: Record<string, string> = {}): [file: string, args: string[]] {
-  return ["/bin/sh", ["-c", "PWD" in env ? SCRIPT : SCRIPT_WITHOUT_PWD, NAME, executable, ...args]];
+  return ["/bin/sh", ["-c", script("PWD" in env), NAME, executable, ...args]];
 }

@@ -50,52 +50,47 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   track(commands);
   const queues = new Queues(producer, config.redisPrefix, (error, queue) => log.warn({ err: error.message, queue }, "queue connection error"));
   let services: Services | undefined;
-
-  await server.load(async (app, { addHandler }) => {
-    services = createServices(app, config, log, commands, queues);
-    registerWebhooks(app, services);
-    registerHttp(services, addHandler);
-  });
-  if (!services) throw new Error("Probot did not load the app");
-  // A dedicated connection: a subscribed ioredis client can run no other command.
-  const subscriber = workerConnection(config.redisUrl);
-  track(subscriber);
-  await services.agents.listen(subscriber);
-  // With Redis gone, close() and QUIT would wait for it forever: give up after a few seconds.
-  const closeRedis = async () => {
+  let workers: LoopWorkers | undefined;
+  let mirror: ReturnType<typeof startMirror> | undefined;
+  // One way down, for close() and for a start that fails part-way (a port in use, Redis gone):
+  // nothing the start opened stays open behind its error. With Redis gone, closing the queues and
+  // QUIT would wait for it forever: give up after a few seconds.
+  const close = async () => {
+    await server.stop().catch(() => undefined);
+    await workers?.close(config.shutdownGraceSeconds * 1000);
+    await mirror?.close();
     const giveUp = () => new Error("Redis did not answer during shutdown");
     await withDeadline(queues.close(), 3000, giveUp).catch(() => undefined);
     await Promise.all(connections.map((c) => withDeadline(c.quit(), 2000, giveUp).catch(() => c.disconnect())));
   };
-  const httpServer = await server.start().catch(async (error: unknown) => {
-    // A port in use: leave nothing open behind the error (an embedding process, a test, may retry).
-    await closeRedis();
+
+  try {
+    await server.load(async (app, { addHandler }) => {
+      services = createServices(app, config, log, commands, queues);
+      registerWebhooks(app, services);
+      registerHttp(services, addHandler);
+    });
+    if (!services) throw new Error("Probot did not load the app");
+    // A dedicated connection: a subscribed ioredis client can run no other command.
+    const subscriber = workerConnection(config.redisUrl);
+    track(subscriber);
+    await services.agents.listen(subscriber);
+    const httpServer = await server.start();
+    if (options.workers ?? true) {
+      // Running before the first agent, so no resume pays for forking it (it outlives close(): its end
+      // of input is this process's exit).
+      orphanWatchdog(config.agent.killGraceSeconds * 1000).start();
+      const workerRedis = workerConnection(config.redisUrl);
+      track(workerRedis);
+      workers = startWorkers(services, workerRedis);
+      await queues.scheduleReconcile(config.reconcileIntervalSeconds);
+    }
+    mirror = startMirror(services, { redisUrl: config.redisUrl, worker: options.workers ?? true });
+    const address = httpServer.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    return { url: `http://127.0.0.1:${port}`, port, services, workers, close };
+  } catch (error) {
+    await close();
     throw error;
-  });
-  let workers: LoopWorkers | undefined;
-  if (options.workers ?? true) {
-    // Running before the first agent, so no resume pays for forking it (it outlives close(): its end
-    // of input is this process's exit).
-    orphanWatchdog(config.agent.killGraceSeconds * 1000).start();
-    const workerRedis = workerConnection(config.redisUrl);
-    track(workerRedis);
-    workers = startWorkers(services, workerRedis);
-    await queues.scheduleReconcile(config.reconcileIntervalSeconds);
   }
-  const mirror = startMirror(services, { redisUrl: config.redisUrl, worker: options.workers ?? true });
-  const address = httpServer.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
-  const ready = services;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    services: ready,
-    workers,
-    async close() {
-      await server.stop().catch(() => undefined);
-      await workers?.close(config.shutdownGraceSeconds * 1000);
-      await mirror?.close();
-      await closeRedis();
-    },
-  };
 }

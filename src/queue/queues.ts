@@ -44,12 +44,12 @@ export class Queues {
    * while a queue is still initialising (a Redis restart at start-up, or a close right after it).
    */
   constructor(connection: Redis, prefix: string, onError: (error: Error, queue: string) => void = () => undefined) {
-    const options = { connection, prefix };
-    this.inbound = new Queue(QUEUES.inbound, options, ClosableConnection);
-    this.spawn = new Queue(QUEUES.spawn, options, ClosableConnection);
-    this.feedback = new Queue(QUEUES.feedback, options, ClosableConnection);
-    this.timeouts = new Queue(QUEUES.timeouts, options, ClosableConnection);
-    this.maintenance = new Queue(QUEUES.maintenance, options, ClosableConnection);
+    const open = (name: string) => new Queue(name, { connection, prefix }, ClosableConnection);
+    this.inbound = open(QUEUES.inbound);
+    this.spawn = open(QUEUES.spawn);
+    this.feedback = open(QUEUES.feedback);
+    this.timeouts = open(QUEUES.timeouts);
+    this.maintenance = open(QUEUES.maintenance);
     for (const queue of [this.inbound, this.spawn, this.feedback, this.timeouts, this.maintenance] as Queue[]) {
       queue.on("error", (error: Error) => onError(error, queue.name));
     }

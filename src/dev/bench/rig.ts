@@ -8,6 +8,7 @@ import { Redis } from "ioredis";
 import { projectRoot } from "../../config/projectRoot.js";
 import { GateStore } from "../../gates/store.js";
 import { newAskId, renderAskComment, validateAsk, type Ask } from "../../protocol/ask.js";
+import { ClosableConnection } from "../../queue/closableConnection.js";
 import { QUEUES } from "../../queue/names.js";
 import { freePort, startPrivateRedis, type PrivateRedis } from "../../redis/privateRedis.js";
 import { GitHubSimulator, type SimComment, type SimIssue, type SimRepo } from "../simulator/index.js";
@@ -200,7 +201,7 @@ export class Rig {
     private readonly redisDir: string,
   ) {
     this.store = new GateStore(redis, prefix);
-    this.queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: redis, prefix }));
+    this.queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: redis, prefix }, ClosableConnection));
     this.bootedAt = Date.now();
   }
 

@@ -7,6 +7,7 @@ import { Redis } from "ioredis";
 import { projectRoot } from "../../config/projectRoot.js";
 import { Keys } from "../../gates/keys.js";
 import { GateStore } from "../../gates/store.js";
+import { ClosableConnection } from "../../queue/closableConnection.js";
 import { QUEUES } from "../../queue/names.js";
 import { freePort } from "../../redis/privateRedis.js";
 import { GitHubSimulator } from "../simulator/index.js";
@@ -90,7 +91,7 @@ export async function startRig(plan: RunPlan, dir: string, agentLog: string, tra
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => 100 });
     client.on("error", () => undefined);
     cleanup.push(() => client.disconnect());
-    const queues = [QUEUES.inbound, QUEUES.spawn, QUEUES.feedback].map((name) => new Queue(name, { connection: client, prefix }));
+    const queues = [QUEUES.inbound, QUEUES.spawn, QUEUES.feedback].map((name) => new Queue(name, { connection: client, prefix }, ClosableConnection));
     cleanup.push(() => Promise.all(queues.map((q) => q.close().catch(() => undefined))));
     return { sim, redis, client, prefix, keys: new Keys(prefix), queues, apps, startApp, close };
   } catch (error) {
