@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import Mustache from "mustache";
 import { AgentError } from "../errors.js";
-import type { ApprovalRecord, Gate, HumanNote } from "../gates/types.js";
+import type { ApprovalRecord, Gate, HumanNote, LineRef } from "../gates/types.js";
 import { APPROVAL_KIND } from "../protocol/approval.js";
 import { CORRECTION_KIND } from "../protocol/ask.js";
 import { cleanHumanText, stripHiddenCharacters } from "../protocol/humanText.js";
@@ -76,6 +76,13 @@ function approvalView(record: ApprovalRecord): Record<string, unknown> {
   };
 }
 
+/** "`src/db.ts`, line 12 of the new version": a file name is data too, shown in a code span it cannot leave. */
+function lineRefText(ref: LineRef): string {
+  const path = stripHiddenCharacters(ref.path.replace(/[\r\n]+/g, " ")).text.replace(/`/g, "'");
+  const version = ref.side === "LEFT" ? " of the old version" : ref.side === "RIGHT" ? " of the new version" : "";
+  return `\`${path}\`${ref.line ? `, line ${ref.line}${version}` : ""}`;
+}
+
 const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString().replace(/\.\d+Z$/, "Z") : "unknown time");
 
 /** The view the spawn-task template sees. Only answered, resumed or cancelled gates are shown. */
@@ -120,6 +127,7 @@ export function taskView(input: TaskInput): Record<string, unknown> {
                 note: answer.note,
                 quotedNote: answer.note ? quote(answer.note) : undefined,
                 approval: answer.approval ? approvalView(answer.approval) : undefined,
+                about: answer.about ? lineRefText(answer.about) : undefined,
               }
             : undefined,
         };

@@ -15,12 +15,22 @@ export interface RecordedAnswer extends Answer {
   by: string;
   at: number;
   source: "human" | "default";
+  /** The answering reply (src/github/replyIds.ts: an issue comment's id, a review's negative). */
   commentId?: number;
   url?: string;
+  /** Given in a review comment on a line of a pull request's diff: that file and line. */
+  about?: LineRef;
   /** Audit hash of the text as first folded (src/agent/renderTask.ts foldedSha256), kept when rebuilt from the status comment. */
   sha256?: string;
   /** An approval gate's outcome (the answer's text is "approved" or "denied") and the votes that decided it. */
   approval?: ApprovalRecord;
+}
+
+/** A line of a pull request's diff, as a review comment names it. */
+export interface LineRef {
+  path: string;
+  line?: number;
+  side?: "LEFT" | "RIGHT";
 }
 
 export interface ApprovalRecord {

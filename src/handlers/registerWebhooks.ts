@@ -9,28 +9,43 @@ import { toInboundEvent } from "./toInboundEvent.js";
  * down, the enqueue throws and Probot answers 500, so the delivery shows as failed on GitHub.
  */
 export function registerWebhooks(app: Probot, services: Services): void {
-  app.on(["issue_comment.created", "issue_comment.edited", "issue_comment.deleted", "issues.labeled", "issues.closed", "pull_request.synchronize"], async (context) => {
-    let event;
-    try {
-      event = toInboundEvent(context.name, context.payload, context.id);
-    } catch (error) {
-      if (!(error instanceof ProtocolError)) throw error;
-      services.log.warn({ delivery: context.id, err: error.message }, "rejected webhook payload");
-      services.events.notify("webhook.delivery", { event: context.name, result: "rejected" });
-      return;
-    }
-    if (!event) {
-      // Events the app does not act on, and bots' comments without a marker: no reply, a debug line.
-      services.log.debug({ delivery: context.id, event: context.name, sender: (context.payload as { sender?: { login?: string } }).sender?.login }, "ignored webhook delivery");
-      services.events.notify("webhook.delivery", { event: context.name, result: "ignored" });
-      return;
-    }
-    try {
-      await services.queues.addInbound(event);
-    } catch (error) {
-      services.events.notify("webhook.delivery", { event: context.name, result: "error" });
-      throw new StoreUnavailableError(`Could not record delivery ${context.id} (Redis unreachable?): ${(error as Error).message}`, { cause: error });
-    }
-    services.events.notify("webhook.delivery", { event: context.name, result: "queued" });
-  });
+  // A pull request's label and close arrive as `pull_request.*`, not `issues.*`; its reviews are replies too.
+  app.on(
+    [
+      "issue_comment.created",
+      "issue_comment.edited",
+      "issue_comment.deleted",
+      "issues.labeled",
+      "issues.closed",
+      "pull_request.labeled",
+      "pull_request.closed",
+      "pull_request.synchronize",
+      "pull_request_review.submitted",
+      "pull_request_review_comment.created",
+    ],
+    async (context) => {
+      let event;
+      try {
+        event = toInboundEvent(context.name, context.payload, context.id);
+      } catch (error) {
+        if (!(error instanceof ProtocolError)) throw error;
+        services.log.warn({ delivery: context.id, err: error.message }, "rejected webhook payload");
+        services.events.notify("webhook.delivery", { event: context.name, result: "rejected" });
+        return;
+      }
+      if (!event) {
+        // Events the app does not act on, and bots' comments without a marker: no reply, a debug line.
+        services.log.debug({ delivery: context.id, event: context.name, sender: (context.payload as { sender?: { login?: string } }).sender?.login }, "ignored webhook delivery");
+        services.events.notify("webhook.delivery", { event: context.name, result: "ignored" });
+        return;
+      }
+      try {
+        await services.queues.addInbound(event);
+      } catch (error) {
+        services.events.notify("webhook.delivery", { event: context.name, result: "error" });
+        throw new StoreUnavailableError(`Could not record delivery ${context.id} (Redis unreachable?): ${(error as Error).message}`, { cause: error });
+      }
+      services.events.notify("webhook.delivery", { event: context.name, result: "queued" });
+    },
+  );
 }

@@ -1,17 +1,26 @@
 import { z } from "zod";
 import { ProtocolError, describeIssues } from "../errors.js";
+import { replyId } from "../github/replyIds.js";
 import { findMarker, hasMarker } from "../protocol/marker.js";
 import { InboundEventSchema, type InboundEvent } from "../queue/jobs.js";
 
-const User = z.object({ login: z.string(), type: z.string() });
+/*
+ * Each schema requires only what GitHub's webhook schemas (@octokit/openapi-webhooks) require of
+ * every payload of the event, and accepts what they allow to be null or absent, so a delivery GitHub
+ * could send is never refused as malformed.
+ */
+
+/** `type` is required of a sender but not of a comment's or review's author. */
+const User = z.object({ login: z.string(), type: z.string().optional() });
 /** What issues and pull requests share, and the loop reads of either. */
 const IssueFields = {
   number: z.number(),
   title: z.string(),
   body: z.string().nullable().optional(),
   html_url: z.string(),
-  state: z.string(),
-  assignees: z.array(z.object({ login: z.string() })).nullable().optional(),
+  /** Not required on `issues.labeled` (and others). */
+  state: z.string().optional(),
+  assignees: z.array(z.object({ login: z.string() }).nullable()).nullable().optional(),
   labels: z.array(z.union([z.object({ name: z.string() }), z.string()])).nullable().optional(),
   user: z.object({ login: z.string() }).nullable().optional(),
 };
@@ -25,15 +34,38 @@ const Payload = z.object({
   action: z.string(),
   issue: z.object({ ...IssueFields, pull_request: z.unknown().optional() }),
   comment: z
-    .object({ id: z.number(), body: z.string().nullable().optional(), html_url: z.string(), created_at: z.string(), user: User })
+    .object({ id: z.number(), body: z.string().nullable().optional(), html_url: z.string(), created_at: z.string(), user: User.nullable() })
     .optional(),
   label: z.object({ name: z.string() }).optional(),
 });
 
-/** `pull_request.synchronize`: the pull request stands in for its issue (they share the number). */
+/** The `pull_request` events: the pull request stands in for its issue (they share the number). */
 const PullRequestPayload = z.object({
   ...Delivered,
+  action: z.string(),
   pull_request: z.object({ ...IssueFields, updated_at: z.string(), head: z.object({ sha: z.string() }) }),
+  label: z.object({ name: z.string() }).optional(),
+});
+
+const ReviewPayload = z.object({
+  ...Delivered,
+  pull_request: z.object(IssueFields),
+  review: z.object({ id: z.number(), body: z.string().nullable().optional(), html_url: z.string(), submitted_at: z.string().nullable().optional(), user: User.nullable() }),
+});
+
+const ReviewCommentPayload = z.object({
+  ...Delivered,
+  pull_request: z.object(IssueFields),
+  comment: z.object({
+    id: z.number(),
+    body: z.string(),
+    html_url: z.string(),
+    created_at: z.string(),
+    user: User.nullable(),
+    path: z.string(),
+    line: z.number().nullable().optional(),
+    side: z.string().optional(),
+  }),
 });
 
 /** The loop's view of an issue or a pull request. */
@@ -44,85 +76,148 @@ function issueOf(issue: z.infer<z.ZodObject<typeof IssueFields>>, isPullRequest:
     body: issue.body ?? "",
     url: issue.html_url,
     ...(issue.user ? { author: issue.user.login } : {}),
-    state: issue.state,
+    ...(issue.state !== undefined ? { state: issue.state } : {}),
     isPullRequest,
-    assignees: (issue.assignees ?? []).slice(0, 10).map((a) => a.login),
+    assignees: (issue.assignees ?? []).flatMap((a) => (a ? [a.login] : [])).slice(0, 10),
     labels: (issue.labels ?? []).slice(0, 100).map((l) => (typeof l === "string" ? l : l.name)),
   };
 }
 
-function toPushedEvent(payload: unknown, deliveryId: string, receivedAt: number): InboundEvent | undefined {
-  if ((payload as { action?: unknown } | null)?.action !== "synchronize") return undefined; // the one pull_request action the app acts on
-  const parsed = PullRequestPayload.safeParse(payload);
-  if (!parsed.success) throw new ProtocolError(`Unexpected pull_request payload: ${describeIssues(parsed.error.issues)}`);
-  const p = parsed.data;
+/**
+ * A user as the loop sees one. GitHub may leave out the type of a comment's author: such a user is
+ * judged by login (a bot's ends in "[bot]") and permission, like a person.
+ */
+function actorOf(user: z.infer<typeof User>): { login: string; type: string } {
+  return { login: user.login, type: user.type ?? "User" };
+}
+
+function parse<T extends z.ZodTypeAny>(schema: T, name: string, payload: unknown): z.infer<T> {
+  const parsed = schema.safeParse(payload);
+  if (!parsed.success) throw new ProtocolError(`Unexpected ${name} payload: ${describeIssues(parsed.error.issues)}`);
+  return parsed.data;
+}
+
+type Mapped = InboundEvent | undefined;
+
+/** `pull_request.*`: each action the app acts on is its issue counterpart's (labeled, closed), plus new commits. */
+function fromPullRequest(payload: unknown, deliveryId: string, receivedAt: number): Mapped {
+  const action = (payload as { action?: unknown } | null)?.action;
+  if (action !== "synchronize" && action !== "labeled" && action !== "closed") return undefined;
+  const p = parse(PullRequestPayload, "pull_request", payload);
   if (!p.installation) return undefined;
   const pr = p.pull_request;
+  const common = { deliveryId, installationId: p.installation.id, repo: p.repository.full_name, issue: issueOf(pr, true), sender: actorOf(p.sender), receivedAt };
+  if (action === "labeled") return p.label && !isBot(common.sender) ? { kind: "labeled", label: p.label.name, ...common } : undefined;
+  if (action === "closed") return { kind: "closed", ...common };
+  // When GitHub recorded the push; a webhook may arrive late, after a question asked since.
+  return { kind: "pushed", ...common, headSha: pr.head.sha, pushedAt: Date.parse(pr.updated_at) || receivedAt };
+}
+
+/** `pull_request_review.submitted` with a body: a reply written in a review. */
+function fromReview(payload: unknown, deliveryId: string, receivedAt: number): Mapped {
+  if ((payload as { action?: unknown } | null)?.action !== "submitted") return undefined;
+  const p = parse(ReviewPayload, "pull_request_review", payload);
+  const review = p.review;
+  // An approval or a review of line comments only has no body: it says nothing to a question.
+  if (!p.installation || !review.body?.trim() || !review.user || isBot(actorOf(review.user))) return undefined;
   return {
-    kind: "pushed",
+    kind: "comment",
+    action: "created",
     deliveryId,
     installationId: p.installation.id,
     repo: p.repository.full_name,
-    issue: issueOf(pr, true),
-    sender: p.sender,
+    issue: issueOf(p.pull_request, true),
+    sender: actorOf(p.sender),
     receivedAt,
-    headSha: pr.head.sha,
-    // When GitHub recorded the push; a webhook may arrive late, after a question asked since.
-    pushedAt: Date.parse(pr.updated_at) || receivedAt,
+    comment: {
+      id: replyId("review", review.id),
+      body: review.body,
+      url: review.html_url,
+      createdAt: review.submitted_at ?? new Date(receivedAt).toISOString(),
+      author: actorOf(review.user),
+      in: { kind: "review" },
+    },
   };
 }
 
-/**
- * Narrows a webhook payload to the fields the loop uses, validated, or returns undefined for
- * events the app ignores. Throws ProtocolError for a payload that does not have GitHub's shape.
- */
-export function toInboundEvent(
-  name: string,
-  payload: unknown,
-  deliveryId: string,
-  receivedAt = Date.now(),
-): InboundEvent | undefined {
-  if (name === "pull_request") {
-    const event = toPushedEvent(payload, deliveryId, receivedAt);
-    if (!event) return undefined;
-    const checked = InboundEventSchema.safeParse(event);
-    if (!checked.success) throw new ProtocolError(`Rejected ${name} event: ${describeIssues(checked.error.issues)}`);
-    return checked.data;
-  }
-  const parsed = Payload.safeParse(payload);
-  if (!parsed.success) throw new ProtocolError(`Unexpected ${name} payload: ${describeIssues(parsed.error.issues)}`);
-  const p = parsed.data;
+/** `pull_request_review_comment.created`: a reply on a line of the pull request's diff. */
+function fromReviewComment(payload: unknown, deliveryId: string, receivedAt: number): Mapped {
+  if ((payload as { action?: unknown } | null)?.action !== "created") return undefined;
+  const p = parse(ReviewCommentPayload, "pull_request_review_comment", payload);
+  const c = p.comment;
+  if (!p.installation || !c.user || isBot(actorOf(c.user))) return undefined;
+  const side = c.side === "LEFT" || c.side === "RIGHT" ? c.side : undefined;
+  return {
+    kind: "comment",
+    action: "created",
+    deliveryId,
+    installationId: p.installation.id,
+    repo: p.repository.full_name,
+    issue: issueOf(p.pull_request, true),
+    sender: actorOf(p.sender),
+    receivedAt,
+    comment: {
+      id: replyId("reviewComment", c.id),
+      body: c.body,
+      url: c.html_url,
+      createdAt: c.created_at,
+      author: actorOf(c.user),
+      in: { kind: "reviewComment", path: c.path, ...(c.line ? { line: c.line } : {}), ...(side ? { side } : {}) },
+    },
+  };
+}
+
+/** `issues.*` and `issue_comment.*`. */
+function fromIssue(name: string, payload: unknown, deliveryId: string, receivedAt: number): Mapped {
+  const p = parse(Payload, name, payload);
   if (!p.installation) return undefined; // not delivered to an installed App: nothing we can act on
   const common = {
     deliveryId,
     installationId: p.installation.id,
     repo: p.repository.full_name,
     issue: issueOf(p.issue, p.issue.pull_request !== undefined && p.issue.pull_request !== null),
-    sender: p.sender,
+    sender: actorOf(p.sender),
     receivedAt,
   };
-  let event: InboundEvent | undefined;
   if (name === "issue_comment" && p.comment && (p.action === "created" || p.action === "edited" || p.action === "deleted")) {
     const body = p.comment.body ?? "";
+    // A deleted account's comment has no user: nobody who may steer, so only its deletion matters.
+    const author = p.comment.user ? actorOf(p.comment.user) : undefined;
+    if (!author && p.action !== "deleted") return undefined;
     // Bots never answer or command; of their comments only asks (which carry a marker) matter. The
     // app's own status comment, created and edited on every transition, carries only a status
     // marker: dropping it here spares a queued job per edit that the loop would ignore anyway.
-    if (p.comment.user.type === "Bot" && p.action !== "deleted" && (!hasMarker(body) || isStatusOnly(body))) return undefined;
-    event = {
+    if (author?.type === "Bot" && p.action !== "deleted" && (!hasMarker(body) || isStatusOnly(body))) return undefined;
+    return {
       kind: "comment",
       action: p.action,
       ...common,
-      comment: { id: p.comment.id, body, url: p.comment.html_url, createdAt: p.comment.created_at, author: p.comment.user },
+      comment: { id: p.comment.id, body, url: p.comment.html_url, createdAt: p.comment.created_at, author: author ?? { login: "ghost", type: "User" } },
     };
-  } else if (name === "issues" && p.action === "labeled" && p.label) {
+  }
+  if (name === "issues" && p.action === "labeled" && p.label) {
     // A bot may not dispatch (maySteer), so a bot's label — the app's own awaiting label, on every
     // ask — is dropped here rather than queued. Which label dispatches is per-repository
     // configuration, decided by the worker.
-    if (isBot(p.sender)) return undefined;
-    event = { kind: "labeled", label: p.label.name, ...common };
-  } else if (name === "issues" && p.action === "closed") {
-    event = { kind: "closed", ...common };
+    return isBot(common.sender) ? undefined : { kind: "labeled", label: p.label.name, ...common };
   }
+  if (name === "issues" && p.action === "closed") return { kind: "closed", ...common };
+  return undefined;
+}
+
+/**
+ * Narrows a webhook payload to the fields the loop uses, validated, or returns undefined for
+ * events the app ignores. Throws ProtocolError for a payload that does not have GitHub's shape.
+ */
+export function toInboundEvent(name: string, payload: unknown, deliveryId: string, receivedAt = Date.now()): InboundEvent | undefined {
+  const event =
+    name === "pull_request"
+      ? fromPullRequest(payload, deliveryId, receivedAt)
+      : name === "pull_request_review"
+        ? fromReview(payload, deliveryId, receivedAt)
+        : name === "pull_request_review_comment"
+          ? fromReviewComment(payload, deliveryId, receivedAt)
+          : fromIssue(name, payload, deliveryId, receivedAt);
   if (!event) return undefined;
   const checked = InboundEventSchema.safeParse(event);
   if (!checked.success) throw new ProtocolError(`Rejected ${name} event: ${describeIssues(checked.error.issues)}`);

@@ -90,6 +90,7 @@ export async function answerFromReply(services: Services, event: CommentEvent, g
   const parsed = parseReply(body, gate.ask.questions);
   if (parsed.answers.length === 0) return "reply had no answer";
   const at = Date.parse(event.comment.createdAt) || event.receivedAt;
+  const place = event.comment.in;
   const answers: RecordedAnswer[] = parsed.answers.map((answer) => ({
     ...answer,
     by: event.comment.author.login,
@@ -97,6 +98,7 @@ export async function answerFromReply(services: Services, event: CommentEvent, g
     source: "human",
     commentId: event.comment.id,
     url: event.comment.url,
+    ...(place?.kind === "reviewComment" ? { about: { path: place.path, line: place.line, side: place.side } } : {}),
   }));
   const by = event.comment.author.login;
   return applyAnswers(services, { installationId: event.installationId, repo: event.repo, issue: event.issue.number }, gate, answers, {

@@ -53,6 +53,8 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
   const identity = await services.github.identity();
   const isAgent = author.login === identity.botLogin || services.config.agentLogins.includes(author.login.toLowerCase());
   if (isAgent) {
+    // Asks are issue comments; an agent's review says nothing the loop reads.
+    if (event.comment.in) return "ignored: agent review";
     if (event.action === "edited") return questionEdited(services, event, settings);
     const ask = readAsk(services, event);
     return ask ? openGate(services, event, ask, settings) : "ignored: agent comment without a valid ask";
@@ -61,7 +63,8 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
   if (!(await maySteer(services, event, author.login, author.type, settings))) return "ignored: author may not steer";
   if (event.action === "edited") return commentEdited(services, event);
   const command = parseCommand(event.comment.body);
-  if (command && command.name !== "answer") return runCommand(services, event, command, settings);
+  // Commands are read in issue comments only: their acknowledgements react to the command's comment.
+  if (command && command.name !== "answer") return event.comment.in ? "ignored: a command in a review" : runCommand(services, event, command, settings);
   const gate = await gateToAnswer(services, event);
   if (gate) return isApprovalGate(gate) ? voteFromReply(services, event, gate, settings) : answerFromReply(services, event, gate);
   const last = await services.store.lastGate({ repo: event.repo, issue: event.issue.number });
@@ -164,7 +167,8 @@ function snapshotOf(event: InboundEvent): IssueSnapshot {
     title: event.issue.title,
     body: event.issue.body,
     html_url: event.issue.url,
-    state: event.issue.state,
+    // Comment deliveries (the only ones that rebuild) always carry the issue's state.
+    state: event.issue.state ?? "open",
     pull_request: event.issue.isPullRequest ? {} : undefined,
     assignees: event.issue.assignees.map((login) => ({ login })),
   };

@@ -11,11 +11,25 @@ const IssueFields = z.object({
   url: z.string().max(2048),
   /** Who opened the issue (wrote its body). */
   author: z.string().max(100).optional(),
-  state: z.string().max(20),
+  /** GitHub leaves it out of some payloads (`issues.labeled`): then the state last seen stands. */
+  state: z.string().max(20).optional(),
   isPullRequest: z.boolean(),
   assignees: z.array(z.string().max(100)).max(10),
   labels: z.array(z.string().max(100)).max(100),
 });
+
+/** Where on a pull request a reply was written, other than its conversation. */
+const ReplyPlace = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("review") }),
+  z.object({
+    kind: z.literal("reviewComment"),
+    path: z.string().max(1024),
+    /** The diff line the comment is on; absent on a comment on the whole file or an outdated line. */
+    line: z.number().int().positive().optional(),
+    side: z.enum(["LEFT", "RIGHT"]).optional(),
+  }),
+]);
+export type ReplyPlace = z.infer<typeof ReplyPlace>;
 
 const Common = {
   deliveryId: z.string().min(1).max(200),
@@ -32,11 +46,14 @@ export const InboundEventSchema = z.discriminatedUnion("kind", [
     action: z.enum(["created", "edited", "deleted"]),
     ...Common,
     comment: z.object({
-      id: z.number().int().positive(),
+      /** The reply's id as the loop records it (src/github/replyIds.ts): an issue comment's own, a review's negative. */
+      id: z.number().int().refine((id) => id !== 0),
       body: z.string().max(65_536),
       url: z.string().max(2048),
       createdAt: z.string().max(40),
       author: Actor,
+      /** Absent for an issue comment; a review's body, or a review comment on a line of the diff. */
+      in: ReplyPlace.optional(),
     }),
   }),
   z.object({ kind: z.literal("labeled"), label: z.string().max(100), ...Common }),
