@@ -10,6 +10,8 @@ import { parseLadderMarker } from "../protocol/reminders.js";
 import type { StatusState } from "../protocol/statusComment.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
+import { isIssueComment } from "../github/replyIds.js";
+import { inWrittenOrder, reviewReplies, type ReplySnapshot } from "./reviewReplies.js";
 import { readStatusRecord } from "./statusRecord.js";
 import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "./timeline.js";
 
@@ -27,14 +29,7 @@ export interface IssueSnapshot {
   labels?: Array<string | { name?: string }>;
 }
 
-interface CommentSnapshot {
-  id: number;
-  body?: string;
-  html_url: string;
-  created_at: string;
-  updated_at?: string;
-  user: { login: string; type: string } | null;
-}
+type CommentSnapshot = ReplySnapshot;
 
 /** Replies that are safe to replay: answers, and commands whose effect is idempotent per comment. */
 const REPLAYABLE = new Set(["answer", "defaults", "cancel", "agent", "retry"]);
@@ -74,6 +69,8 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     },
     receivedAt: Date.now(),
   };
+  // On a pull request people answer in reviews too: those replies are read with the comments.
+  const replies = inWrittenOrder(comments, base.issue.isPullRequest ? await reviewReplies(octokit, owner, name, issue.number) : []);
   await services.store.upsertIssue({ ...ref, installationId, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state });
 
   const record = readStatusRecord(comments, isAgent);
@@ -95,7 +92,7 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     return ask ? [{ comment: c, ask }] : [];
   });
   const last = asks.at(-1);
-  state = await withTimelineIfNeeded(services, octokit, { owner, name, number: issue.number }, asks, comments, state, settings, (login, type) =>
+  state = await withTimelineIfNeeded(services, octokit, { owner, name, number: issue.number }, asks, replies, state, settings, (login, type) =>
     maySteer(services, { ...base, kind: "closed", sender: { login, type } }, login, type, settings),
   );
   if (state && state.nextRound > (record?.state.nextRound ?? 0)) await services.store.raiseNextRound(ref, state.nextRound);
@@ -130,12 +127,18 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     return changes;
   }
   if (open?.state === "open" || (open?.state === "answered" && open.answerCommentId !== undefined)) {
-    for (const comment of comments) {
+    for (const comment of replies) {
       if (!comment.user || isAgent(comment.user.login) || comment.user.type === "Bot" || !comment.body) continue;
       // Only replies after the question: comment ids grow with time, while timestamps have whole
-      // seconds and would take in the answer to the question before, given in the same second.
+      // seconds and would take in the answer to the question before, given in the same second. A
+      // review's id is of another sequence: its time must do, from the ask's second on.
       const askId = Number(open.id);
-      if (Number.isSafeInteger(askId) ? comment.id <= askId : Date.parse(comment.created_at) < open.askedAt - 1000) continue;
+      const afterAsk = isIssueComment(comment.id)
+        ? Number.isSafeInteger(askId)
+          ? comment.id > askId
+          : Date.parse(comment.created_at) >= open.askedAt - 1000
+        : Date.parse(comment.created_at) >= open.askedAt;
+      if (!afterAsk) continue;
       const command = parseCommand(comment.body);
       if (command && !REPLAYABLE.has(command.name)) continue;
       const outcome = await handleInbound(services, { ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
@@ -224,7 +227,7 @@ function userOf(comment: CommentSnapshot) {
 }
 
 function commentOf(comment: CommentSnapshot): CommentEvent["comment"] {
-  return { id: comment.id, body: comment.body ?? "", url: comment.html_url, createdAt: comment.created_at, author: userOf(comment) };
+  return { id: comment.id, body: comment.body ?? "", url: comment.html_url, createdAt: comment.created_at, author: userOf(comment), ...(comment.in ? { in: comment.in } : {}) };
 }
 
 function settledGate(

@@ -73,6 +73,13 @@ export function requireIssuesAccess(actor: Actor, level: "read" | "write"): void
   }
 }
 
+/** Reviews and their line comments sit under the app's `pull_requests` permission. */
+export function requirePullRequestsAccess(actor: Actor, level: "read" | "write"): void {
+  if (actor.kind === "installation" && accessRank(actor.grant.permissions.pull_requests) < accessRank(level)) {
+    throw new ApiError(403, "Resource not accessible by integration");
+  }
+}
+
 /** True when the actor may do what needs `min` on the repository; an installation needs `issues: write`. */
 export function hasRole(actor: Actor, repo: Repo, min: Permission): boolean {
   switch (actor.kind) {

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { hasRole, requireIssuesAccess, requireRole, requireVisible, type Actor } from "./access.js";
+import { hasRole, requireIssuesAccess, requirePullRequestsAccess, requireRole, requireVisible, type Actor } from "./access.js";
 import { ApiError, notFound, validationFailed } from "./errors.js";
 import { REACTION_CONTENTS, type Json, type Payloads } from "./payloads.js";
-import { isoNow, type Account, type Comment, type Issue, type Label, type Reaction, type Repo, type SimState } from "./state.js";
+import { isoNow, type Account, type Comment, type Issue, type Label, type PullRequestParts, type Reaction, type Repo, type Review, type ReviewComment, type SimState } from "./state.js";
 import type { ReactionContent } from "./types.js";
 
 /**
@@ -12,7 +12,7 @@ import type { ReactionContent } from "./types.js";
  */
 
 export interface WebhookEvent {
-  event: "issues" | "issue_comment" | "pull_request";
+  event: "issues" | "issue_comment" | "pull_request" | "pull_request_review" | "pull_request_review_comment";
   action: string;
   payload: Json;
 }
@@ -55,7 +55,8 @@ export class Operations {
     return comment;
   }
 
-  createIssue(ctx: OpContext, repo: Repo, input: { title?: unknown; body?: unknown; labels?: unknown; assignees?: unknown }): Issue {
+  /** With `pullRequest`, a pull request: an issue with a branch, whose own events are `pull_request.*`. */
+  createIssue(ctx: OpContext, repo: Repo, input: { title?: unknown; body?: unknown; labels?: unknown; assignees?: unknown }, pullRequest?: PullRequestParts): Issue {
     requireVisible(ctx.actor, repo);
     requireIssuesAccess(ctx.actor, "write");
     const title = requiredText("Issue", "title", input.title);
@@ -82,6 +83,7 @@ export class Operations {
       createdAt: now,
       updatedAt: now,
       closedAt: null,
+      ...(pullRequest ? { pullRequest } : {}),
     };
     repo.issues.set(issue.number, issue);
     // GitHub's "opened" payload already carries the labels; one "labeled" per label follows it.
@@ -104,6 +106,63 @@ export class Operations {
     const payload = this.payloads.webhook("synchronize", repo, actingAccount(ctx.actor), { number, before, after: issue.pullRequest.headSha, pull_request: this.payloads.pullRequest(issue) });
     ctx.emit({ event: "pull_request", action: "synchronize", payload });
     return issue;
+  }
+
+  /**
+   * Submits a review (POST …/pulls/{n}/reviews): `pull_request_review.submitted`. As on GitHub, a
+   * comment or a request for changes needs a body, and nobody approves or rejects their own.
+   */
+  submitReview(ctx: OpContext, repo: Repo, number: number, input: { body?: unknown; event?: unknown }): Review {
+    const issue = this.reviewableIssue(ctx.actor, repo, number);
+    const verdict = oneOf("PullRequestReview", "event", input.event ?? "COMMENT", ["COMMENT", "APPROVE", "REQUEST_CHANGES"] as const);
+    const body = optionalBody("PullRequestReview", input.body);
+    if (verdict !== "APPROVE" && !body) throw validationFailed("PullRequestReview", "missing_field", "body");
+    const author = actingAccount(ctx.actor);
+    if (verdict !== "COMMENT" && author === issue.author) {
+      throw new ApiError(422, `Unprocessable Entity: "Can not ${verdict === "APPROVE" ? "approve" : "request changes on"} your own pull request"`);
+    }
+    const state = verdict === "APPROVE" ? "approved" : verdict === "REQUEST_CHANGES" ? "changes_requested" : "commented";
+    return this.addReview(ctx, issue, author, body || null, state);
+  }
+
+  /**
+   * Comments on a line of the diff (POST …/pulls/{n}/comments): `pull_request_review_comment.created`,
+   * then the review GitHub wraps a single comment in, submitted without a body.
+   */
+  createReviewComment(ctx: OpContext, repo: Repo, number: number, input: { body?: unknown; path?: unknown; line?: unknown; side?: unknown }): ReviewComment {
+    const issue = this.reviewableIssue(ctx.actor, repo, number);
+    const body = checkLength("PullRequestReviewComment", "body", requiredText("PullRequestReviewComment", "body", input.body));
+    const path = requiredText("PullRequestReviewComment", "path", input.path);
+    if (typeof input.line !== "number" || !Number.isInteger(input.line) || input.line < 1) throw validationFailed("PullRequestReviewComment", "invalid", "line");
+    const side = oneOf("PullRequestReviewComment", "side", input.side ?? "RIGHT", ["LEFT", "RIGHT"] as const);
+    const parts = issue.pullRequest!;
+    const now = isoNow();
+    const comment: ReviewComment = {
+      id: this.state.nextId("reviewComment"),
+      reviewId: this.state.nextId("review"),
+      author: actingAccount(ctx.actor),
+      body,
+      path,
+      line: input.line,
+      side,
+      commitId: parts.headSha,
+      createdAt: now,
+      updatedAt: now,
+    };
+    parts.reviewComments.push(comment);
+    const payload = this.payloads.webhook("created", repo, comment.author, { comment: this.payloads.reviewComment(issue, comment), pull_request: this.payloads.pullRequest(issue) });
+    ctx.emit({ event: "pull_request_review_comment", action: "created", payload });
+    this.addReview(ctx, issue, comment.author, null, "commented", comment.reviewId);
+    return comment;
+  }
+
+  /** A pull request's reviews or line comments, for GET …/pulls/{n}/reviews and …/pulls/{n}/comments. */
+  pullRequestParts(actor: Actor, repo: Repo, number: number): PullRequestParts {
+    requireVisible(actor, repo);
+    requirePullRequestsAccess(actor, "read");
+    const parts = repo.issues.get(number)?.pullRequest;
+    if (!parts) throw notFound();
+    return parts;
   }
 
   updateIssue(ctx: OpContext, repo: Repo, number: number, changes: IssueChanges): Issue {
@@ -249,6 +308,22 @@ export class Operations {
     this.fireIssue(ctx, issue, "reopened", {});
   }
 
+  private reviewableIssue(actor: Actor, repo: Repo, number: number): Issue {
+    requireVisible(actor, repo);
+    requirePullRequestsAccess(actor, "write");
+    const issue = repo.issues.get(number);
+    if (!issue?.pullRequest) throw notFound();
+    return issue;
+  }
+
+  private addReview(ctx: OpContext, issue: Issue, author: Account, body: string | null, state: Review["state"], id = this.state.nextId("review")): Review {
+    const review: Review = { id, author, body, state, commitId: issue.pullRequest!.headSha, submittedAt: isoNow() };
+    issue.pullRequest!.reviews.push(review);
+    const payload = this.payloads.webhook("submitted", issue.repo, author, { review: this.payloads.review(issue, review, "webhook"), pull_request: this.payloads.pullRequest(issue) });
+    ctx.emit({ event: "pull_request_review", action: "submitted", payload });
+    return review;
+  }
+
   private assignable(value: unknown): Account[] {
     if (!Array.isArray(value) || !value.every((login) => typeof login === "string")) throw wrongType("assignees", value, "an array");
     const accounts = value.map((login: string) => this.state.findAccount(login)).filter((a): a is Account => a !== undefined && a.type !== "Organization");
@@ -302,6 +377,12 @@ export class Operations {
   private fireIssue(ctx: OpContext, issue: Issue, action: string, fields: Json, label?: Label): void {
     if (action === "labeled" || action === "unlabeled" || action === "closed" || action === "reopened") {
       issue.events.push({ id: this.state.nextId("event"), event: action, actor: actingAccount(ctx.actor), viaApp: ctx.actor.kind === "installation", ...(label ? { label } : {}), createdAt: isoNow() });
+    }
+    if (issue.pullRequest) {
+      // GitHub sends a pull request's own events as `pull_request.*` (no `issues.*`), with the pull request and its number.
+      const payload = this.payloads.webhook(action, issue.repo, actingAccount(ctx.actor), { number: issue.number, pull_request: this.payloads.pullRequest(issue), ...fields });
+      ctx.emit({ event: "pull_request", action, payload });
+      return;
     }
     const payload = this.payloads.webhook(action, issue.repo, actingAccount(ctx.actor), { issue: this.payloads.issue(issue), ...fields });
     ctx.emit({ event: "issues", action, payload });

@@ -1,5 +1,5 @@
 import { authorAssociation } from "./access.js";
-import type { Account, Comment, Installation, Issue, IssueEvent, Label, Reaction, Repo, SimState } from "./state.js";
+import type { Account, Comment, Installation, Issue, IssueEvent, Label, Reaction, Repo, Review, ReviewComment, SimState } from "./state.js";
 import type { ReactionContent } from "./types.js";
 
 /**
@@ -305,4 +305,63 @@ export class Payloads {
       installation: { id: repo.installationId, node_id: nodeId("IntegrationInstallation", repo.installationId) },
     };
   }
+
+  /**
+   * A pull request review. Webhooks carry the state in lower case and a missing body as null; the
+   * REST API upper-cases the state and gives an empty body as "".
+   */
+  review(issue: Issue, review: Review, form: "webhook" | "rest"): Json {
+    const prApi = `${this.urls.api}/repos/${issue.repo.fullName}/pulls/${issue.number}`;
+    const html = `${this.urls.web}/${issue.repo.fullName}/pull/${issue.number}#pullrequestreview-${review.id}`;
+    return {
+      id: review.id,
+      node_id: nodeId("PullRequestReview", review.id),
+      user: this.user(review.author),
+      body: form === "rest" ? (review.body ?? "") : review.body,
+      commit_id: review.commitId,
+      submitted_at: review.submittedAt,
+      state: form === "rest" ? review.state.toUpperCase() : review.state,
+      html_url: html,
+      pull_request_url: prApi,
+      author_association: authorAssociation(this.state, issue.repo, review.author),
+      _links: { html: { href: html }, pull_request: { href: prApi } },
+    };
+  }
+
+  /** A comment on a line of a pull request's diff (the REST API and webhooks agree on it). */
+  reviewComment(issue: Issue, comment: ReviewComment): Json {
+    const repoApi = `${this.urls.api}/repos/${issue.repo.fullName}`;
+    const api = `${repoApi}/pulls/comments/${comment.id}`;
+    const html = `${this.urls.web}/${issue.repo.fullName}/pull/${issue.number}#discussion_r${comment.id}`;
+    const prApi = `${repoApi}/pulls/${issue.number}`;
+    return {
+      url: api,
+      pull_request_review_id: comment.reviewId,
+      id: comment.id,
+      node_id: nodeId("PullRequestReviewComment", comment.id),
+      diff_hunk: `@@ -${comment.line},1 +${comment.line},1 @@`,
+      path: comment.path,
+      position: 1,
+      original_position: 1,
+      commit_id: comment.commitId,
+      original_commit_id: comment.commitId,
+      user: this.user(comment.author),
+      body: comment.body,
+      created_at: comment.createdAt,
+      updated_at: comment.updatedAt,
+      html_url: html,
+      pull_request_url: prApi,
+      author_association: authorAssociation(this.state, issue.repo, comment.author),
+      _links: { self: { href: api }, html: { href: html }, pull_request: { href: prApi } },
+      reactions: this.reactionSummary(`${api}/reactions`, []),
+      start_line: null,
+      original_start_line: null,
+      start_side: null,
+      line: comment.line,
+      original_line: comment.line,
+      side: comment.side,
+      subject_type: "line",
+    };
+  }
+
 }

@@ -292,6 +292,28 @@ export function createRoutes({ state, ops, payloads, auth }: RouteDeps): Route[]
       auth: "token",
       handle: (req) => fileContents(visibleRepo(req), req, payloads),
     },
+    {
+      method: "GET",
+      template: "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+      auth: "token",
+      handle: (req) => {
+        const repo = repoOf(req);
+        const number = num(req, "pull_number");
+        const issue = repo.issues.get(number)!;
+        return list(ops.pullRequestParts(req.actor, repo, number).reviews.map((r) => payloads.review(issue, r, "rest")), req.url);
+      },
+    },
+    {
+      method: "GET",
+      template: "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+      auth: "token",
+      handle: (req) => {
+        const repo = repoOf(req);
+        const number = num(req, "pull_number");
+        const issue = repo.issues.get(number)!;
+        return list(ops.pullRequestParts(req.actor, repo, number).reviewComments.map((c) => payloads.reviewComment(issue, c)), req.url);
+      },
+    },
   ];
 }
 

@@ -93,8 +93,9 @@ export class GitHubSimulator {
     this.appInfo = {
       id: this.appId,
       slug: this.appSlug,
-      permissions: { issues: "write", metadata: "read" },
-      events: ["issues", "issue_comment"],
+      // As app.yml asks.
+      permissions: { issues: "write", metadata: "read", contents: "read", pull_requests: "read" },
+      events: ["issues", "issue_comment", "pull_request", "pull_request_review", "pull_request_review_comment"],
       createdAt: isoNow(),
     };
     this.state = new SimState({ login: this.botLogin, id: 9000 + this.appId, type: "Bot" });
@@ -179,9 +180,20 @@ export class GitHubSimulator {
   /** A pull request: an issue with a branch (its head commit), numbered with the issues as on GitHub. */
   createPullRequest(repo: string, input: { title: string; body?: string; author: string; assignees?: string[] }): SimIssue {
     const { target, ctx } = this.asPerson(repo, input.author);
-    const issue = this.ops.createIssue(ctx, target, input);
-    issue.pullRequest = { headSha: randomBytes(20).toString("hex") };
-    return this.issueSnapshot(issue);
+    return this.issueSnapshot(this.ops.createIssue(ctx, target, input, { headSha: randomBytes(20).toString("hex"), reviews: [], reviewComments: [] }));
+  }
+
+  /** Submits a review of the pull request, delivering `pull_request_review.submitted`. */
+  submitReview(repo: string, number: number, author: string, input: { body?: string; event?: "COMMENT" | "APPROVE" | "REQUEST_CHANGES" }): { id: number } {
+    const { target, ctx } = this.asPerson(repo, author);
+    return { id: this.ops.submitReview(ctx, target, number, input).id };
+  }
+
+  /** Comments on a line of the pull request's diff, delivering `pull_request_review_comment.created` (and its review's `submitted`). */
+  reviewComment(repo: string, number: number, author: string, input: { body: string; path: string; line: number; side?: "LEFT" | "RIGHT" }): { id: number; reviewId: number } {
+    const { target, ctx } = this.asPerson(repo, author);
+    const comment = this.ops.createReviewComment(ctx, target, number, input);
+    return { id: comment.id, reviewId: comment.reviewId };
   }
 
   /** Pushes a commit to the pull request's branch, delivering `pull_request.synchronize`. */

@@ -71,8 +71,38 @@ export interface Issue {
   createdAt: string;
   updatedAt: string;
   closedAt: string | null;
-  /** Set on a pull request (an issue with a branch): its head commit. */
-  pullRequest?: { headSha: string };
+  /** Set on a pull request (an issue with a branch): its head commit, its reviews and their line comments. */
+  pullRequest?: PullRequestParts;
+}
+
+export interface PullRequestParts {
+  headSha: string;
+  reviews: Review[];
+  reviewComments: ReviewComment[];
+}
+
+/** A submitted review: its body (none for a plain approval) and verdict. */
+export interface Review {
+  id: number;
+  author: Account;
+  body: string | null;
+  state: "approved" | "changes_requested" | "commented";
+  commitId: string;
+  submittedAt: string;
+}
+
+/** A comment on a line of a pull request's diff; each belongs to a review, as on GitHub. */
+export interface ReviewComment {
+  id: number;
+  reviewId: number;
+  author: Account;
+  body: string;
+  path: string;
+  line: number;
+  side: "LEFT" | "RIGHT";
+  commitId: string;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface Repo {
@@ -115,6 +145,8 @@ const ID_BASES = {
   label: 5_000,
   reaction: 7_000_000,
   event: 9_000_000,
+  review: 11_000_000,
+  reviewComment: 13_000_000,
 } as const;
 
 export class SimState {

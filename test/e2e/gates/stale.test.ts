@@ -78,7 +78,7 @@ describe("gates: stale questions", { timeout: 60_000 }, () => {
     g.comment(pr.number, "maintainer", "/agent");
     await g.run(pr.number, 0);
     g.sim.pushCommit(REPO, pr.number, "maintainer");
-    await waitFor("the delivery", () => g!.sim.deliveries.find((d) => d.event === "pull_request" && d.status === 200));
+    await waitFor("the delivery", () => g!.sim.deliveries.find((d) => d.event === "pull_request" && d.action === "synchronize" && d.status === 200));
     await settle(800);
     expect(g.replies(pr.number)).toEqual([]);
     expect(await g.loop.app.services.store.statusLines({ repo: REPO, issue: pr.number })).not.toContainEqual(expect.stringContaining("superseded"));

@@ -100,7 +100,7 @@ describe("GitHubSimulator", () => {
     it("accepts a JWT signed with the generated key and rejects forged, expired or missing ones", async () => {
       const ok = await call(sim, "GET", "/app", { auth: `Bearer ${appJwt(sim)}` });
       expect(ok.status).toBe(200);
-      expect(ok.body).toMatchObject({ id: 1, slug: "escalation", permissions: { issues: "write", metadata: "read" }, events: ["issues", "issue_comment"] });
+      expect(ok.body).toMatchObject({ id: 1, slug: "escalation", permissions: { issues: "write", metadata: "read" }, events: ["issues", "issue_comment", "pull_request", "pull_request_review", "pull_request_review_comment"] });
 
       const stringIss = await call(sim, "GET", "/app", { auth: `Bearer ${appJwt(sim, { iss: "1" })}` });
       expect(stringIss.status).toBe(200);
@@ -152,7 +152,7 @@ describe("GitHubSimulator", () => {
       expect(result.status).toBe(201);
       expect(result.body.token).toMatch(/^ghs_[A-Za-z0-9_-]{36}$/);
       expect(result.body.repository_selection).toBe("all");
-      expect(result.body.permissions).toEqual({ issues: "write", metadata: "read" });
+      expect(result.body.permissions).toEqual({ issues: "write", metadata: "read", contents: "read", pull_requests: "read" });
       const expiresIn = Date.parse(result.body.expires_at) - before;
       expect(expiresIn).toBeGreaterThan(59 * 60 * 1000);
       expect(expiresIn).toBeLessThanOrEqual(60 * 60 * 1000 + 1000);
@@ -387,6 +387,53 @@ describe("GitHubSimulator", () => {
       const listed = await call(sim, "GET", `/repos/${REPO}/issues/${pr.number}`, { auth: `token ${alice.token}` });
       expect(listed.body.pull_request).toMatchObject({ html_url: expect.stringContaining(`/pull/${pr.number}`) });
       expect(() => sim.pushCommit(REPO, 1, "alice")).toThrow();
+    });
+
+    it("a pull request's own events are pull_request.*, never issues.*; its reviews and line comments are delivered and listed", async () => {
+      sim.setPermission(REPO, "alice", "write");
+      sim.addUser("bob");
+      sim.setPermission(REPO, "bob", "read");
+      const pr = sim.createPullRequest(REPO, { title: "Faster lookups", author: "alice" });
+      sim.addLabels(REPO, pr.number, "alice", ["agent"]);
+      sim.removeLabel(REPO, pr.number, "alice", "agent");
+      sim.closeIssue(REPO, pr.number, "alice");
+      sim.reopenIssue(REPO, pr.number, "alice");
+      sim.comment(REPO, pr.number, "bob", "in the conversation");
+      const review = sim.submitReview(REPO, pr.number, "bob", { body: "Use SQLite." });
+      const line = sim.reviewComment(REPO, pr.number, "bob", { body: "Why here?", path: "src/db.ts", line: 12 });
+      await sim.whenDelivered();
+      expect(receiver.events()).toEqual([
+        "pull_request.opened",
+        "pull_request.labeled",
+        "pull_request.unlabeled",
+        "pull_request.closed",
+        "pull_request.reopened",
+        "issue_comment.created",
+        "pull_request_review.submitted",
+        "pull_request_review_comment.created",
+        "pull_request_review.submitted",
+      ]);
+      const [, labeled, , closed] = receiver.received.map((r) => r.payload);
+      expect(labeled).toMatchObject({ number: pr.number, label: { name: "agent" }, pull_request: { number: pr.number, labels: [{ name: "agent" }] } });
+      expect(labeled).not.toHaveProperty("issue");
+      expect(closed).toMatchObject({ number: pr.number, pull_request: { state: "closed" } });
+      const submitted = receiver.received[6]!.payload;
+      expect(submitted.review).toMatchObject({ id: review.id, body: "Use SQLite.", state: "commented", user: { login: "bob" }, html_url: expect.stringContaining(`#pullrequestreview-${review.id}`) });
+      const onLine = receiver.received[7]!.payload;
+      expect(onLine.comment).toMatchObject({ id: line.id, pull_request_review_id: line.reviewId, path: "src/db.ts", line: 12, side: "RIGHT", body: "Why here?" });
+      expect(receiver.received[8]!.payload.review).toMatchObject({ id: line.reviewId, body: null });
+
+      const auth = await installationToken(sim);
+      const reviews = await call(sim, "GET", `/repos/${REPO}/pulls/${pr.number}/reviews?per_page=1`, { auth });
+      expect(reviews.body).toEqual([expect.objectContaining({ id: review.id, body: "Use SQLite.", state: "COMMENTED" })]);
+      expect(reviews.headers.get("link")).toContain('rel="next"');
+      const comments = await call(sim, "GET", `/repos/${REPO}/pulls/${pr.number}/comments`, { auth });
+      expect(comments.body).toEqual([expect.objectContaining({ id: line.id, path: "src/db.ts", line: 12 })]);
+      expect((await call(sim, "GET", `/repos/${REPO}/pulls/1/reviews`, { auth })).status).toBe(404); // issue #1 is not a pull request
+      const narrowed = await installationToken(sim, { permissions: { issues: "write" } });
+      expect((await call(sim, "GET", `/repos/${REPO}/pulls/${pr.number}/reviews`, { auth: narrowed })).status).toBe(403);
+      expect(() => sim.submitReview(REPO, pr.number, "bob", { event: "COMMENT" })).toThrow(); // a comment needs a body
+      expect(() => sim.submitReview(REPO, pr.number, "alice", { event: "APPROVE" })).toThrow(); // not one's own
     });
 
     it("queues while paused and flushes in order when set live", async () => {
