@@ -29,7 +29,7 @@ const convert = (name: string, payload: unknown) => toInboundEvent(name, payload
 /** issue_comment.<action>, delivered to an installation. */
 const commentEvent = (action = "created", over: (p: Json) => void = () => {}) => {
   const p = example("issue_comment", action);
-  p.installation ??= INSTALLATION;
+  p.installation ??= { ...INSTALLATION };
   over(p);
   return p;
 };
@@ -40,7 +40,7 @@ const asBot = (body: string) => (p: Json) => {
 };
 const labeled = (name: string) => {
   const p = example("issues", "labeled");
-  p.installation = INSTALLATION;
+  p.installation = { ...INSTALLATION };
   p.label.name = name;
   return p;
 };
@@ -221,7 +221,7 @@ describe("toInboundEvent: issues", () => {
   });
 
   it("ignores events of other names that carry the same fields", () => {
-    expect(convert("pull_request", labeled("agent"))).toBeUndefined();
+    expect(convert("pull_request_review", commentEvent())).toBeUndefined();
     expect(convert("issues", commentEvent())).toBeUndefined();
   });
 
@@ -292,5 +292,181 @@ describe("toInboundEvent: pull_request.synchronize", () => {
   it("drops the app's own reminders like its status comment: nothing in them to act on", () => {
     const p = commentEvent("created", asBot(`⏰ Reminder\n\n${renderMarker("ladder", { v: 1, gate: "1", step: 0 })}`));
     expect(convert("issue_comment", p)).toBeUndefined();
+  });
+});
+
+describe("toInboundEvent: what GitHub's schema allows to be null or absent", () => {
+  it("maps issues.labeled without the issue's state (not required there): the state last seen stands", () => {
+    const p = labeled("agent");
+    delete p.issue.state;
+    const event = convert("issues", p);
+    expect(event).toMatchObject({ kind: "labeled", label: "agent" });
+    expect(event?.issue).not.toHaveProperty("state");
+  });
+
+  it("ignores a created or edited comment whose user is null (a deleted account: nobody who may steer)", () => {
+    expect(convert("issue_comment", commentEvent("created", (x) => (x.comment.user = null)))).toBeUndefined();
+    expect(convert("issue_comment", commentEvent("edited", (x) => (x.comment.user = null)))).toBeUndefined();
+  });
+
+  it("keeps the deletion of a comment whose user is null, by the ghost user", () => {
+    const event = convert("issue_comment", commentEvent("deleted", (x) => (x.comment.user = null)));
+    expect(event).toMatchObject({ kind: "comment", action: "deleted", comment: { author: { login: "ghost", type: "User" } } });
+  });
+
+  it("reads a comment author without a type as a user, judged by login and permission", () => {
+    const event = convert("issue_comment", commentEvent("created", (x) => delete x.comment.user.type));
+    expect(event).toMatchObject({ kind: "comment", comment: { author: { login: "Codertocat", type: "User" } } });
+  });
+
+  it("skips null assignees, a null issue author and a null pull request author", () => {
+    const p = labeled("agent");
+    p.issue.assignees = [null, { login: "bob" }];
+    p.issue.user = null;
+    expect(convert("issues", p)?.issue).toMatchObject({ assignees: ["bob"] });
+    expect(convert("issues", p)?.issue).not.toHaveProperty("author");
+    const pr = pullRequestEvent("labeled");
+    pr.pull_request.user = null;
+    pr.pull_request.assignees = [null];
+    expect(convert("pull_request", pr)?.issue).toMatchObject({ assignees: [] });
+  });
+});
+
+/** pull_request.<action> from GitHub's examples, delivered to an installation. */
+function pullRequestEvent(action: string): Json {
+  return example("pull_request", action, (x) => x.installation !== undefined);
+}
+
+describe("toInboundEvent: pull_request labels, closes and reopens, as their issues.* counterparts", () => {
+  it("maps pull_request.labeled to the labeled event issues.labeled gives, on the pull request's number", () => {
+    const p = pullRequestEvent("labeled");
+    p.label.name = "agent";
+    expect(convert("pull_request", p)).toMatchObject({
+      kind: "labeled",
+      label: "agent",
+      deliveryId: "delivery-1",
+      installationId: p.installation.id,
+      repo: p.repository.full_name,
+      issue: { number: p.pull_request.number, title: p.pull_request.title, url: p.pull_request.html_url, state: "open", isPullRequest: true },
+      sender: { login: p.sender.login, type: p.sender.type },
+    });
+  });
+
+  it("drops a label a bot put on a pull request, as on an issue", () => {
+    const p = pullRequestEvent("labeled");
+    p.sender.login = "escalation[bot]";
+    p.sender.type = "Bot";
+    expect(convert("pull_request", p)).toBeUndefined();
+  });
+
+  it("maps pull_request.closed to a closed event", () => {
+    const p = pullRequestEvent("closed");
+    expect(convert("pull_request", p)).toMatchObject({ kind: "closed", issue: { number: p.pull_request.number, isPullRequest: true, state: "closed" } });
+  });
+
+  it.each<[string]>([["unlabeled"], ["reopened"], ["opened"], ["assigned"]])("ignores pull_request.%s, as issues.* of the same action", (action) => {
+    expect(convert("pull_request", pullRequestEvent(action))).toBeUndefined();
+  });
+});
+
+describe("toInboundEvent: replies written in reviews", () => {
+  const review = (body: string | null = "Use SQLite.\n\nThe rest looks fine.") => {
+    const p = example("pull_request_review", "submitted", (x) => x.installation !== undefined);
+    p.review.body = body;
+    return p;
+  };
+  const lineComment = () => example("pull_request_review_comment", "created", (x) => x.installation !== undefined);
+
+  it("maps a submitted review with a body to a created comment in a review, under an id no issue comment has", () => {
+    const p = review();
+    expect(convert("pull_request_review", p)).toEqual({
+      kind: "comment",
+      action: "created",
+      deliveryId: "delivery-1",
+      installationId: p.installation.id,
+      repo: p.repository.full_name,
+      issue: expect.objectContaining({ number: p.pull_request.number, isPullRequest: true }),
+      sender: { login: p.sender.login, type: p.sender.type },
+      receivedAt: RECEIVED,
+      comment: {
+        id: -2 * p.review.id,
+        body: "Use SQLite.\n\nThe rest looks fine.",
+        url: p.review.html_url,
+        createdAt: p.review.submitted_at,
+        author: { login: p.review.user.login, type: "User" },
+        in: { kind: "review" },
+      },
+    });
+  });
+
+  it.each<[string, (p: Json) => void]>([
+    ["without a body (an approval)", (p) => (p.review.body = null)],
+    ["with only blanks", (p) => (p.review.body = "  \n")],
+    ["whose user is null", (p) => (p.review.user = null)],
+    ["by a bot", (p) => Object.assign(p.review.user, { login: "ci[bot]", type: "Bot" })],
+    ["without an installation", (p) => delete p.installation],
+    ["dismissed", (p) => (p.action = "dismissed")],
+  ])("ignores a review %s", (_name, change) => {
+    const p = review();
+    change(p);
+    expect(convert("pull_request_review", p)).toBeUndefined();
+  });
+
+  it("dates a review GitHub gives no submitted_at by its arrival", () => {
+    const p = review();
+    p.review.submitted_at = null;
+    const event = convert("pull_request_review", p);
+    expect(event?.kind === "comment" && event.comment.createdAt).toBe(new Date(RECEIVED).toISOString());
+  });
+
+  it("maps a review comment to a created comment on its file and line, under an id no issue comment or review has", () => {
+    const p = lineComment();
+    p.comment.line = 7;
+    p.comment.side = "RIGHT";
+    const event = convert("pull_request_review_comment", p);
+    expect(event).toMatchObject({
+      kind: "comment",
+      action: "created",
+      issue: { number: p.pull_request.number, isPullRequest: true },
+      comment: { id: -(2 * p.comment.id + 1), body: p.comment.body, url: p.comment.html_url, createdAt: p.comment.created_at, in: { kind: "reviewComment", path: p.comment.path, line: 7, side: "RIGHT" } },
+    });
+  });
+
+  it("keeps a review comment on an outdated line (line null) with its file only", () => {
+    const p = lineComment();
+    p.comment.line = null;
+    const event = convert("pull_request_review_comment", p);
+    expect(event?.kind === "comment" && event.comment.in).toMatchObject({ kind: "reviewComment", path: p.comment.path });
+    expect(event?.kind === "comment" && event.comment.in).not.toHaveProperty("line");
+  });
+
+  it("keeps the ids of an issue comment, a review and a review comment apart when GitHub numbers them alike", () => {
+    const submitted = review();
+    submitted.review.id = 5;
+    const onLine = lineComment();
+    onLine.comment.id = 5;
+    const ids = [
+      convert("issue_comment", commentEvent("created", (x) => (x.comment.id = 5))),
+      convert("pull_request_review", submitted),
+      convert("pull_request_review_comment", onLine),
+    ].map((e) => (e?.kind === "comment" ? e.comment.id : undefined));
+    expect(new Set(ids).size).toBe(3);
+    expect(ids[0]).toBe(5);
+  });
+
+  it("ignores a review comment by a null user or a bot, and edited or deleted ones", () => {
+    const nullUser = lineComment();
+    nullUser.comment.user = null;
+    expect(convert("pull_request_review_comment", nullUser)).toBeUndefined();
+    const bot = lineComment();
+    Object.assign(bot.comment.user, { login: "ci[bot]", type: "Bot" });
+    expect(convert("pull_request_review_comment", bot)).toBeUndefined();
+    expect(convert("pull_request_review_comment", example("pull_request_review_comment", "edited"))).toBeUndefined();
+  });
+
+  it("rejects a review comment without its file, naming the field", () => {
+    const p = lineComment();
+    delete p.comment.path;
+    expect(() => convert("pull_request_review_comment", p)).toThrow(/^Unexpected pull_request_review_comment payload: comment\.path/);
   });
 });
