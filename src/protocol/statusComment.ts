@@ -43,6 +43,8 @@ export const StatusStateSchema = z.object({
               at: z.number(),
               source: z.enum(["human", "default"]),
               url: z.string().max(2048).optional(),
+              /** The file and line of the review comment that gave it. */
+              about: z.object({ path: z.string().max(1024), line: z.number().int().positive().optional(), side: z.enum(["LEFT", "RIGHT"]).optional() }).optional(),
               /** SHA-256 of the whole text as folded into the task (before any cut here): the audit record. */
               sha256: SHA256.optional(),
               /** An approval gate's outcome and the votes that decided it. */

@@ -3,16 +3,18 @@ import type { Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
 import { parseReply } from "../protocol/reply.js";
 import type { StatusState } from "../protocol/statusComment.js";
+import type { ReplyPlace } from "../queue/jobs.js";
 
 type GateRecord = StatusState["gates"][number];
 
-/** An issue comment as the REST API lists it. */
+/** An issue comment as the REST API lists it, or a pull request's review or line comment in its shape. */
 export interface TimelineComment {
   id: number;
   body?: string;
   html_url: string;
   created_at: string;
   user: { login: string; type: string } | null;
+  in?: ReplyPlace;
 }
 
 /** A `labeled` / `unlabeled` entry of the issue's events (GET /repos/{owner}/{repo}/issues/{n}/events). */
@@ -123,7 +125,8 @@ function answersBetween(input: TimelineInput, ask: Ask, askComment: TimelineComm
         if (q.default !== undefined && !byQuestion.has(i)) byQuestion.set(i, { ...answerOf(q, i, q.default), by, at, source: "human", url: reply.html_url, note: "accepted the default with /defaults" });
       });
     } else if (!command || command.name === "answer") {
-      for (const answer of parseReply(reply.body, ask.questions).answers) byQuestion.set(answer.question, { ...answer, by, at, source: "human", url: reply.html_url });
+      const about = reply.in?.kind === "reviewComment" ? { about: { path: reply.in.path, line: reply.in.line, side: reply.in.side } } : {};
+      for (const answer of parseReply(reply.body, ask.questions).answers) byQuestion.set(answer.question, { ...answer, by, at, source: "human", url: reply.html_url, ...about });
     } else {
       continue;
     }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { replyId } from "../../../src/github/replyIds.js";
+import { jobIds } from "../../../src/queue/names.js";
 import { Gates, REPO, settle, waitFor } from "./support.js";
 
 /**
@@ -100,21 +101,33 @@ describe("gates: pull requests", () => {
     expect(run.task).not.toContain("@reader");
     const gate = await g.loop.app.services.store.getGate(String(comment.id));
     expect(gate?.answers.map((a) => a.by)).toEqual(["maintainer"]);
+    // What the loop made of each reply in a review (the bodiless review wrapping the line comment is not queued at all).
+    const outcomes = () =>
+      Promise.all(
+        g!.sim.deliveries
+          .filter((d) => d.event.startsWith("pull_request_review"))
+          .map(async (d) => (await g!.loop.app.services.queues.inbound.getJob(jobIds.inbound(d.id)))?.returnvalue as string | undefined),
+      );
+    const seen = await waitFor("every review processed", async () => {
+      const all = await outcomes();
+      return all.filter(Boolean).length === 3 ? all.filter(Boolean) : undefined;
+    });
+    expect(seen.sort()).toEqual(["answer recorded", "ignored: author may not steer", "ignored: author may not steer"]);
     expect(g.replies(pr).filter((c) => c.body.includes("reader"))).toEqual([]);
   });
 
-  it("an answer given in a review survives a Redis wipe: rebuilt as resumed, not resumed again", async () => {
+  it("an answer given on a line survives a Redis wipe: rebuilt as resumed with its file and line, not resumed again", async () => {
     g = await Gates.start("ask", { RECONCILE_INTERVAL: "off" });
     const pr = labelledPr("Remember the review", "ask");
     await g.gate(pr);
-    g.sim.submitReview(REPO, pr, "maintainer", { body: "SQLite" });
+    g.sim.reviewComment(REPO, pr, "maintainer", { body: "SQLite", path: "src/db/cache.ts", line: 9, side: "LEFT" });
     await g.run(pr, 1);
     await waitFor("the label off: GitHub's record of the finished round", () => !g!.labels(pr).includes("awaiting-human"));
     await g.loop.wipeRedis();
     await g.loop.restart();
     const gate = await waitFor("the gate rebuilt", () => g!.loop.app.services.store.lastGate({ repo: REPO, issue: pr }));
     expect(gate).toMatchObject({ state: "resumed", answeredBy: "maintainer" });
-    expect(gate.answers[0]?.option).toBe("SQLite");
+    expect(gate.answers[0]).toMatchObject({ option: "SQLite", about: { path: "src/db/cache.ts", line: 9, side: "LEFT" } });
     await settle(1500);
     expect(g.runs(pr, 1)).toHaveLength(1);
   });
@@ -123,9 +136,10 @@ describe("gates: pull requests", () => {
     g = await Gates.start("ask", { RECONCILE_INTERVAL: "off" });
     const pr = labelledPr("Answered while down", "ask");
     await g.gate(pr);
-    await g.loop.restart({ whileDown: () => void g!.sim.reviewComment(REPO, pr, "maintainer", { body: "Postgres", path: "src/db/cache.ts", line: 7 }) });
+    await g.loop.restart({ whileDown: () => void g!.sim.submitReview(REPO, pr, "admin", { body: "Postgres", event: "REQUEST_CHANGES" }) });
     const run = await g.run(pr, 1);
-    expect(run.task).toContain('choosing option "Postgres", in a review comment on `src/db/cache.ts`, line 7 of the new version:');
+    expect(run.task).toContain('Answer from human @admin');
+    expect(run.task).toContain('choosing option "Postgres"');
     await waitFor("round 1 ended: the label off", () => !g!.labels(pr).includes("awaiting-human"));
     expect(g.runs(pr, 1)).toHaveLength(1);
   });
