@@ -37,6 +37,12 @@ describe("resumedOnTimeline: what a happy round trip leaves on GitHub", () => {
     ]);
   });
 
+  it("an answer on a line of a pull request's diff keeps its file and line, under its reply id", () => {
+    const onLine: TimelineComment = { ...comment(-11, 10, "maintainer", "2"), in: { kind: "reviewComment", path: "src/db.ts", line: 4, side: "RIGHT" } };
+    const [gate] = resumedOnTimeline(input([first], [onLine], [label("labeled", 1), label("unlabeled", 20)]));
+    expect(gate).toMatchObject({ answerCommentId: -11, answers: [{ option: "SQLite", about: { path: "src/db.ts", line: 4, side: "RIGHT" } }] });
+  });
+
   it("still labelled (the round has not ended, or died with its app): not resumed", () => {
     expect(resumedOnTimeline(input([first], [comment(2, 10, "maintainer", "SQLite")], [label("labeled", 1)]))).toEqual([]);
     expect(resumedOnTimeline(input([first], [comment(2, 10, "maintainer", "SQLite")], [label("labeled", 1), label("unlabeled", 20), label("labeled", 30)]))).toEqual([]);
