@@ -115,6 +115,7 @@ export class GitHubSimulator {
       appSlug: this.appSlug,
       deliver: (event) => this.dispatcher.enqueue(event),
       record: (call) => this.calls.push(call),
+      inspect: options.inspect,
       log,
     }));
     api.content.limits = options.contentLimits;
