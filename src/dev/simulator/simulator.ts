@@ -15,6 +15,7 @@ import type {
   ApiCall,
   Delivery,
   Permission,
+  ReactionContent,
   SimComment,
   SimIssue,
   SimRepo,
@@ -204,6 +205,12 @@ export class GitHubSimulator {
   deleteComment(repo: string, commentId: number, author: string): void {
     const { target, ctx } = this.asPerson(repo, author);
     this.ops.deleteComment(ctx, target, commentId);
+  }
+
+  /** Reacts to a comment as `user` (no webhook: GitHub has no reaction event). */
+  react(repo: string, commentId: number, user: string, content: ReactionContent): void {
+    const { target, ctx } = this.asPerson(repo, user);
+    this.ops.react(ctx.actor, target, commentId, content);
   }
 
   addLabels(repo: string, issue: number, actor: string, labels: string[]): void {
