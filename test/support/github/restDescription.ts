@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { Ajv2020, type AnySchema, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020, type AnySchema, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 
 /**
@@ -96,7 +96,7 @@ export class RestDescription {
     }
     if (request.body !== undefined) {
       if (!operation.body) problems.push(`${route}: takes no request body`);
-      else if (!operation.body(request.body)) problems.push(`${route}: ${this.bodies.errorsText(operation.body.errors, { dataVar: "body" })}`);
+      else if (!operation.body(request.body)) problems.push(...bodyProblems(operation.body.errors ?? []).map((problem) => `${route}: ${problem}`));
     }
     return problems;
   }
@@ -114,6 +114,15 @@ export class RestDescription {
     this.compiled.set(route, compiled);
     return compiled;
   }
+}
+
+/** One line per problem, naming an undocumented field. */
+function bodyProblems(errors: readonly ErrorObject[]): string[] {
+  const lines = errors.map((e) => {
+    const at = `body${e.instancePath.replace(/\//g, ".")}`;
+    return e.keyword === "additionalProperties" ? `undocumented body field ${at}.${String(e.params.additionalProperty)}` : `${at} ${e.message ?? e.keyword}`;
+  });
+  return [...new Set(lines)];
 }
 
 /** "{owner}" matches one segment; a file path or a git ref may span several. */
