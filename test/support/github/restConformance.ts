@@ -3,11 +3,17 @@ import type { ReceivedRequest } from "../../../src/dev/simulator/index.js";
 import { REST_DESCRIPTION, RestDescription } from "./restDescription.js";
 
 /** One description per process: it is large, and its compiled checks are shared by every loop. */
-let description: RestDescription | undefined;
+let shared: RestDescription | undefined;
 
 /** Holds every request a simulator receives to GitHub's REST description and keeps what it does not document. */
 export class RestConformance {
   readonly violations: string[] = [];
+  private readonly description: RestDescription;
+
+  /** Loads the description now (once per process), before the app starts sending requests. */
+  constructor() {
+    this.description = shared ??= new RestDescription();
+  }
 
   /** For SimulatorOptions.inspect. The simulator serves nothing outside /api/v3, so nothing is exempt. */
   readonly inspect = (request: ReceivedRequest): void => {
@@ -16,9 +22,8 @@ export class RestConformance {
       this.violations.push(`${request.method} ${pathname}: outside ${API_PREFIX}, where GitHub Enterprise serves its REST API`);
       return;
     }
-    description ??= new RestDescription();
     const path = pathname.slice(API_PREFIX.length);
-    this.violations.push(...description.violations({ method: request.method, path, query: searchParams, body: request.body }));
+    this.violations.push(...this.description.violations({ method: request.method, path, query: searchParams, body: request.body }));
   };
 
   /** Throws listing every violation, once each. */

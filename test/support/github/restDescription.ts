@@ -37,7 +37,7 @@ interface Operation {
 
 interface Description {
   paths: Record<string, Record<string, Operation>>;
-  components: { parameters: Record<string, Parameter> } & Record<string, unknown>;
+  components: { parameters: Record<string, Parameter>; schemas: Record<string, unknown> };
 }
 
 interface Template {
@@ -71,7 +71,7 @@ export class RestDescription {
     }));
     // Not strict: OpenAPI adds keywords JSON Schema does not know.
     this.bodies = addFormats.default(new Ajv2020({ strict: false, allErrors: true }));
-    this.bodies.addSchema({ $id: "rest", components: strictSchema(doc.components) });
+    this.bodies.addSchema({ $id: "rest", components: { schemas: strictSchema(bodySchemas(doc)) } });
     this.queries = addFormats.default(new Ajv2020({ strict: false, allErrors: true, coerceTypes: true }));
   }
 
@@ -114,6 +114,25 @@ export class RestDescription {
     this.compiled.set(route, compiled);
     return compiled;
   }
+}
+
+/** The component schemas request bodies use, directly or through others: a small part of the description, quick to register. */
+function bodySchemas(doc: Description): Record<string, unknown> {
+  const used: Record<string, unknown> = {};
+  const visit = (node: unknown): void => {
+    if (typeof node !== "object" || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      const name = key === "$ref" && typeof value === "string" ? /^#\/components\/schemas\/(.+)$/.exec(value)?.[1] : undefined;
+      if (name !== undefined && !(name in used)) {
+        used[name] = doc.components.schemas[name];
+        visit(used[name]);
+      } else visit(value);
+    }
+  };
+  for (const operations of Object.values(doc.paths)) {
+    for (const operation of Object.values(operations)) visit(operation.requestBody);
+  }
+  return used;
 }
 
 /** One line per problem, naming an undocumented field. */
