@@ -193,10 +193,13 @@ async function applyOp(services: Services, octokit: InstallationOctokit, t: Targ
   }
 }
 
-/** Whether the issue carries the label now (a read: not part of the write budget). */
+/** Whether the issue carries the label now (a read: not part of the write budget), looking through every page. */
 async function hasLabel(octokit: InstallationOctokit, t: Target, label: string): Promise<boolean> {
-  const { data } = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}/labels", { owner: t.owner, repo: t.repo, issue_number: t.issue, per_page: 100 });
-  return (data as Array<{ name: string }>).some((l) => l.name.toLowerCase() === label.toLowerCase());
+  const pages = octokit.paginate.iterator("GET /repos/{owner}/{repo}/issues/{issue_number}/labels", { owner: t.owner, repo: t.repo, issue_number: t.issue, per_page: 100 });
+  for await (const { data } of pages) {
+    if (data.some((l) => l.name.toLowerCase() === label.toLowerCase())) return true;
+  }
+  return false;
 }
 
 /** Edits the issue's one status comment (creating it the first time). Skips when a newer render happened. */

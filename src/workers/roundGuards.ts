@@ -86,8 +86,12 @@ export async function issueFromGitHub(services: Services, data: SpawnJob): Promi
 async function rocketOn(services: Services, data: SpawnJob, commentId: number): Promise<boolean> {
   const [owner, repo] = data.repo.split("/") as [string, string];
   const [octokit, { botLogin }] = await Promise.all([services.github.installation(data.installationId), services.github.identity()]);
-  const { data: reactions } = await octokit.request("GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", { owner, repo, comment_id: commentId, content: "rocket", per_page: 100 });
-  return reactions.some((r) => r.user?.login === botLogin);
+  // Every page: on a busy comment the app's 🚀 can come after a hundred others.
+  const pages = octokit.paginate.iterator("GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", { owner, repo, comment_id: commentId, content: "rocket", per_page: 100 });
+  for await (const { data: reactions } of pages) {
+    if (reactions.some((r) => r.user?.login === botLogin)) return true;
+  }
+  return false;
 }
 
 /** Whether an agent (or the app) asked a question in `round` since `since`; a human's /reopen correction does not count. */

@@ -70,6 +70,31 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
     expect(gate?.answers[0]?.option).toBe("SQLite");
   });
 
+  it("an /agent redelivered after Redis was wiped runs once, though the app's 🚀 on it is behind a hundred others", async () => {
+    const { sim } = loop;
+    const issue = sim.createIssue(REPO, { title: "Busy [mode:done]", body: "Everyone is excited.", author: "maintainer" }).number;
+    // The crowd reacts before the app sees the comment, so the app's 🚀 is on the second page.
+    sim.setWebhookDelivery("paused");
+    const dispatch = sim.comment(REPO, issue, "maintainer", "/agent");
+    for (let i = 0; i < 120; i++) sim.react(REPO, dispatch.id, sim.addUser(`fan-${i}`).login, "rocket");
+    sim.setWebhookDelivery("live");
+    await waitFor("round 0", () => rounds(out, 0) === 1);
+    await waitFor("the app's 🚀", () => sim.comments(REPO, issue)[0]!.reactions.some((r) => r.user === sim.botLogin));
+    // Timings are recorded once the round is marked done.
+    await waitFor("round 0 over", async () => (await loop.app.services.store.roundTimings({ repo: REPO, issue })).length === 1);
+
+    await loop.wipeRedis();
+    const delivery = sim.deliveries.find((d) => d.event === "issue_comment" && d.action === "created")!;
+    const readsBefore = sim.calls.length;
+    expect(await sim.redeliver(delivery.id)).toBeLessThan(300);
+    const readSecondPage = () => sim.calls.slice(readsBefore).some((c) => c.method === "GET" && c.route.endsWith("/reactions") && /[?&]page=2\b/.test(c.path));
+    // The guard reads the 🚀 before a round starts: a second round would start right after its read.
+    await waitFor("the redelivered /agent's guard, or a second round 0", () => readSecondPage() || rounds(out, 0) > 1, 20_000);
+    await settle(1500);
+    expect(rounds(out, 0)).toBe(1);
+    expect(readSecondPage()).toBe(true);
+  });
+
   it("`escalate reconcile` opens a gate whose webhook never arrived and prints the change", async () => {
     const { sim } = loop;
     const issue = sim.createIssue(REPO, { title: "Lost webhook", body: "", author: "maintainer" });

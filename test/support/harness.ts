@@ -5,6 +5,7 @@ import { loadConfig, type AppConfig } from "../../src/config/env.js";
 import { startApp, type RunningApp, type StartAppOptions } from "../../src/app/startApp.js";
 import { GitHubSimulator } from "../../src/dev/simulator/index.js";
 import { freePort } from "../../src/redis/privateRedis.js";
+import { RestConformance } from "./github/restConformance.js";
 
 export const REPO = "acme/widgets";
 export const WEBHOOK_SECRET = "e2e-webhook-secret";
@@ -17,6 +18,9 @@ export interface Loop {
   restart(options?: { whileDown?: () => Promise<void> | void }): Promise<void>;
   /** Deletes every key of this loop's namespace: what a Redis wipe does to this app. */
   wipeRedis(): Promise<void>;
+  /** Every REST request so far that GitHub's REST description does not document. */
+  readonly restViolations: readonly string[];
+  /** Stops everything, then fails if any REST request was undocumented: the test that made it fails. */
   close(): Promise<void>;
 }
 
@@ -46,10 +50,12 @@ export async function startOnFreePort(options: StartAppOptions): Promise<Running
 
 /**
  * The real thing on loopback: the GitHub simulator, the Probot app with its queues and workers on
- * the private test Redis (a fresh key prefix per loop), webhooks signed and sent over HTTP.
+ * the private test Redis (a fresh key prefix per loop), webhooks signed and sent over HTTP. Every
+ * REST request the simulator receives is held to GitHub's REST description (see close).
  */
 export async function startLoop(env: Record<string, string> = {}): Promise<Loop> {
-  const sim = await GitHubSimulator.start({ webhookSecret: WEBHOOK_SECRET });
+  const rest = new RestConformance();
+  const sim = await GitHubSimulator.start({ webhookSecret: WEBHOOK_SECRET, inspect: rest.inspect });
   sim.addRepo(REPO);
   sim.addUser("maintainer");
   sim.setPermission(REPO, "maintainer", "write");
@@ -88,9 +94,11 @@ export async function startLoop(env: Record<string, string> = {}): Promise<Loop>
         await redis.quit();
       }
     },
+    restViolations: rest.violations,
     async close() {
       await loop.app.close();
       await sim.stop();
+      rest.assertNone();
     },
   };
   return loop;

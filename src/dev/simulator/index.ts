@@ -7,6 +7,7 @@ export type {
   Delivery,
   Permission,
   ReactionContent,
+  ReceivedRequest,
   SimComment,
   SimIssue,
   SimReaction,

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { authorAssociation } from "./access.js";
 import type { Account, Comment, Installation, Issue, IssueEvent, Label, Reaction, Repo, Review, ReviewComment, SimState } from "./state.js";
 import type { ReactionContent } from "./types.js";
@@ -24,7 +25,14 @@ export interface Urls {
   api: string;
 }
 
+const DEFAULT_BRANCH = "main";
+
 export const REACTION_CONTENTS: readonly ReactionContent[] = ["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"];
+
+/** The default branch's head: the simulator has no commits, so a stable stand-in per repository. */
+function baseSha(repo: Repo): string {
+  return createHash("sha1").update(`${repo.fullName}@${DEFAULT_BRANCH}`).digest("hex");
+}
 
 /** GitHub's legacy global node ids: base64 of "0<type length>:<Type><id>". */
 function nodeId(type: string, id: number): string {
@@ -39,7 +47,8 @@ export class Payloads {
   ) {}
 
   user(account: Account): Json {
-    const api = `${this.urls.api}/users/${account.login}`;
+    // GitHub percent-encodes a bot's brackets: /users/renovate%5Bbot%5D.
+    const api = `${this.urls.api}/users/${encodeURIComponent(account.login)}`;
     const htmlUrl =
       account.type === "Bot" ? `${this.urls.web}/apps/${account.login.replace(/\[bot\]$/, "")}` : `${this.urls.web}/${account.login}`;
     return {
@@ -115,6 +124,7 @@ export class Payloads {
 
   repository(repo: Repo): Json {
     const { api, html } = this.repoLinks(repo);
+    const host = new URL(this.urls.web).host;
     const openIssues = [...repo.issues.values()].filter((i) => i.state === "open").length;
     return {
       id: repo.id,
@@ -127,14 +137,49 @@ export class Payloads {
       description: null,
       fork: false,
       url: api,
-      issues_url: `${api}/issues{/number}`,
-      issue_comment_url: `${api}/issues/comments{/number}`,
-      labels_url: `${api}/labels{/name}`,
+      forks_url: `${api}/forks`,
+      keys_url: `${api}/keys{/key_id}`,
       collaborators_url: `${api}/collaborators{/collaborator}`,
+      teams_url: `${api}/teams`,
+      hooks_url: `${api}/hooks`,
+      issue_events_url: `${api}/issues/events{/number}`,
+      events_url: `${api}/events`,
+      assignees_url: `${api}/assignees{/user}`,
+      branches_url: `${api}/branches{/branch}`,
+      tags_url: `${api}/tags`,
+      blobs_url: `${api}/git/blobs{/sha}`,
+      git_tags_url: `${api}/git/tags{/sha}`,
+      git_refs_url: `${api}/git/refs{/sha}`,
+      trees_url: `${api}/git/trees{/sha}`,
+      statuses_url: `${api}/statuses/{sha}`,
+      languages_url: `${api}/languages`,
+      stargazers_url: `${api}/stargazers`,
+      contributors_url: `${api}/contributors`,
+      subscribers_url: `${api}/subscribers`,
+      subscription_url: `${api}/subscription`,
+      commits_url: `${api}/commits{/sha}`,
+      git_commits_url: `${api}/git/commits{/sha}`,
+      comments_url: `${api}/comments{/number}`,
+      issue_comment_url: `${api}/issues/comments{/number}`,
       contents_url: `${api}/contents/{+path}`,
+      compare_url: `${api}/compare/{base}...{head}`,
+      merges_url: `${api}/merges`,
+      archive_url: `${api}/{archive_format}{/ref}`,
+      downloads_url: `${api}/downloads`,
+      issues_url: `${api}/issues{/number}`,
+      pulls_url: `${api}/pulls{/number}`,
+      milestones_url: `${api}/milestones{/number}`,
+      notifications_url: `${api}/notifications{?since,all,participating}`,
+      labels_url: `${api}/labels{/name}`,
+      releases_url: `${api}/releases{/id}`,
+      deployments_url: `${api}/deployments`,
       created_at: repo.createdAt,
       updated_at: repo.createdAt,
       pushed_at: repo.createdAt,
+      git_url: `git://${host}/${repo.fullName}.git`,
+      ssh_url: `git@${host}:${repo.fullName}.git`,
+      clone_url: `${html}.git`,
+      svn_url: html,
       homepage: null,
       size: 0,
       stargazers_count: 0,
@@ -145,7 +190,9 @@ export class Payloads {
       has_downloads: true,
       has_wiki: true,
       has_pages: false,
+      has_discussions: false,
       forks_count: 0,
+      mirror_url: null,
       archived: false,
       disabled: false,
       open_issues_count: openIssues,
@@ -153,11 +200,30 @@ export class Payloads {
       forks: 0,
       open_issues: openIssues,
       watchers: 0,
-      default_branch: "main",
+      default_branch: DEFAULT_BRANCH,
       is_template: false,
       topics: [],
       visibility: repo.private ? "private" : "public",
       web_commit_signoff_required: false,
+      custom_properties: {},
+    };
+  }
+
+  organization(org: Account): Json {
+    const api = `${this.urls.api}/orgs/${org.login}`;
+    return {
+      login: org.login,
+      id: org.id,
+      node_id: nodeId("Organization", org.id),
+      url: api,
+      repos_url: `${api}/repos`,
+      events_url: `${api}/events`,
+      hooks_url: `${api}/hooks`,
+      issues_url: `${api}/issues`,
+      members_url: `${api}/members{/member}`,
+      public_members_url: `${api}/public_members{/member}`,
+      avatar_url: `${this.urls.web}/avatars/u/${org.id}?v=4`,
+      description: null,
     };
   }
 
@@ -211,23 +277,80 @@ export class Payloads {
     };
   }
 
-  /** The pull request a `pull_request` webhook carries (the fields the app reads, and a few more). */
+  /** The pull request a `pull_request` webhook carries: a branch of the same repository into its default branch. */
   pullRequest(issue: Issue): Json {
-    const base = this.issue(issue);
+    const repo = issue.repo;
+    const { api: repoApi, html: repoHtml } = this.repoLinks(repo);
+    const api = `${repoApi}/pulls/${issue.number}`;
+    const html = `${repoHtml}/pull/${issue.number}`;
+    const issueApi = `${repoApi}/issues/${issue.number}`;
+    const headSha = issue.pullRequest?.headSha ?? "";
+    const headRef = `patch-${issue.number}`;
+    const branch = (ref: string, sha: string): Json => ({
+      label: `${repo.owner.login}:${ref}`,
+      ref,
+      sha,
+      user: this.user(repo.owner),
+      repo: this.repository(repo),
+    });
     return {
-      url: `${this.urls.api}/repos/${issue.repo.fullName}/pulls/${issue.number}`,
+      url: api,
       id: issue.id,
+      node_id: nodeId("PullRequest", issue.id),
+      html_url: html,
+      diff_url: `${html}.diff`,
+      patch_url: `${html}.patch`,
+      issue_url: issueApi,
       number: issue.number,
       state: issue.state,
+      locked: false,
       title: issue.title,
+      user: this.user(issue.author),
       body: issue.body,
-      user: base.user,
-      html_url: `${this.urls.web}/${issue.repo.fullName}/pull/${issue.number}`,
-      assignees: base.assignees,
-      labels: base.labels,
       created_at: issue.createdAt,
       updated_at: issue.updatedAt,
-      head: { sha: issue.pullRequest?.headSha ?? "" },
+      closed_at: issue.closedAt,
+      merged_at: null,
+      merge_commit_sha: null,
+      assignee: issue.assignees[0] ? this.user(issue.assignees[0]) : null,
+      assignees: issue.assignees.map((account) => this.user(account)),
+      requested_reviewers: [],
+      requested_teams: [],
+      labels: issue.labels.map((label) => this.label(repo, label)),
+      milestone: null,
+      draft: false,
+      commits_url: `${api}/commits`,
+      review_comments_url: `${api}/comments`,
+      review_comment_url: `${repoApi}/pulls/comments{/number}`,
+      comments_url: `${issueApi}/comments`,
+      statuses_url: `${repoApi}/statuses/${headSha}`,
+      head: branch(headRef, headSha),
+      base: branch(DEFAULT_BRANCH, baseSha(repo)),
+      _links: {
+        self: { href: api },
+        html: { href: html },
+        issue: { href: issueApi },
+        comments: { href: `${issueApi}/comments` },
+        review_comments: { href: `${api}/comments` },
+        review_comment: { href: `${repoApi}/pulls/comments{/number}` },
+        commits: { href: `${api}/commits` },
+        statuses: { href: `${repoApi}/statuses/${headSha}` },
+      },
+      author_association: authorAssociation(this.state, repo, issue.author),
+      auto_merge: null,
+      active_lock_reason: null,
+      merged: false,
+      mergeable: null,
+      rebaseable: null,
+      mergeable_state: "unknown",
+      merged_by: null,
+      comments: issue.comments.length,
+      review_comments: 0,
+      maintainer_can_modify: false,
+      commits: 1,
+      additions: 1,
+      deletions: 1,
+      changed_files: 1,
     };
   }
 
@@ -288,19 +411,7 @@ export class Payloads {
       action,
       ...fields,
       repository: this.repository(repo),
-      ...(owner.type === "Organization"
-        ? {
-            organization: {
-              login: owner.login,
-              id: owner.id,
-              node_id: nodeId("Organization", owner.id),
-              url: `${this.urls.api}/orgs/${owner.login}`,
-              repos_url: `${this.urls.api}/orgs/${owner.login}/repos`,
-              avatar_url: `${this.urls.web}/avatars/u/${owner.id}?v=4`,
-              description: null,
-            },
-          }
-        : {}),
+      ...(owner.type === "Organization" ? { organization: this.organization(owner) } : {}),
       sender: this.user(sender),
       installation: { id: repo.installationId, node_id: nodeId("IntegrationInstallation", repo.installationId) },
     };

@@ -7,7 +7,7 @@ import type { WebhookEvent } from "./operations.js";
 import { ContentLimiter, isContentCreating, RateMeter, SECONDARY_LIMIT_DOCS } from "./ratelimit.js";
 import type { Actor } from "./access.js";
 import type { Router, RouteResponse } from "./router.js";
-import type { ApiCall } from "./types.js";
+import type { ApiCall, ReceivedRequest } from "./types.js";
 
 /** HTTP plumbing: body parsing, authentication, GitHub's headers and error shape, call recording. */
 
@@ -22,6 +22,7 @@ export interface ApiServerOptions {
   /** Webhooks raised by a request are handed over only once its response has been sent, as on GitHub. */
   deliver: (event: WebhookEvent) => void;
   record: (call: ApiCall) => void;
+  inspect?: (request: ReceivedRequest) => void;
   log: (line: string) => void;
 }
 
@@ -44,6 +45,7 @@ export class ApiServer {
     const requestIdValue = requestId();
     try {
       const raw = await readBody(req);
+      this.options.inspect?.({ method, url, body: inspectedBody(raw) });
       const match = apiPath === undefined ? undefined : this.options.router.match(method, apiPath);
       if (!match) throw notFound();
       route = `${method} ${match.route.template}`;
@@ -119,6 +121,16 @@ function parseJson(raw: string): unknown {
     return JSON.parse(raw);
   } catch {
     throw new ApiError(400, "Problems parsing JSON");
+  }
+}
+
+/** What an inspector sees: undefined for no body, the JSON, or the text of a body that is not JSON. */
+function inspectedBody(raw: string): unknown {
+  if (raw.trim() === "") return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
   }
 }
 

@@ -15,6 +15,7 @@ import type {
   ApiCall,
   Delivery,
   Permission,
+  ReactionContent,
   SimComment,
   SimIssue,
   SimRepo,
@@ -116,6 +117,7 @@ export class GitHubSimulator {
       appSlug: this.appSlug,
       deliver: (event) => this.dispatcher.enqueue(event),
       record: (call) => this.calls.push(call),
+      inspect: options.inspect,
       log,
     }));
     api.content.limits = options.contentLimits;
@@ -215,6 +217,12 @@ export class GitHubSimulator {
   deleteComment(repo: string, commentId: number, author: string): void {
     const { target, ctx } = this.asPerson(repo, author);
     this.ops.deleteComment(ctx, target, commentId);
+  }
+
+  /** Reacts to a comment as `user` (no webhook: GitHub has no reaction event). */
+  react(repo: string, commentId: number, user: string, content: ReactionContent): void {
+    const { target, ctx } = this.asPerson(repo, user);
+    this.ops.react(ctx.actor, target, commentId, content);
   }
 
   addLabels(repo: string, issue: number, actor: string, labels: string[]): void {

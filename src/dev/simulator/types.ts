@@ -15,6 +15,15 @@ export interface SimulatorOptions {
   log?: (line: string) => void;
   /** Enforce GitHub's secondary limit on content creation from the start (see setContentLimits). */
   contentLimits?: ContentLimits;
+  /** Sees every HTTP request before it is answered, e.g. to hold the caller to GitHub's REST description. */
+  inspect?: (request: ReceivedRequest) => void;
+}
+
+/** An HTTP request as the simulator received it: its JSON body parsed, undefined when empty, the text when not JSON. */
+export interface ReceivedRequest {
+  method: string;
+  url: URL;
+  body: unknown;
 }
 
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
