@@ -2,6 +2,7 @@ import { APPROVAL_KIND, approvalAnswer, parseVote, tally, type ApprovalRule, typ
 import type { Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
 import { parseReply } from "../protocol/reply.js";
+import { appMentionNames } from "../protocol/addressing.js";
 import type { StatusState } from "../protocol/statusComment.js";
 
 type GateRecord = StatusState["gates"][number];
@@ -123,7 +124,7 @@ function answersBetween(input: TimelineInput, ask: Ask, askComment: TimelineComm
         if (q.default !== undefined && !byQuestion.has(i)) byQuestion.set(i, { ...answerOf(q, i, q.default), by, at, source: "human", url: reply.html_url, note: "accepted the default with /defaults" });
       });
     } else if (!command || command.name === "answer") {
-      for (const answer of parseReply(reply.body, ask.questions).answers) byQuestion.set(answer.question, { ...answer, by, at, source: "human", url: reply.html_url });
+      for (const answer of parseReply(reply.body, ask.questions, appMentionNames(input.appLogin)).answers) byQuestion.set(answer.question, { ...answer, by, at, source: "human", url: reply.html_url });
     } else {
       continue;
     }
