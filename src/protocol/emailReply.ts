@@ -28,7 +28,7 @@ export const MAIL_LANGUAGES: Readonly<Record<string, MailLanguage>> = {
   },
   de: {
     // Gmail: "Am Do., 3. Dez. 2026 um 10:00 Uhr schrieb Alice <a@b.c>:"; Apple Mail: "Am 03.12.2026 um 10:00 schrieb Alice <a@b.c>:".
-    wrote: [/^Am\s.*\bschrieb\b.*:$/i, /^.+<[^<>]+>\s+schrieb\s*:$/i],
+    wrote: [/^Am\s.*\bschrieb\b.*:$/i, /^.+\S@\S+\s+schrieb\s*:$/i],
     from: ["Von"],
     fields: ["Gesendet", "An", "Datum", "Betreff", "Cc"],
     originalMessage: ["Ursprüngliche Nachricht"],
@@ -69,9 +69,9 @@ export const MAIL_LANGUAGES: Readonly<Record<string, MailLanguage>> = {
     originalMessage: ["Oorspronkelijk bericht"],
   },
   ja: {
-    // Gmail: "2026年12月3日(木) 10:00 Alice <a@b.c>:"; Apple Mail: "2026/12/03 10:00、Alice <a@b.c>のメール:";
+    // Gmail: "2026年12月3日(木) 10:00 Alice <a@b.c>:" (GitHub shows the address without its brackets); Apple Mail: "2026/12/03 10:00、Alice <a@b.c>のメール:";
     // Thunderbird and others: "2026/12/03 10:00 に Alice が書きました:", "Alice さんは書きました:".
-    wrote: [/^\d{4}年\d{1,2}月\d{1,2}日.*>\s*[:：]$/, /^.+(?:が書きました|さんは書きました|のメール)\s*[:：]$/],
+    wrote: [/^\d{4}年\d{1,2}月\d{1,2}日.*\S@\S+\s*[:：]$/, /^.+(?:が書きました|さんは書きました|のメール)\s*[:：]$/],
     from: ["差出人"],
     fields: ["送信日時", "宛先", "件名", "CC"],
     originalMessage: ["元のメッセージ"],
@@ -105,13 +105,19 @@ export function isWroteHeader(line: string): boolean {
   return WROTE.some((pattern) => pattern.test(trimmed));
 }
 
+// What the first half of a wrapped header holds and an answer line rarely does: a year or an address.
+const HEADER_FRAGMENT = /\d{4}|\S@\S/;
+
 /**
  * Whether a "wrote:" header starts at `line`: on the line itself, or wrapped over it and `next`
- * (mail clients wrap a long header), but not when `next` is a whole header on its own.
+ * (mail clients wrap a long header). When `next` is a whole header on its own (the Japanese and
+ * Chinese forms have no fixed first word), `line` joins it only if it holds a year or an address.
  */
 export function startsWroteHeader(line: string, next: string | undefined): boolean {
   if (isWroteHeader(line)) return true;
-  return next !== undefined && next.trim() !== "" && line.trim() !== "" && !isWroteHeader(next) && isWroteHeader(`${line.trim()} ${next.trim()}`);
+  if (next === undefined || next.trim() === "" || line.trim() === "") return false;
+  if (!isWroteHeader(`${line.trim()} ${next.trim()}`)) return false;
+  return !isWroteHeader(next) || HEADER_FRAGMENT.test(line);
 }
 
 /** "From:" and its translations: the first field of Outlook's header block. */
