@@ -24,30 +24,26 @@ export function appMentionNames(botLogin: string): string[] {
   return [...new Set([lower, lower.replace(/\[bot\]$/, "")])];
 }
 
-/** Reads the leading mentions of a reply's visible text; `appNames` are appMentionNames' (any case). */
+/**
+ * Reads the leading mentions of a reply's visible text; `appNames` are appMentionNames' (any case).
+ * The first mention decides whom the reply is for; the mentions after it are copies ("@app @bob 2").
+ */
 export function addressingOf(visible: string, appNames: readonly string[]): Addressing {
-  const app = new Set(appNames.map((name) => name.toLowerCase()));
-  let text = visible.replace(LEADING_EMPHASIS, "");
-  let addressedToApp = false;
-  for (let mention = LEADING_MENTION.exec(text); mention !== null; mention = LEADING_MENTION.exec(text)) {
-    const login = mention[1]!;
-    const rest = text.slice(mention[0].length).replace(AFTER_MENTION, "");
-    if (!app.has(login.toLowerCase())) {
-      if (rest === "" || onlyMentions(rest)) return { to: "mentions only" };
-      return { to: "someone else", login };
-    }
-    addressedToApp = true;
-    text = rest;
-  }
-  if (!addressedToApp) return { to: "nobody", text: visible };
-  if (text === "") return { to: "mentions only" };
-  return { to: "app", text: text.replace(ANSWER_WORD, "") };
+  const text = visible.replace(LEADING_EMPHASIS, "");
+  const first = LEADING_MENTION.exec(text);
+  if (first === null) return { to: "nobody", text: visible };
+  const rest = afterMentions(text);
+  if (rest === "") return { to: "mentions only" };
+  const login = first[1]!;
+  if (!appNames.some((name) => name.toLowerCase() === login.toLowerCase())) return { to: "someone else", login };
+  return { to: "app", text: rest.replace(ANSWER_WORD, "") };
 }
 
-function onlyMentions(text: string): boolean {
+/** The text after the leading mentions and what separates them from it. */
+function afterMentions(text: string): string {
   let rest = text;
   for (let mention = LEADING_MENTION.exec(rest); mention !== null; mention = LEADING_MENTION.exec(rest)) rest = rest.slice(mention[0].length).replace(AFTER_MENTION, "");
-  return rest === "";
+  return rest;
 }
 
 // Emoji (with skin tones, joiners and keycaps), emoji shortcodes (":tada:"), and "+1"/"-1".
