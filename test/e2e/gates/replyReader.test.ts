@@ -102,4 +102,20 @@ describe("gates: the reply reader", () => {
     await waitFor(`label removed on #${issue}`, () => !g!.labels(issue).includes("awaiting-human"));
     expect(g.replies(issue)).toEqual([]);
   });
+
+  it("on an approval: a comment addressed to someone else casts no vote and gets no hint; a vote may address the app", async () => {
+    g = await Gates.start("approval");
+    const slug = g.sim.botLogin.replace(/\[bot\]$/, "");
+    const { issue } = await g.asked("Approval discussion");
+    const aside = g.comment(issue, "maintainer", "@admin is the rollout plan reviewed?");
+    expect(await handled(g, aside.id)).toBe("discussion: addressed to someone else");
+    g.comment(issue, "maintainer", `@${slug} approve`);
+    const ack = await g.reply(issue, "Approvals 1/2");
+    expect(ack.body).toBe("🗳️ @maintainer approved. Approvals 1/2: @maintainer. Waiting for 1 more approval.");
+    g.comment(issue, "admin", "👍");
+    const { task } = await g.run(issue, 1);
+    expect(task).toContain("APPROVED: 2 of 2 required approvals");
+    expect(task).not.toContain("rollout plan reviewed");
+    expect(g.replies(issue).filter((c) => c.body.includes("not counted as a vote"))).toEqual([]);
+  });
 });
