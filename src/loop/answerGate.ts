@@ -1,6 +1,6 @@
 import type { Gate, RecordedAnswer } from "../gates/types.js";
-import { APPROVAL_KIND, renderLateVote } from "../protocol/approval.js";
 import { appMentionNames } from "../protocol/addressing.js";
+import { APPROVAL_KIND, renderLateVote } from "../protocol/approval.js";
 import { echoLines, readingSummary, renderEcho } from "../protocol/echo.js";
 import { renderHowToAnswer } from "../protocol/howToAnswer.js";
 import { parseReply } from "../protocol/reply.js";
@@ -8,7 +8,7 @@ import { jobIds } from "../queue/names.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { refusedAnswer } from "./answerers.js";
-import { sendFeedback, type IssueTarget } from "./feedback.js";
+import { sendFeedback, targetOf, type IssueTarget } from "./feedback.js";
 import { reportHiddenContent } from "./hiddenContent.js";
 
 export interface AnswerSource {
@@ -96,7 +96,7 @@ export async function answerFromReply(services: Services, event: CommentEvent, g
     const by = event.comment.author.login;
     // Once per person and gate, within the write budget (the feedback queue), while it is open.
     if (gate.state === "open" && (await services.store.firstTime(`how-to-answer:${gate.id}:${by.toLowerCase()}`))) {
-      await sendFeedback(services, { installationId: event.installationId, repo: event.repo, issue: event.issue.number }, [{ type: "comment", body: renderHowToAnswer(by, gate.ask.questions) }], undefined, `how-to-answer-${gate.id}-${by.toLowerCase()}`);
+      await sendFeedback(services, targetOf(event), [{ type: "comment", body: renderHowToAnswer(by, gate.ask.questions) }], undefined, `how-to-answer-${gate.id}-${by.toLowerCase()}`);
     }
     return `not an answer: ${parsed.verdict.why}`;
   }

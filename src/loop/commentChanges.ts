@@ -1,7 +1,7 @@
 import type { RepoSettings } from "../config/repoConfig.js";
+import { appMentionNames } from "../protocol/addressing.js";
 import { readingSummary } from "../protocol/echo.js";
 import { parseReply } from "../protocol/reply.js";
-import { appMentionNames } from "../protocol/addressing.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerFromReply } from "./answerGate.js";

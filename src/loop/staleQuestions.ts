@@ -1,7 +1,7 @@
 import type { RepoSettings } from "../config/repoConfig.js";
 import type { Gate, RecordedAnswer } from "../gates/types.js";
-import { parseReply } from "../protocol/reply.js";
 import { appMentionNames } from "../protocol/addressing.js";
+import { parseReply } from "../protocol/reply.js";
 import type { CommentEvent, PushedEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf, type IssueTarget } from "./feedback.js";

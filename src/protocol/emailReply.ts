@@ -99,10 +99,14 @@ const OTHER_FIELD = field(names((language) => language.fields));
 const ORIGINAL_MESSAGE = new RegExp(`^\\s*-{2,}\\s*(?:${names((language) => language.originalMessage)})\\s*-{2,}$`, "i");
 const OUTLOOK_RULE = /^\s*_{10,}$/;
 
-/** Whether `line` (trimmed at the end) is a whole "<date>, <name> wrote:" header in any known language. */
+// A header holds a date, a name and an address; a longer line is prose, and is not searched (the
+// patterns backtrack over a line, which must stay cheap on a 65,536-character comment).
+const HEADER_MAX_CHARS = 400;
+
+/** Whether `line` is a whole "<date>, <name> wrote:" header in any known language. */
 export function isWroteHeader(line: string): boolean {
   const trimmed = line.trim();
-  return WROTE.some((pattern) => pattern.test(trimmed));
+  return trimmed.length <= HEADER_MAX_CHARS && WROTE.some((pattern) => pattern.test(trimmed));
 }
 
 // What the first half of a wrapped header holds and an answer line rarely does: a year or an address.

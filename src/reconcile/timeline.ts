@@ -1,8 +1,8 @@
-import { APPROVAL_KIND, approvalAnswer, parseVote, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
+import { appMentionNames } from "../protocol/addressing.js";
+import { APPROVAL_KIND, approvalAnswer, readVote, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
 import type { Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
 import { parseReply } from "../protocol/reply.js";
-import { appMentionNames } from "../protocol/addressing.js";
 import type { StatusState } from "../protocol/statusComment.js";
 
 type GateRecord = StatusState["gates"][number];
@@ -152,8 +152,8 @@ function votesBetween(input: TimelineInput, ask: Ask, askComment: TimelineCommen
   for (const reply of input.comments) {
     const at = Date.parse(reply.created_at);
     if (reply.id === askComment.id || at < from - 1000 || at > until + 1000 || !reply.body || !input.isAnswerer(reply)) continue;
-    const cast = parseVote(reply.body);
-    if (!cast) continue;
+    const cast = readVote(reply.body, appMentionNames(input.appLogin));
+    if (!cast || cast === "discussion") continue;
     const vote: Vote = { login: reply.user?.login ?? "ghost", vote: cast.vote, at, commentId: reply.id, url: reply.html_url, ...(cast.note ? { note: cast.note } : {}) };
     votes.push(vote);
     const counted = tally(votes, rule);
