@@ -134,10 +134,11 @@ function answerStart(line: string): { question: number; text: string } | undefin
 
 /**
  * Finds the option an answer selects, with confidence: the answer starts with the option's 1-based
- * number or its label (longest label wins) or "Option N" / "(N)", optionally followed by a note, and the note names no
- * other option ("SQLite or Postgres, whichever" is ambiguous and stays free text). Emphasis around
- * the answer ("**SQLite**") is ignored. A label named later in prose ("I think SQLite") selects
- * nothing: the text is passed on as it is, and the acknowledgement says no option was chosen.
+ * number, its label (longest label wins) or "Option N" / "(N)", optionally followed by a note, and
+ * the note names no other option ("SQLite or Postgres, whichever" is ambiguous and stays free
+ * text). Emphasis around the answer ("**SQLite**") is ignored. A label named later in prose ("I
+ * think SQLite") selects nothing: the text is passed on as it is, and the acknowledgement says no
+ * option was chosen.
  */
 export function matchOption(text: string, question: Question): OptionMatch | undefined {
   if (question.options.length === 0) return undefined;
