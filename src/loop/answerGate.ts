@@ -1,12 +1,14 @@
 import type { Gate, RecordedAnswer } from "../gates/types.js";
+import { appMentionNames } from "../protocol/addressing.js";
 import { APPROVAL_KIND, renderLateVote } from "../protocol/approval.js";
 import { echoLines, readingSummary, renderEcho } from "../protocol/echo.js";
+import { renderHowToAnswer } from "../protocol/howToAnswer.js";
 import { parseReply } from "../protocol/reply.js";
 import { jobIds } from "../queue/names.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { refusedAnswer } from "./answerers.js";
-import { sendFeedback, type IssueTarget } from "./feedback.js";
+import { sendFeedback, targetOf, type IssueTarget } from "./feedback.js";
 import { reportHiddenContent } from "./hiddenContent.js";
 
 export interface AnswerSource {
@@ -83,11 +85,21 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
 
 /** A permitted human's comment while a gate is open (or was answered moments ago). */
 export async function answerFromReply(services: Services, event: CommentEvent, gate: Gate, body = event.comment.body): Promise<string> {
+  const parsed = parseReply(body, gate.ask.questions, appMentionNames((await services.github.identity()).botLogin));
+  // People talking among themselves: no reply, no refusal, the gate keeps waiting.
+  if (parsed.verdict.kind === "discussion") return `discussion: ${parsed.verdict.why}`;
   const refused = await refusedAnswer(services, event, gate);
   if (refused) return refused;
   // Hidden content never reaches the agent (parseReply reads only visible text); say what was removed.
   await reportHiddenContent(services, event, body);
-  const parsed = parseReply(body, gate.ask.questions);
+  if (parsed.verdict.kind === "not an answer") {
+    const by = event.comment.author.login;
+    // Once per person and gate, within the write budget (the feedback queue), while it is open.
+    if (gate.state === "open" && (await services.store.firstTime(`how-to-answer:${gate.id}:${by.toLowerCase()}`))) {
+      await sendFeedback(services, targetOf(event), [{ type: "comment", body: renderHowToAnswer(by, gate.ask.questions) }], undefined, `how-to-answer-${gate.id}-${by.toLowerCase()}`);
+    }
+    return `not an answer: ${parsed.verdict.why}`;
+  }
   if (parsed.answers.length === 0) return "reply had no answer";
   const at = Date.parse(event.comment.createdAt) || event.receivedAt;
   const place = event.comment.in;

@@ -1,6 +1,7 @@
 import type { RepoSettings } from "../config/repoConfig.js";
 import type { Gate } from "../gates/types.js";
-import { APPROVAL_KIND, approvalAnswer, parseVote, renderLateVote, renderNotAVote, renderResolved, renderVoteAck, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
+import { appMentionNames } from "../protocol/addressing.js";
+import { APPROVAL_KIND, approvalAnswer, readVote, renderLateVote, renderNotAVote, renderResolved, renderVoteAck, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
 import type { Ask } from "../protocol/ask.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
@@ -28,8 +29,10 @@ export async function voteFromReply(services: Services, event: CommentEvent, gat
   const identity = await services.github.identity();
   // The account that asked (and the app) never approves its own ask.
   if ([gate.askedBy, identity.botLogin].some((login) => login.toLowerCase() === by.toLowerCase())) return "ignored: the asker's own vote never counts";
+  const parsed = readVote(event.comment.body, appMentionNames(identity.botLogin));
+  // A comment addressed to someone else is discussion, as on a question: no vote, no hint.
+  if (parsed === "discussion") return "discussion: addressed to someone else";
   await reportHiddenContent(services, event, event.comment.body);
-  const parsed = parseVote(event.comment.body);
   if (!parsed) {
     if (gate.state === "open" && (await services.store.firstTime(`not-a-vote:${gate.id}:${by.toLowerCase()}`))) {
       await sendFeedback(services, target, [{ type: "comment", body: renderNotAVote(by) }], undefined, `not-a-vote-${event.comment.id}`);

@@ -105,6 +105,9 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
     return "status replied";
   },
 
+  // People talking among themselves: nothing is recorded and nothing is said back.
+  discuss: async () => "discussion: not an answer",
+
   help: async (services, event) => {
     await reply(services, event, HELP_TEXT);
     return "help replied";

@@ -1,4 +1,5 @@
 import type { RepoSettings } from "../config/repoConfig.js";
+import { appMentionNames } from "../protocol/addressing.js";
 import { readingSummary } from "../protocol/echo.js";
 import { parseReply } from "../protocol/reply.js";
 import type { CommentEvent } from "../queue/jobs.js";
@@ -19,7 +20,7 @@ export async function commentEdited(services: Services, event: CommentEvent): Pr
   if (!gate || !answered) return "ignored: edit of a comment that answered nothing";
   // A vote is cast by a comment, once: an edit does not recast it (the person votes again instead).
   if (isApprovalGate(gate)) return "ignored: an edited vote is not read again";
-  const parsed = parseReply(event.comment.body, gate.ask.questions);
+  const parsed = parseReply(event.comment.body, gate.ask.questions, appMentionNames((await services.github.identity()).botLogin));
   if (parsed.answers.length === 0) return "ignored: edited answer has no answer";
   if (gate.state === "open") {
     // A partial answer: the gate merges answers by question, so the edit's answers replace the comment's.

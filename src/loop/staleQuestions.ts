@@ -1,5 +1,6 @@
 import type { RepoSettings } from "../config/repoConfig.js";
 import type { Gate, RecordedAnswer } from "../gates/types.js";
+import { appMentionNames } from "../protocol/addressing.js";
 import { parseReply } from "../protocol/reply.js";
 import type { CommentEvent, PushedEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
@@ -48,7 +49,7 @@ export async function commitsPushed(services: Services, event: PushedEvent, sett
  */
 export async function answerSuperseded(services: Services, event: CommentEvent, gate: Gate): Promise<string | undefined> {
   await reportHiddenContent(services, event, event.comment.body);
-  const parsed = parseReply(event.comment.body, gate.ask.questions);
+  const parsed = parseReply(event.comment.body, gate.ask.questions, appMentionNames((await services.github.identity()).botLogin));
   if (parsed.answers.length === 0) return undefined;
   const by = event.comment.author.login;
   const at = Date.parse(event.comment.createdAt) || event.receivedAt;

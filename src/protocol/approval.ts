@@ -1,4 +1,5 @@
 import type { RecordedAnswer } from "../gates/types.js";
+import { addressingOf } from "./addressing.js";
 import { shown } from "./echo.js";
 import { visibleReplyText } from "./visibleText.js";
 
@@ -63,6 +64,16 @@ export function parseVote(body: string): { vote: VoteChoice; note?: string } | u
     return note === "" ? { vote } : { vote, note };
   }
   return undefined;
+}
+
+/**
+ * A reply's vote as the app counts it: a reply may address the app ("@app approve"); one addressed
+ * to someone else is discussion, which casts no vote and earns no hint. `appNames` as in addressing.ts.
+ */
+export function readVote(body: string, appNames: readonly string[]): { vote: VoteChoice; note?: string } | "discussion" | undefined {
+  const addressing = addressingOf(visibleReplyText(body), appNames);
+  if (addressing.to === "someone else") return "discussion";
+  return addressing.to === "mentions only" ? undefined : parseVote(addressing.text);
 }
 
 /** Counts one vote per person (the newest) against the rule; the outcome is set once the gate resolves. */

@@ -4,7 +4,7 @@ import { visibleReplyText } from "./visibleText.js";
  * Slash commands a human types as the first line of a comment. Only the first visible line counts,
  * so a command mentioned later in prose, or quoted from an earlier comment, is never run.
  */
-export const COMMAND_NAMES = ["agent", "defaults", "note", "stop", "cancel", "retry", "status", "reopen", "answer", "help"] as const;
+export const COMMAND_NAMES = ["agent", "defaults", "note", "stop", "cancel", "retry", "status", "reopen", "answer", "discuss", "help"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 export type Command = { name: CommandName; args: string } | { name: "unknown"; raw: string };
 

@@ -81,7 +81,9 @@ function tidy(text: string): string {
     .map((line) => line.trimEnd())
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
-    .trim();
+    // Blank lines go from both ends, but the first line keeps its indentation: it may make it code.
+    .replace(/^\n+/, "")
+    .trimEnd();
 }
 
 /**

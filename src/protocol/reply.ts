@@ -1,3 +1,4 @@
+import { addressingOf, isReactionOnly } from "./addressing.js";
 import type { Question } from "./ask.js";
 import { parseCommand } from "./commands.js";
 import { visibleReplyText } from "./visibleText.js";
@@ -19,10 +20,20 @@ export interface Answer {
   note?: string;
 }
 
+/**
+ * How a reply was taken. Discussion answers nothing and is left alone; a reply that is not an
+ * answer (a reaction, only mentions) answers nothing and earns its author a how-to.
+ */
+export type ReplyVerdict =
+  | { kind: "answers" }
+  | { kind: "discussion"; why: "/discuss" | "addressed to someone else" | "a question" }
+  | { kind: "not an answer"; why: "a reaction" | "only mentions" };
+
 export interface ParsedReply {
   answers: Answer[];
   unanswered: number[];
   visible: string;
+  verdict: ReplyVerdict;
 }
 
 type OptionMatch = { option: string; optionIndex: number; note?: string };
@@ -42,10 +53,25 @@ const LEADING_EMPHASIS = /^[*_~`]+/;
 const NOTE_SEPARATOR = /^[\s.,:;!?)\]*_~`\-\u2013\u2014]+/;
 const WORD_CHAR = /^[\p{L}\p{M}\p{N}]/u;
 const WORD_BEFORE = /[\p{L}\p{M}\p{N}]$/u;
+// "Option 2", "option #2", "(2)": an option's number said as such. "#2" alone is an issue reference on GitHub.
+const OPTION_FORM = /^(?:option\s*#?\s*(\d+)|\((\d+)\))(?![\p{L}\p{N}]|[.,]\d)/iu;
+const ENDS_AS_QUESTION = /[?\uFF1F]$/;
 
-export function parseReply(body: string, questions: readonly Question[]): ParsedReply {
+/**
+ * Reads a reply. `appNames` are the names the app is mentioned by (src/protocol/addressing.ts), so
+ * that "@app 2" answers; without them a reply that starts with any mention is addressed to someone else.
+ */
+export function parseReply(body: string, questions: readonly Question[], appNames: readonly string[] = []): ParsedReply {
   const visible = visibleReplyText(body);
-  const texts = answerTexts(visible, questions.length);
+  const nothing = (verdict: ReplyVerdict): ParsedReply => ({ answers: [], unanswered: questions.map((_, index) => index), visible, verdict });
+  if (parseCommand(visible)?.name === "discuss") return nothing({ kind: "discussion", why: "/discuss" });
+  const addressing = addressingOf(visible, appNames);
+  if (addressing.to === "someone else") return nothing({ kind: "discussion", why: "addressed to someone else" });
+  if (addressing.to === "mentions only") return nothing({ kind: "not an answer", why: "only mentions" });
+  const hasOptions = questions.some((question) => question.options.length > 0);
+  // A thumbs-up may well answer a yes/no question without options; it chooses none of a list.
+  if (hasOptions && isReactionOnly(addressing.text)) return nothing({ kind: "not an answer", why: "a reaction" });
+  const texts = answerTexts(addressing.text, questions.length);
   const answers: Answer[] = [];
   const unanswered: number[] = [];
   questions.forEach((question, index) => {
@@ -56,7 +82,10 @@ export function parseReply(body: string, questions: readonly Question[]): Parsed
     }
     answers.push({ question: index, text, ...matchOption(text, question) });
   });
-  return { answers, unanswered, visible };
+  // A reply that chooses no option and asks something is a question back, not an answer.
+  const choosesNothing = answers.length > 0 && answers.every((answer) => answer.option === undefined && questions[answer.question]!.options.length > 0);
+  if (choosesNothing && ENDS_AS_QUESTION.test(addressing.text)) return nothing({ kind: "discussion", why: "a question" });
+  return { answers, unanswered, visible, verdict: { kind: "answers" } };
 }
 
 /** The answer text per 0-based question index. */
@@ -105,16 +134,17 @@ function answerStart(line: string): { question: number; text: string } | undefin
 
 /**
  * Finds the option an answer selects, with confidence: the answer starts with the option's 1-based
- * number or its label (longest label wins), optionally followed by a note, and the note names no
- * other option ("SQLite or Postgres, whichever" is ambiguous and stays free text). Emphasis around
- * the answer ("**SQLite**") is ignored. A label named later in prose ("I think SQLite") selects
- * nothing: the text is passed on as it is, and the acknowledgement says no option was chosen.
+ * number, its label (longest label wins) or "Option N" / "(N)", optionally followed by a note, and
+ * the note names no other option ("SQLite or Postgres, whichever" is ambiguous and stays free
+ * text). Emphasis around the answer ("**SQLite**") is ignored. A label named later in prose ("I
+ * think SQLite") selects nothing: the text is passed on as it is, and the acknowledgement says no
+ * option was chosen.
  */
 export function matchOption(text: string, question: Question): OptionMatch | undefined {
   if (question.options.length === 0) return undefined;
   const trimmed = text.trim();
   for (const candidate of new Set([trimmed, trimmed.replace(LEADING_EMPHASIS, "")])) {
-    const match = byNumber(candidate, question.options) ?? byLabel(candidate, question.options);
+    const match = byNumber(candidate, question.options) ?? byLabel(candidate, question.options) ?? byOptionForm(candidate, question.options);
     if (match === undefined) continue;
     const others = optionsNamed(match.note ?? "", question.options).filter((index) => index !== match.optionIndex);
     return others.length === 0 ? match : undefined;
@@ -147,6 +177,16 @@ function byNumber(text: string, options: readonly string[]): OptionMatch | undef
   const match = OPTION_NUMBER.exec(text);
   if (match === null) return undefined;
   const optionIndex = Number(match[1]) - 1;
+  const option = options[optionIndex];
+  if (option === undefined) return undefined;
+  return withNote({ option, optionIndex }, text.slice(match[0].length));
+}
+
+/** "Option 2" and "(2)": the number is delimited by the form itself, so "Option 2 because…" chooses too. */
+function byOptionForm(text: string, options: readonly string[]): OptionMatch | undefined {
+  const match = OPTION_FORM.exec(text);
+  if (match === null) return undefined;
+  const optionIndex = Number(match[1] ?? match[2]) - 1;
   const option = options[optionIndex];
   if (option === undefined) return undefined;
   return withNote({ option, optionIndex }, text.slice(match[0].length));

@@ -1,4 +1,5 @@
-import { APPROVAL_KIND, approvalAnswer, parseVote, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
+import { appMentionNames } from "../protocol/addressing.js";
+import { APPROVAL_KIND, approvalAnswer, readVote, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
 import type { Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
 import { parseReply } from "../protocol/reply.js";
@@ -126,7 +127,7 @@ function answersBetween(input: TimelineInput, ask: Ask, askComment: TimelineComm
       });
     } else if (!command || command.name === "answer") {
       const about = reply.in?.kind === "reviewComment" ? { about: { path: reply.in.path, line: reply.in.line, side: reply.in.side } } : {};
-      for (const answer of parseReply(reply.body, ask.questions).answers) byQuestion.set(answer.question, { ...answer, by, at, source: "human", url: reply.html_url, ...about });
+      for (const answer of parseReply(reply.body, ask.questions, appMentionNames(input.appLogin)).answers) byQuestion.set(answer.question, { ...answer, by, at, source: "human", url: reply.html_url, ...about });
     } else {
       continue;
     }
@@ -154,8 +155,8 @@ function votesBetween(input: TimelineInput, ask: Ask, askComment: TimelineCommen
   for (const reply of input.comments) {
     const at = Date.parse(reply.created_at);
     if (reply.id === askComment.id || at < from - 1000 || at > until + 1000 || !reply.body || !input.isAnswerer(reply)) continue;
-    const cast = parseVote(reply.body);
-    if (!cast) continue;
+    const cast = readVote(reply.body, appMentionNames(input.appLogin));
+    if (!cast || cast === "discussion") continue;
     const vote: Vote = { login: reply.user?.login ?? "ghost", vote: cast.vote, at, commentId: reply.id, url: reply.html_url, ...(cast.note ? { note: cast.note } : {}) };
     votes.push(vote);
     const counted = tally(votes, rule);

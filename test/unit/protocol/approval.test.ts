@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseVote, renderResolved, renderVoteAck, tally, tallyLine, type Vote } from "../../../src/protocol/approval.js";
+import { parseVote, readVote, renderResolved, renderVoteAck, tally, tallyLine, type Vote } from "../../../src/protocol/approval.js";
 
 describe("parseVote", () => {
   it.each<[string, ReturnType<typeof parseVote>]>([
@@ -41,6 +41,21 @@ describe("parseVote", () => {
 });
 
 const vote = (login: string, choice: Vote["vote"], at: number, note?: string): Vote => ({ login, vote: choice, at, commentId: at, ...(note ? { note } : {}) });
+
+describe("readVote", () => {
+  const app = ["escalation[bot]", "escalation"];
+  it.each<[string, string, ReturnType<typeof readVote>]>([
+    ["a plain vote", "approve", { vote: "approve" }],
+    ["👍", "👍", { vote: "approve" }],
+    ["a vote addressed to the app", "@escalation approve", { vote: "approve" }],
+    ["a vote addressed to the app's bot, with a note", "@escalation[bot] deny: not before the freeze", { vote: "deny", note: "not before the freeze" }],
+    ["a comment addressed to someone else", "@alice approve?", "discussion"],
+    ["only a mention", "@alice", undefined],
+    ["a question", "What exactly does this deploy?", undefined],
+  ])("%s", (_name, body, expected) => {
+    expect(readVote(body, app)).toEqual(expected);
+  });
+});
 
 describe("tally", () => {
   it("needs the required approvals from distinct people; a person counts once, with their newest vote", () => {

@@ -199,6 +199,18 @@ const hostile = fc.oneof(
 
 const CONTROL_OR_INVISIBLE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
 
+describe("cleanHumanText: the ends of the text", () => {
+  it("blank lines go from both ends, and the first line keeps its indentation (it may make the line code)", () => {
+    expect(cleanHumanText("\n  \n    >>> x = 1\n    >>> x\n\n  \n").text).toBe("    >>> x = 1\n    >>> x");
+  });
+
+  it("a code block is no hiding place: hidden content in it is removed like anywhere else", () => {
+    const body = `\`\`\`\n>>> x = 1 <!-- ${H} -->\n<span hidden>${H}</span>\n\`\`\``;
+    expect(cleanHumanText(body).text).not.toContain(H);
+    expect(reachesTask(body)).toBe("```\n>>> x = 1\n\n```");
+  });
+});
+
 describe("cleanHumanText: properties (fast-check)", () => {
   it("never leaves an HTML comment opener, a marker, markup or a control/invisible character, and is idempotent", () => {
     fc.assert(

@@ -165,11 +165,11 @@ describe("parseReply edge cases", () => {
     ["whitespace", "  \n\t\n"],
     ["only a marker", "<!-- escalation:ask:v1 eyJ2IjoxfQ -->"],
   ])("an %s body answers nothing", (_name, body) => {
-    expect(parseReply(body, [db, free])).toEqual({ answers: [], unanswered: [0, 1], visible: "" });
+    expect(parseReply(body, [db, free])).toEqual({ answers: [], unanswered: [0, 1], visible: "", verdict: { kind: "answers" } });
   });
 
   it("no questions gives no answers", () => {
-    expect(parseReply("1. yes", [])).toEqual({ answers: [], unanswered: [], visible: "1. yes" });
+    expect(parseReply("1. yes", [])).toEqual({ answers: [], unanswered: [], visible: "1. yes", verdict: { kind: "answers" } });
   });
 
   it("leaves out optional fields that do not apply", () => {
@@ -188,5 +188,148 @@ describe("optionsNamed", () => {
     ["both when both appear on their own", "Go, or Go modules", ["Go", "Go modules"], [0, 1]],
   ])("%s", (_name, text, options, expected) => {
     expect(optionsNamed(text, options)).toEqual(expected);
+  });
+});
+
+describe("option numbers said as such", () => {
+  it.each<[string, string, ReturnType<typeof matchOption>]>([
+    ["Option N", "Option 2", { option: "Postgres", optionIndex: 1 }],
+    ["option N in lower case", "option 1", { option: "SQLite", optionIndex: 0 }],
+    ["option #N", "option #2", { option: "Postgres", optionIndex: 1 }],
+    ["Option N then words", "Option 2 because it scales", { option: "Postgres", optionIndex: 1, note: "because it scales" }],
+    ["Option N, then words", "Option 1, embedded", { option: "SQLite", optionIndex: 0, note: "embedded" }],
+    ["(N)", "(2)", { option: "Postgres", optionIndex: 1 }],
+    ["(N) then words", "(1) keep it small", { option: "SQLite", optionIndex: 0, note: "keep it small" }],
+    ["emphasised Option N", "**Option 2**", { option: "Postgres", optionIndex: 1 }],
+    ["#N is an issue reference, not an option", "#2", undefined],
+    ["an out-of-range Option N", "Option 7", undefined],
+    ["Option N followed by a word character", "Option 2b", undefined],
+    ["Option N.M is not an option number", "option 1.5", undefined],
+    ["Option N naming a rival", "Option 1 or Postgres", undefined],
+  ])("%s", (_name, text, expected) => {
+    expect(matchOption(text, db)).toEqual(expected);
+  });
+
+  it("an option whose label is 'Option N' is chosen by its label first", () => {
+    expect(matchOption("Option 2", q("Which?", ["Option 2", "Option 1"]))).toEqual({ option: "Option 2", optionIndex: 0 });
+  });
+
+  it("Option N on a numbered line of several questions", () => {
+    expect(parseReply("1. Option 2\n2. fine", [db, free]).answers.map((a) => a.option ?? a.text)).toEqual(["Postgres", "fine"]);
+  });
+});
+
+describe("replies that address the app", () => {
+  const app = ["escalation[bot]", "escalation"];
+  it.each<[string, string, string]>([
+    ["@slug N", "@escalation 2", "Postgres"],
+    ["@slug[bot] N", "@escalation[bot] 2", "Postgres"],
+    ["any case", "@Escalation 1", "SQLite"],
+    ["@slug answer: label", "@escalation answer: SQLite", "SQLite"],
+    ["@slug, label", "@escalation, postgres", "Postgres"],
+    ["@slug: Option N", "@escalation: Option 1", "SQLite"],
+    ["@slug /answer N", "@escalation /answer 2", "Postgres"],
+    ["emphasised mention", "**@escalation** 2", "Postgres"],
+  ])("%s chooses the option", (_name, body, option) => {
+    const reply = parseReply(body, [db], app);
+    expect(reply.verdict).toEqual({ kind: "answers" });
+    expect(reply.answers[0]?.option).toBe(option);
+  });
+
+  it("the mention is not part of the free text", () => {
+    expect(parseReply("@escalation use the files", [db], app).answers[0]).toEqual({ question: 0, text: "use the files" });
+  });
+
+  it("numbered lines after the mention", () => {
+    expect(parseReply("@escalation 1. 2\n2. fine", [db, free], app).answers.map((a) => a.option ?? a.text)).toEqual(["Postgres", "fine"]);
+  });
+
+  it("without the app's names, a mention of it is a mention of someone else", () => {
+    expect(parseReply("@escalation 2", [db]).verdict).toEqual({ kind: "discussion", why: "addressed to someone else" });
+  });
+});
+
+describe("replies that are not answers", () => {
+  const app = ["escalation[bot]", "escalation"];
+  it.each([
+    ["👍", "👍"],
+    ["👍 with a skin tone", "👍🏽"],
+    ["👎", "👎"],
+    ["several emoji", "🎉 🚀"],
+    ["a ZWJ emoji", "🧑‍💻"],
+    ["+1", "+1"],
+    ["-1", "-1"],
+    ["+1!", "+1!"],
+    ["a shortcode", ":+1:"],
+    ["+1 and an emoji", "+1 👍"],
+    ["the app's mention and a reaction", "@escalation 👍"],
+  ])("%s chooses nothing on a question with options", (_name, body) => {
+    const reply = parseReply(body, [db], app);
+    expect(reply.answers).toEqual([]);
+    expect(reply.verdict).toEqual({ kind: "not an answer", why: "a reaction" });
+  });
+
+  it.each([
+    ["someone's mention", "@alice"],
+    ["several mentions", "@alice @bob"],
+    ["a team mention", "@acme/db-team"],
+    ["the app's mention", "@escalation"],
+    ["the app's bot mention", "@escalation[bot]"],
+  ])("only %s answers nothing", (_name, body) => {
+    expect(parseReply(body, [db], app).verdict).toEqual({ kind: "not an answer", why: "only mentions" });
+    expect(parseReply(body, [free], app).verdict).toEqual({ kind: "not an answer", why: "only mentions" });
+  });
+
+  it("a reaction answers a question without options, as written", () => {
+    expect(parseReply("👍", [free], app).answers).toEqual([{ question: 0, text: "👍" }]);
+  });
+
+  it("+10 and 1+1 are not reactions", () => {
+    expect(parseReply("+10", [db], app).verdict).toEqual({ kind: "answers" });
+    expect(parseReply("1+1", [db], app).verdict).toEqual({ kind: "answers" });
+  });
+});
+
+describe("discussion", () => {
+  const app = ["escalation[bot]", "escalation"];
+  it.each<[string, string, string]>([
+    ["a comment that starts with someone else's mention", "@alice do we need this?", "addressed to someone else"],
+    ["one addressed to someone else that names an option", "@alice I'd pick 2", "addressed to someone else"],
+    ["one addressed to a team", "@acme/db-team thoughts on SQLite", "addressed to someone else"],
+    ["/discuss", "/discuss I'd rather wait for Bob", "/discuss"],
+    ["/discuss alone", "/discuss", "/discuss"],
+    ["a question that chooses no option", "Do we need a database at all?", "a question"],
+    ["a question naming an option without choosing it", "Is SQLite fast enough?", "a question"],
+    ["a full-width question mark", "データベースは必要ですか？", "a question"],
+  ])("%s", (_name, body, why) => {
+    const reply = parseReply(body, [db], app);
+    expect(reply.answers).toEqual([]);
+    expect(reply.unanswered).toEqual([0]);
+    expect(reply.verdict).toEqual({ kind: "discussion", why });
+  });
+
+  it("a mention later in the comment does not make it discussion", () => {
+    expect(parseReply("2, as @alice said", [db], app).answers[0]?.option).toBe("Postgres");
+  });
+
+  it("a question that chooses an option is an answer", () => {
+    expect(parseReply("SQLite, or is that too small?", [db], app).answers[0]?.option).toBe("SQLite");
+  });
+
+  it("a question to a question without options is an answer", () => {
+    expect(parseReply("Why not both?", [free], app).answers).toEqual([{ question: 0, text: "Why not both?" }]);
+  });
+
+  it("prose that names no option and asks nothing is free text", () => {
+    const reply = parseReply("use whatever the team already runs", [db], app);
+    expect(reply.verdict).toEqual({ kind: "answers" });
+    expect(reply.answers).toEqual([{ question: 0, text: "use whatever the team already runs" }]);
+  });
+});
+
+describe("code blocks", () => {
+  it("a fenced REPL transcript is part of the free text", () => {
+    const body = "It fails like this:\n\n```python\n>>> import db\n>>> db.open()\nError\n```";
+    expect(parseReply(body, [free]).answers[0]?.text).toBe(body);
   });
 });

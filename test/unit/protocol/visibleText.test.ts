@@ -71,6 +71,41 @@ describe("visibleReplyText", () => {
   });
 });
 
+describe("visibleReplyText: code blocks keep every line", () => {
+  const repl = ">>> x = 1\n>>> print(x)\n1";
+  it.each([
+    ["a ``` fence", `It does this:\n\n\`\`\`\n${repl}\n\`\`\``, `It does this:\n\n\`\`\`\n${repl}\n\`\`\``],
+    ["a ``` fence with an info string", `\`\`\`python\n${repl}\n\`\`\`\n2`, `\`\`\`python\n${repl}\n\`\`\`\n2`],
+    ["a ~~~ fence", `~~~\n${repl}\n~~~`, `~~~\n${repl}\n~~~`],
+    ["a fence indented by up to 3 spaces", `   \`\`\`\n${repl}\n   \`\`\``, `   \`\`\`\n${repl}\n   \`\`\``],
+    ["a longer fence closed only by as long a fence", "````\n```\n> still code\n````\n> quoted", "````\n```\n> still code\n````"],
+    ["an unclosed fence runs to the end", "see\n```\n>>> x\n> y", "see\n```\n>>> x\n> y"],
+    ["a ~~~ fence is not closed by ```", "~~~\n```\n> code\n~~~", "~~~\n```\n> code\n~~~"],
+    ["a 4-space indented block after a blank line", "Like this:\n\n    >>> x = 1\n    >>> x\n\nthen", "Like this:\n\n    >>> x = 1\n    >>> x\n\nthen"],
+    ["a tab-indented block after a blank line", "Like this:\n\n\t>>> x = 1", "Like this:\n\n\t>>> x = 1"],
+    ["an indented block through a blank line", "a\n\n    > one\n\n    > two", "a\n\n    > one\n\n    > two"],
+    ["an indented block at the start", "    >>> x = 1\n    >>> x", "    >>> x = 1\n    >>> x"],
+    ["an indented block left first by a removed quote", "> quoted\n\n    >>> x = 1", "    >>> x = 1"],
+    ["a fenced block after quoted lines", "> Which?\n```\n>>> 2\n```", "```\n>>> 2\n```"],
+    ["a signature line inside code is code", "```sql\n--\nselect 1\n```\nok", "```sql\n--\nselect 1\n```\nok"],
+    ["a 'wrote:' line inside code is code", "```\nOn Monday, Alice wrote:\n```", "```\nOn Monday, Alice wrote:\n```"],
+  ])("%s", (_name, input, expected) => {
+    expect(visibleReplyText(input)).toBe(expected);
+    expect(visibleReplyText(expected)).toBe(expected);
+  });
+
+  it.each([
+    ["an indented line right after a paragraph line is not code", "text\n    > quoted", "text"],
+    ["a 3-space indent is not code", "text\n\n   > quoted", "text"],
+    ["a quoted fence opens nothing", "> ```\n> x\nanswer", "answer"],
+    ["quoted lines after a closed fence are still quotes", "```\nx\n```\n> quoted", "```\nx\n```"],
+    ["the tail after a code block is still cut", "```\n>>> x\n```\n\nOn Mon, 2 Dec 2026, A <a@b.c> wrote:\n> old", "```\n>>> x\n```"],
+    ["the first line loses an indentation that does not make it code", "  2", "2"],
+  ])("%s", (_name, input, expected) => {
+    expect(visibleReplyText(input)).toBe(expected);
+  });
+});
+
 describe("stripInvisible", () => {
   const invisible = [
     "\u00AD",

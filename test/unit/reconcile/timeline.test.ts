@@ -43,6 +43,13 @@ describe("resumedOnTimeline: what a happy round trip leaves on GitHub", () => {
     expect(gate).toMatchObject({ answerCommentId: -11, answers: [{ option: "SQLite", about: { path: "src/db.ts", line: 4, side: "RIGHT" } }] });
   });
 
+  it("discussion and a bare 👍 before the answer are not answers; a reply to the app is read like any other", () => {
+    const replies = [comment(2, 5, "maintainer", "@alice do we need this?"), comment(3, 6, "maintainer", "👍"), comment(4, 7, "maintainer", "/discuss later"), comment(5, 10, "maintainer", "@escalation 2")];
+    const [gate] = resumedOnTimeline(input([first], replies, [label("labeled", 1), label("unlabeled", 20)]));
+    expect(gate?.answerCommentId).toBe(5);
+    expect(gate?.answers.map((a) => [a.option, a.text])).toEqual([["SQLite", "2"]]);
+  });
+
   it("still labelled (the round has not ended, or died with its app): not resumed", () => {
     expect(resumedOnTimeline(input([first], [comment(2, 10, "maintainer", "SQLite")], [label("labeled", 1)]))).toEqual([]);
     expect(resumedOnTimeline(input([first], [comment(2, 10, "maintainer", "SQLite")], [label("labeled", 1), label("unlabeled", 20), label("labeled", 30)]))).toEqual([]);
