@@ -18,7 +18,14 @@ const EXPECTED = [
   "issue_comment/created",
   "issue_comment/edited",
   "issue_comment/deleted",
+  "pull_request/opened",
+  "pull_request/labeled",
+  "pull_request/unlabeled",
+  "pull_request/closed",
+  "pull_request/reopened",
   "pull_request/synchronize",
+  "pull_request_review/submitted",
+  "pull_request_review_comment/created",
 ];
 
 /** Each operation, by people, bots and the app, on an organization's and on a user's repository, on issues and pull requests. */
@@ -48,6 +55,8 @@ function driveEverything(sim: GitHubSimulator): void {
     sim.comment(repo, pr.number, person, "Ready for review.");
     sim.closeIssue(repo, pr.number, person);
     sim.reopenIssue(repo, pr.number, person);
+    sim.submitReview(repo, pr.number, person, { body: "Looks good.", event: "COMMENT" });
+    sim.reviewComment(repo, pr.number, person, { body: "Typo here.", path: "README.md", line: 3 });
   }
   // A bot user and the app itself (through its installation) act too.
   sim.comment("acme/widgets", 1, "renovate[bot]", "Lockfile maintenance.");
