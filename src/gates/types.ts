@@ -65,6 +65,18 @@ export interface Gate {
   closedReason?: string;
   /** The reminder ladder ran out without an answer (ms); the gate stays open. */
   overdueAt?: number;
+  /** Answers whose comment was deleted (or edited to no longer answer): who, when, which questions; never their text. */
+  withdrawn?: Withdrawal[];
+  /** How often a withdrawn answer opened the answered gate again: part of the next resume's job id. */
+  reopened?: number;
+}
+
+export interface Withdrawal {
+  /** Who had given the withdrawn answer. */
+  by: string;
+  at: number;
+  /** 0-based indexes of the questions it answered. */
+  questions: number[];
 }
 
 /** Guidance a human left with /note, folded into every later spawn task. */
@@ -76,6 +88,8 @@ export interface HumanNote {
   round: number;
   /** Audit hash of the text as first folded, kept when rebuilt from the status comment. */
   sha256?: string;
+  /** Its comment was deleted: the text is gone (""), later tasks say only that a note was withdrawn. */
+  withdrawn?: boolean;
 }
 
 export interface IssueRecord {

@@ -63,7 +63,7 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
   }
   await services.queues.addSpawn(
     { installationId: target.installationId, repo: target.repo, issue: target.issue, trigger: { type: "resume", gateId: gate.id }, receivedAt: source.receivedAt },
-    jobIds.resume(gate.id),
+    jobIds.resume(gate.id, result.reopened),
     (await services.settings(target.installationId, target.repo)).settings.maxAttempts,
   );
   services.log.info({ repo: target.repo, issue: target.issue, gate: gate.id, by: source.by }, "answer recorded");
