@@ -137,9 +137,10 @@ return {'reopened', 'open'}
 `;
 
 /**
- * KEYS: notes. ARGV: url (the note's comment), text ('' when the comment was deleted).
- * A /note was edited or deleted: every later task gets the new text, or is told only that a note
- * was withdrawn (its text and audit hash go). Returns how many notes changed.
+ * KEYS: notes. ARGV: url (the note's comment), text ('' when the comment was deleted), deliveryId
+ * (the event that brought the text, '' for none). A /note was edited or deleted: every later task
+ * gets the new text, or is told only that a note was withdrawn (its text and audit hash go).
+ * Returns how many notes changed.
  */
 export const REVISE_NOTE = `
 local changed = 0
@@ -148,7 +149,8 @@ for i, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
   if note.url == ARGV[1] then
     note.sha256 = nil
     note.text = ARGV[2]
-    if ARGV[2] == '' then note.withdrawn = true end
+    note.deliveryId = ARGV[3] ~= '' and ARGV[3] or nil
+    note.withdrawn = ARGV[2] == '' or nil
     redis.call('LSET', KEYS[1], i - 1, cjson.encode(note))
     changed = changed + 1
   end

@@ -430,6 +430,15 @@ export class GateStore {
     await this.#redis.hset(this.keys.issue(ref), "statusRendered", count);
   }
 
+  /** Remembers for a day that the comment was deleted (see Keys.deletedComment). */
+  async markCommentDeleted(repo: string, commentId: number): Promise<void> {
+    await this.#redis.set(this.keys.deletedComment(repo, commentId), "1", "EX", 86400);
+  }
+
+  async commentWasDeleted(repo: string, commentId: number): Promise<boolean> {
+    return (await this.#redis.exists(this.keys.deletedComment(repo, commentId))) === 1;
+  }
+
   /** True only the first time `what` is marked within `ttlSeconds`: for replies that must be sent once. */
   async firstTime(what: string, ttlSeconds = 30 * 86400): Promise<boolean> {
     return (await this.#redis.set(this.keys.once(what), "1", "EX", ttlSeconds, "NX")) === "OK";
@@ -440,8 +449,8 @@ export class GateStore {
   }
 
   /** A /note's comment was edited (its new guidance) or deleted (""): see REVISE_NOTE. Returns how many notes changed. */
-  async reviseNote(ref: IssueKeyRef, url: string, text: string): Promise<number> {
-    return Number(await this.#redis.escReviseNote(this.keys.issueNotes(ref), url, text));
+  async reviseNote(ref: IssueKeyRef, url: string, text: string, deliveryId = ""): Promise<number> {
+    return Number(await this.#redis.escReviseNote(this.keys.issueNotes(ref), url, text, deliveryId));
   }
 
   async notes(ref: IssueKeyRef): Promise<HumanNote[]> {

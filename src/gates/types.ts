@@ -17,6 +17,8 @@ export interface RecordedAnswer extends Answer {
   source: "human" | "default";
   commentId?: number;
   url?: string;
+  /** The webhook delivery that brought the text: its queued event is removed when the text is withdrawn or replaced. */
+  deliveryId?: string;
   /** Audit hash of the text as first folded (src/agent/renderTask.ts foldedSha256), kept when rebuilt from the status comment. */
   sha256?: string;
   /** An approval gate's outcome (the answer's text is "approved" or "denied") and the votes that decided it. */
@@ -86,6 +88,8 @@ export interface HumanNote {
   url: string;
   text: string;
   round: number;
+  /** The webhook delivery that brought the text (see RecordedAnswer.deliveryId). */
+  deliveryId?: string;
   /** Audit hash of the text as first folded, kept when rebuilt from the status comment. */
   sha256?: string;
   /** Its comment was deleted: the text is gone (""), later tasks say only that a note was withdrawn. */

@@ -103,7 +103,8 @@ export function toInboundEvent(
   };
   let event: InboundEvent | undefined;
   if (name === "issue_comment" && p.comment && (p.action === "created" || p.action === "edited" || p.action === "deleted")) {
-    const body = p.comment.body ?? "";
+    // A deletion needs only the comment's id: its text (perhaps why it was deleted) is not kept.
+    const body = p.action === "deleted" ? "" : (p.comment.body ?? "");
     // Bots never answer or command; of their comments only asks (which carry a marker) matter. The
     // app's own status comment, created and edited on every transition, carries only a status
     // marker: dropping it here spares a queued job per edit that the loop would ignore anyway.

@@ -8,6 +8,7 @@ import type { Services } from "../services.js";
 import { refusedAnswer } from "./answerers.js";
 import { sendFeedback, type IssueTarget } from "./feedback.js";
 import { reportHiddenContent } from "./hiddenContent.js";
+import { echoKeys, forgetJobs, withdrawalLine } from "./withdrawals.js";
 
 export interface AnswerSource {
   by: string;
@@ -44,6 +45,9 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
     return "already answered";
   }
   if (result.outcome === "missing") return "gate vanished";
+  if ((result.outcome === "recorded" || result.outcome === "partial") && typeof source.commentId === "number" && (await services.store.commentWasDeleted(target.repo, source.commentId))) {
+    return withdrawDeleted(services, target, gate, source.commentId, source.by);
+  }
   if (result.outcome === "partial") {
     const remaining = gate.ask.questions.map((_, i) => i).filter((i) => !result.answers.some((a) => a.question === i));
     await sendFeedback(
@@ -81,6 +85,18 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
   return "answer recorded";
 }
 
+/**
+ * The answer's comment was deleted before this event of its creation was processed (GitHub does not
+ * promise order): the answer just recorded is withdrawn again, before any resume was queued.
+ */
+async function withdrawDeleted(services: Services, target: IssueTarget, gate: Gate, commentId: number, by: string): Promise<string> {
+  const revised = await services.store.reviseAnswers(gate, commentId, [], Date.now());
+  if (revised.outcome === "missing" || revised.outcome === "none") return "answer withdrawn: its comment was deleted";
+  await forgetJobs(services, target, [], echoKeys(gate.id, commentId));
+  await sendFeedback(services, target, [], withdrawalLine(gate.id, revised, `the answer of @${by} to gate ${gate.id} was withdrawn (its comment was deleted)`));
+  return "answer withdrawn: its comment was deleted";
+}
+
 /** A permitted human's comment while a gate is open (or was answered moments ago). */
 export async function answerFromReply(services: Services, event: CommentEvent, gate: Gate, body = event.comment.body): Promise<string> {
   const refused = await refusedAnswer(services, event, gate);
@@ -97,6 +113,7 @@ export async function answerFromReply(services: Services, event: CommentEvent, g
     source: "human",
     commentId: event.comment.id,
     url: event.comment.url,
+    deliveryId: event.deliveryId,
   }));
   const by = event.comment.author.login;
   return applyAnswers(services, { installationId: event.installationId, repo: event.repo, issue: event.issue.number }, gate, answers, {

@@ -56,7 +56,12 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
       return "note: empty";
     }
     const ref = { repo: event.repo, issue: event.issue.number };
-    await services.store.addNote(ref, { by: event.comment.author.login, at: at(event), url: event.comment.url, text: args.trim(), round: await services.store.currentRound(ref) });
+    await services.store.addNote(ref, { by: event.comment.author.login, at: at(event), url: event.comment.url, text: args.trim(), round: await services.store.currentRound(ref), deliveryId: event.deliveryId });
+    // Deleted before this event was processed (GitHub does not promise order): withdrawn at once.
+    if (await services.store.commentWasDeleted(event.repo, event.comment.id)) {
+      await services.store.reviseNote(ref, event.comment.url, "");
+      return "note withdrawn: its comment was deleted";
+    }
     await sendFeedback(services, targetOf(event), [{ type: "react", commentId: event.comment.id, content: "+1" }], `note from @${event.comment.author.login} recorded; it is folded into the next round`, `note-${event.comment.id}`);
     return "note recorded";
   },

@@ -1,6 +1,6 @@
 import type { RepoSettings } from "../config/repoConfig.js";
 import { ProtocolError } from "../errors.js";
-import type { Gate, RecordedAnswer } from "../gates/types.js";
+import type { Gate, RecordedAnswer, Withdrawal } from "../gates/types.js";
 import { sendFeedback } from "../loop/feedback.js";
 import { approvalRule } from "../loop/approvalGate.js";
 import { handleInbound, maySteer } from "../loop/handleInbound.js";
@@ -10,6 +10,7 @@ import { parseLadderMarker } from "../protocol/reminders.js";
 import type { StatusState } from "../protocol/statusComment.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
+import { withoutDeletedComments } from "./deletedComments.js";
 import { readStatusRecord } from "./statusRecord.js";
 import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "./timeline.js";
 
@@ -77,7 +78,8 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
   await services.store.upsertIssue({ ...ref, installationId, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state });
 
   const record = readStatusRecord(comments, isAgent);
-  let state = record?.state;
+  const present = new Set(comments.map((c) => c.id));
+  let state = record && withoutDeletedComments(record.state, (id) => present.has(id), Date.now());
   if (record) await services.store.restoreIssueCounters(ref, record.state.nextRound, record.commentId);
   if (record?.state.rounds?.length) await services.store.restoreRoundTimings(ref, record.state.rounds);
   // /note guidance Redis lost comes back from the status comment, with its audit hash.
@@ -228,7 +230,7 @@ function commentOf(comment: CommentSnapshot): CommentEvent["comment"] {
 }
 
 function settledGate(
-  known: { id: string; state: string; round: number; answers: Omit<RecordedAnswer, "commentId">[]; answeredBy?: string; answeredAt?: number; answerCommentId?: number; reason?: string },
+  known: { id: string; state: string; round: number; answers: Omit<RecordedAnswer, "commentId">[]; answeredBy?: string; answeredAt?: number; answerCommentId?: number; reason?: string; withdrawn?: Withdrawal[] },
   comment: CommentSnapshot,
   ask: Ask,
   installationId: number,
@@ -251,5 +253,6 @@ function settledGate(
     answeredAt: known.answeredAt,
     answerCommentId: known.answerCommentId,
     ...(known.reason ? { closedReason: known.reason } : {}),
+    ...(known.withdrawn?.length ? { withdrawn: known.withdrawn } : {}),
   };
 }

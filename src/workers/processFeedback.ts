@@ -239,17 +239,15 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
         sha256: a.sha256 ?? foldedSha256(a.text),
         ...(a.approval ? { approval: { ...a.approval, votes: a.approval.votes.slice(0, 50).map((v) => ({ ...v, ...(v.note ? { note: v.note.slice(0, ANSWER_CHARS) } : {}) })) } } : {}),
       })),
+      ...(g.withdrawn?.length ? { withdrawn: g.withdrawn.slice(-20) } : {}),
     })),
     ...(notes.length > 0
       ? {
-          notes: notes.slice(-MAX_NOTES).map((n) => ({
-            by: n.by,
-            at: n.at,
-            url: n.url,
-            text: n.text.slice(0, ANSWER_CHARS),
-            round: n.round,
-            sha256: n.sha256 ?? foldedSha256(n.text),
-          })),
+          notes: notes.slice(-MAX_NOTES).map((n) =>
+            n.withdrawn
+              ? { by: n.by, at: n.at, url: n.url, text: "", round: n.round, withdrawn: true as const }
+              : { by: n.by, at: n.at, url: n.url, text: n.text.slice(0, ANSWER_CHARS), round: n.round, sha256: n.sha256 ?? foldedSha256(n.text) },
+          ),
         }
       : {}),
     ...(rounds.length > 0 ? { rounds: rounds.slice(-MAX_ROUNDS_SHOWN) } : {}),
