@@ -430,6 +430,22 @@ export class GateStore {
     await this.#redis.hset(this.keys.issue(ref), "statusRendered", count);
   }
 
+  /** The app posted comment `echoId` quoting reply `of` (kept 90 days, like a ladder's steps). */
+  async rememberEcho(ref: IssueKeyRef, of: number, echoId: number): Promise<void> {
+    const key = this.keys.issueEchoes(ref, of);
+    await this.#redis.multi().sadd(key, echoId).expire(key, 90 * 86400).exec();
+  }
+
+  /** The app's comments quoting reply `of`. */
+  async echoes(ref: IssueKeyRef, of: number): Promise<number[]> {
+    return (await this.#redis.smembers(this.keys.issueEchoes(ref, of))).map(Number);
+  }
+
+  /** Reply `of`'s echoes were redacted. */
+  async forgetEchoes(ref: IssueKeyRef, of: number): Promise<void> {
+    await this.#redis.del(this.keys.issueEchoes(ref, of));
+  }
+
   /** Remembers for a day that the comment was deleted (see Keys.deletedComment). */
   async markCommentDeleted(repo: string, commentId: number): Promise<void> {
     await this.#redis.set(this.keys.deletedComment(repo, commentId), "1", "EX", 86400);

@@ -8,7 +8,7 @@ import type { Services } from "../services.js";
 import { refusedAnswer } from "./answerers.js";
 import { sendFeedback, type IssueTarget } from "./feedback.js";
 import { reportHiddenContent } from "./hiddenContent.js";
-import { echoKeys, forgetJobs, withdrawalLine } from "./withdrawals.js";
+import { echoKeys, forgetJobs, redactEchoes, withdrawalLine } from "./withdrawals.js";
 
 export interface AnswerSource {
   by: string;
@@ -53,7 +53,7 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
     await sendFeedback(
       services,
       target,
-      [{ type: "comment", body: `Recorded ${result.answers.length} of ${gate.ask.questions.length} answers. Still open: ${remaining.map((i) => `**${i + 1}.** ${gate.ask.questions[i]!.text}`).join(" · ")}. Reply with \`${remaining[0]! + 1}. your answer\` or \`/answer ${remaining[0]! + 1} your answer\`.${source.echo?.lines.length ? `\n\nYour reply was recorded as\n\n${source.echo.lines.join("\n")}` : ""}` }],
+      [{ type: "comment", ...echoOf(source), body: `Recorded ${result.answers.length} of ${gate.ask.questions.length} answers. Still open: ${remaining.map((i) => `**${i + 1}.** ${gate.ask.questions[i]!.text}`).join(" · ")}. Reply with \`${remaining[0]! + 1}. your answer\` or \`/answer ${remaining[0]! + 1} your answer\`.${source.echo?.lines.length ? `\n\nYour reply was recorded as\n\n${source.echo.lines.join("\n")}` : ""}` }],
       `answers recorded for ${answers.map((a) => `question ${a.question + 1}`).join(", ")} of gate ${gate.id} by @${source.by}; ${remaining.length} still open`,
       `partial-${gate.id}-${source.commentId}`,
     );
@@ -76,13 +76,18 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
     await sendFeedback(
       services,
       target,
-      source.echo.comment ? [{ type: "comment", body: source.echo.comment }] : [],
+      source.echo.comment ? [{ type: "comment", ...echoOf(source), body: source.echo.comment }] : [],
       source.echo.statusLine,
       `echo-${source.commentId}`,
       { quiet: true },
     );
   }
   return "answer recorded";
+}
+
+/** The reply a comment quoting its words echoes, so the words can be taken off GitHub again (see redactEchoes). */
+function echoOf(source: AnswerSource): { echoOf?: number } {
+  return typeof source.commentId === "number" ? { echoOf: source.commentId } : {};
 }
 
 /**
@@ -93,6 +98,7 @@ async function withdrawDeleted(services: Services, target: IssueTarget, gate: Ga
   const revised = await services.store.reviseAnswers(gate, commentId, [], Date.now());
   if (revised.outcome === "missing" || revised.outcome === "none") return "answer withdrawn: its comment was deleted";
   await forgetJobs(services, target, [], echoKeys(gate.id, commentId));
+  await redactEchoes(services, target, commentId, "deleted");
   await sendFeedback(services, target, [], withdrawalLine(gate.id, revised, `the answer of @${by} to gate ${gate.id} was withdrawn (its comment was deleted)`));
   return "answer withdrawn: its comment was deleted";
 }

@@ -8,7 +8,7 @@ import type { Services } from "../services.js";
 import { answerFromReply } from "./answerGate.js";
 import { isApprovalGate } from "./approvalGate.js";
 import { sendFeedback, targetOf } from "./feedback.js";
-import { echoKeys, forgetJobs, withdrawalLine } from "./withdrawals.js";
+import { echoKeys, forgetJobs, redactEchoes, withdrawalLine } from "./withdrawals.js";
 
 /**
  * Reads the replies after a reopened gate's question again, in order, as a rebuild from GitHub does
@@ -41,6 +41,7 @@ export async function commentEdited(services: Services, event: CommentEvent, rea
     // A partial answer: the gate merges answers by question, so the edit's answers replace the comment's.
     await sendFeedback(services, target, [], `@${by} edited an answer to gate ${gate.id} before it was complete; the edit replaces it`);
     await forgetJobs(services, target, before.map((a) => a.deliveryId), []);
+    await redactEchoes(services, target, event.comment.id, "edited");
     return answerFromReply(services, event, gate);
   }
   const at = Date.now();
@@ -48,6 +49,7 @@ export async function commentEdited(services: Services, event: CommentEvent, rea
   const revised = await services.store.reviseAnswers(gate, event.comment.id, answers, at);
   if (revised.outcome === "missing" || revised.outcome === "none") return "ignored: edit of a comment that answered nothing";
   await forgetJobs(services, target, before.map((a) => a.deliveryId), echoKeys(gate.id, event.comment.id));
+  await redactEchoes(services, target, event.comment.id, "edited");
   if (before.some((a) => !parsed.answers.some((p) => p.question === a.question))) {
     await sendFeedback(services, target, [], withdrawalLine(gate.id, revised, `the edit of @${by} no longer answers part of gate ${gate.id}, so that answer was withdrawn`));
     return revised.outcome === "reopened" && revised.state === "open" ? `answer withdrawn by an edit; ${await readAgain()}` : "answer withdrawn by an edit";
@@ -91,6 +93,7 @@ export async function commentDeleted(services: Services, event: CommentEvent, se
     if (revised.outcome !== "missing" && revised.outcome !== "none") {
       const before = gate.answers.filter((a) => a.commentId === event.comment.id);
       await forgetJobs(services, target, before.map((a) => a.deliveryId), echoKeys(gate.id, event.comment.id));
+      await redactEchoes(services, target, event.comment.id, "deleted");
       await sendFeedback(services, target, [], withdrawalLine(gate.id, revised, `the answer of @${by} to gate ${gate.id} was withdrawn (its comment was deleted${deletedBy})`));
       outcomes.push(revised.outcome === "reopened" ? "answer withdrawn before the resume" : "answer withdrawn");
       if (revised.outcome === "reopened" && revised.state === "open") outcomes.push(await readAgain());

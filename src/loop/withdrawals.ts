@@ -1,7 +1,7 @@
 import type { ReviseResult } from "../gates/store.js";
 import { jobIds } from "../queue/names.js";
 import type { Services } from "../services.js";
-import type { IssueTarget } from "./feedback.js";
+import { sendFeedback, type IssueTarget } from "./feedback.js";
 
 /** What became of the gate after an answer was withdrawn, for the status line (never the text). */
 export function withdrawalLine(gateId: string, revised: Exclude<ReviseResult, { outcome: "missing" }>, what: string): string {
@@ -41,4 +41,17 @@ export async function forgetJobs(services: Services, target: IssueTarget, delive
     if (await remove(services.queues.feedback, id)) await services.store.feedbackDone(ref, id);
   });
   await Promise.all([...inbound, ...feedback]);
+}
+
+/**
+ * The app's comments on GitHub that quote reply `commentId` (its echo, a "Recorded 1 of 2") lose
+ * the quote: the reply was deleted, or edited (the words shown were the old ones). No mention, so
+ * nobody is notified again.
+ */
+export async function redactEchoes(services: Services, target: IssueTarget, commentId: number, why: "deleted" | "edited"): Promise<void> {
+  const body =
+    why === "deleted"
+      ? "📝 The reply this comment quoted was deleted; its words are no longer shown here."
+      : "📝 The reply this comment quoted was edited; the old words are no longer shown here.";
+  await sendFeedback(services, target, [{ type: "redactEcho", of: commentId, body }], undefined, `redact-${commentId}-${Date.now()}`);
 }

@@ -35,6 +35,11 @@ describe("gates: withdrawn and edited answers", () => {
     }
   }
 
+  /** Waits until no comment on the issue quotes `text` (the app's echo of a reply is redacted with it). */
+  function unquotedOnGitHub(gates: Gates, issue: number, text: string): Promise<true> {
+    return waitFor(`no comment on #${issue} quoting ${text}`, () => !gates.comments(issue).some((c) => c.body.includes(text)) || undefined);
+  }
+
   /** The spawn job queued for the gate's answer has run to its end (started an agent or skipped). */
   async function resumeJobDone(gates: Gates, gateId: string, reopened = 0): Promise<unknown> {
     return waitFor(`the resume job of gate ${gateId} done`, async () => {
@@ -52,8 +57,11 @@ describe("gates: withdrawn and edited answers", () => {
 
     const reply = g.comment(issue, "maintainer", "Postgres, the admin password is hunter2-deleted");
     await waitFor("the answer recorded", async () => (await g!.loop.app.services.store.getGate(String(ask.id)))?.state === "answered");
+    const echo = await g.reply(issue, "hunter2-deleted"); // the app's echo quotes the note
     g.sim.deleteComment(REPO, reply.id, "maintainer");
     await g.statusLine(issue, `the answer of @maintainer to gate ${ask.id} was withdrawn (its comment was deleted) before the agent resumed; the gate is open again`);
+    await unquotedOnGitHub(g, issue, "hunter2");
+    expect(g.comments(issue).find((c) => c.id === echo.id)?.body).toBe("📝 The reply this comment quoted was deleted; its words are no longer shown here.");
     expect(await g.loop.app.services.store.getGate(String(ask.id))).toMatchObject({ state: "open", answers: [], withdrawn: [{ by: "maintainer", questions: [0] }] });
     expect(g.labels(issue)).toContain("awaiting-human");
 
@@ -115,11 +123,12 @@ describe("gates: withdrawn and edited answers", () => {
     expect((await g.run(issue, 1)).task).toContain("hunter2-after");
     const { comment: secondAsk } = await g.gate(issue, { count: 2 });
     expect(await redisText(g)).toContain("hunter2-after"); // the scan sees where the text was
+    await g.reply(issue, "hunter2-after"); // and so does the app's echo
 
     g.sim.deleteComment(REPO, reply.id, "maintainer");
     await g.statusLine(issue, `the answer of @maintainer to gate ${firstAsk.id} was withdrawn (its comment was deleted); later rounds are not told its text`);
     // The status comment's record is rendered again without the text (a rebuild reads it).
-    await waitFor("the status comment without the text", () => !g!.statusBody(issue).includes("hunter2") || undefined);
+    await unquotedOnGitHub(g, issue, "hunter2"); // the status comment's record and the echo
     expect(await redisText(g)).not.toContain("hunter2");
 
     g.comment(issue, "maintainer", "SQLite");
@@ -149,11 +158,13 @@ describe("gates: withdrawn and edited answers", () => {
     expect((await g.run(issue, 1)).task).toContain("hunter2-edited");
     await g.gate(issue, { count: 2 });
     expect(await redisText(g)).toContain("hunter2-edited");
+    await g.reply(issue, "hunter2-edited");
 
     g.sim.editComment(REPO, reply.id, "maintainer", "Postgres, the admin password is in the vault");
     const note = await g.reply(issue, "your edit came after the agent had resumed with the original answer: that round keeps it, and every later round gets your edited text");
     expect(note.body).toContain("/reopen");
-    await waitFor("the status comment without the old text", () => (g!.statusBody(issue).includes("later rounds get the edited text") && !g!.statusBody(issue).includes("hunter2")) || undefined);
+    await g.statusLine(issue, "later rounds get the edited text");
+    await unquotedOnGitHub(g, issue, "hunter2");
     expect(await redisText(g)).not.toContain("hunter2");
 
     g.comment(issue, "maintainer", "SQLite");
@@ -176,6 +187,7 @@ describe("gates: withdrawn and edited answers", () => {
     g.sim.deleteComment(REPO, deleted.id, "admin");
     await g.statusLine(issue, "the note from @maintainer was edited; later rounds get the edited text");
     await g.statusLine(issue, "a note from @admin was withdrawn (its comment was deleted); later rounds are not told its text");
+    await unquotedOnGitHub(g, issue, "hunter2-note-deleted");
     await waitFor("the status comment without the old texts", () => !g!.statusBody(issue).includes("hunter2") || undefined);
     expect(await redisText(g)).not.toContain("hunter2");
 
