@@ -116,6 +116,41 @@ describe("gates: withdrawn and edited answers", () => {
     expect(g.runs(issue, 1)).toHaveLength(1);
   });
 
+  it("one of two answering comments deleted once the gate was complete: only its answers go, the other stands", async () => {
+    g = await Gates.start("ask2");
+    const { issue, comment: ask } = await g.asked("Partial deleted");
+    const partial = g.comment(issue, "maintainer", "1. SQLite, the admin password is hunter2-partial");
+    await g.reply(issue, "Recorded 1 of 2 answers");
+    g.comment(issue, "admin", "2. yes");
+    await waitFor("the gate answered", async () => (await g!.loop.app.services.store.getGate(String(ask.id)))?.answers.length === 2 || undefined);
+    // Both answered: the round may already have started, or not; either way the deletion takes only Q1's answer.
+    g.sim.deleteComment(REPO, partial.id, "maintainer");
+    await g.statusLine(issue, `the answer of @maintainer to gate ${ask.id} was withdrawn (its comment was deleted)`);
+    await unquotedOnGitHub(g, issue, "hunter2");
+    const gate = (await g.loop.app.services.store.getGate(String(ask.id)))!;
+    expect(gate.answers.map((a) => [a.question, a.text])).toEqual([[1, "yes"]]);
+    expect(gate.withdrawn).toMatchObject([{ by: "maintainer", questions: [0] }]);
+    expect(await redisText(g)).not.toContain("hunter2");
+  });
+
+  it("a partial answer deleted before the gate was complete: that question waits again, and the round gets only the answers that stand", async () => {
+    g = await Gates.start("ask2");
+    const { issue, comment: ask } = await g.asked("Partial deleted early");
+    const partial = g.comment(issue, "maintainer", "1. SQLite, the admin password is hunter2-partial");
+    await g.reply(issue, "Recorded 1 of 2 answers");
+    g.sim.deleteComment(REPO, partial.id, "maintainer");
+    await g.statusLine(issue, `the answer of @maintainer to gate ${ask.id} was withdrawn (its comment was deleted); that question waits for an answer again`);
+    await unquotedOnGitHub(g, issue, "hunter2");
+
+    g.comment(issue, "admin", "2. yes");
+    await g.reply(issue, /Recorded 1 of 2 answers[^]*Still open: \*\*1\.\*\*/);
+    g.comment(issue, "admin", "1. Postgres");
+    const { task } = await g.run(issue, 1);
+    expect(task).toContain('choosing option "Postgres"');
+    expect(task).toMatch(/An answer from human @maintainer was withdrawn at \S+ \(its comment was deleted\); its text is not available\./);
+    expect(task).not.toContain("hunter2");
+  });
+
   it("an answer deleted after its round: later rounds are not told it, Redis keeps no copy, and a rebuild does not bring it back", async () => {
     g = await Gates.start("ask-every");
     const { issue, comment: firstAsk } = await g.asked("Deleted later");
