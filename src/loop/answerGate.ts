@@ -95,8 +95,10 @@ function echoOf(source: AnswerSource): { echoOf?: number } {
  * promise order): the answer just recorded is withdrawn again, before any resume was queued.
  */
 async function withdrawDeleted(services: Services, target: IssueTarget, gate: Gate, commentId: number, by: string): Promise<string> {
-  const revised = await services.store.reviseAnswers(gate, commentId, [], Date.now());
+  const at = Date.now();
+  const revised = await services.store.reviseAnswers(gate, commentId, [], at);
   if (revised.outcome === "missing" || revised.outcome === "none") return "answer withdrawn: its comment was deleted";
+  services.events.notify("gate.revised", { gateId: gate.id, at });
   await forgetJobs(services, target, [], echoKeys(gate.id, commentId));
   await redactEchoes(services, target, commentId, "deleted");
   await sendFeedback(services, target, [], withdrawalLine(gate.id, revised, `the answer of @${by} to gate ${gate.id} was withdrawn (its comment was deleted)`));

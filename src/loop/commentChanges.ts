@@ -48,6 +48,7 @@ export async function commentEdited(services: Services, event: CommentEvent, rea
   const answers: RecordedAnswer[] = parsed.answers.map((a) => ({ ...a, by, at, source: "human", commentId: event.comment.id, url: event.comment.url, deliveryId: event.deliveryId }));
   const revised = await services.store.reviseAnswers(gate, event.comment.id, answers, at);
   if (revised.outcome === "missing" || revised.outcome === "none") return "ignored: edit of a comment that answered nothing";
+  services.events.notify("gate.revised", { gateId: gate.id, at });
   await forgetJobs(services, target, before.map((a) => a.deliveryId), echoKeys(gate.id, event.comment.id));
   await redactEchoes(services, target, event.comment.id, "edited");
   if (before.some((a) => !parsed.answers.some((p) => p.question === a.question))) {
@@ -89,8 +90,10 @@ export async function commentDeleted(services: Services, event: CommentEvent, se
   }
   // A vote stays counted: the decision it helped make may already have been acted on (README, "Approvals").
   if (gate && !isApprovalGate(gate)) {
-    const revised = await services.store.reviseAnswers(gate, event.comment.id, [], Date.now());
+    const at = Date.now();
+    const revised = await services.store.reviseAnswers(gate, event.comment.id, [], at);
     if (revised.outcome !== "missing" && revised.outcome !== "none") {
+      services.events.notify("gate.revised", { gateId: gate.id, at });
       const before = gate.answers.filter((a) => a.commentId === event.comment.id);
       await forgetJobs(services, target, before.map((a) => a.deliveryId), echoKeys(gate.id, event.comment.id));
       await redactEchoes(services, target, event.comment.id, "deleted");
