@@ -157,7 +157,7 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
   await services.store.openGate({ id, repo: event.repo, issue: event.issue.number, installationId: event.installationId, round: await services.store.currentRound(ref), ask, askedAt: when, askedBy: by, askUrl: event.comment.url, answerers: last.answerers });
   const gate = await services.store.getGate(id);
   if (!gate) return "reopen: gate vanished";
-  const corrected = parsed.answers.map((a) => ({ ...a, by, at: when, source: "human" as const, commentId: event.comment.id, url: event.comment.url }));
+  const corrected = parsed.answers.map((a) => ({ ...a, by, at: when, source: "human" as const, commentId: event.comment.id, url: event.comment.url, deliveryId: event.deliveryId }));
   const kept = last.answers.filter((a) => !corrected.some((c) => c.question === a.question));
   await sendFeedback(services, targetOf(event), [], `@${by} reopened gate ${last.id} with a correction, read as ${readingSummary(parsed.answers, last.ask.questions)}; the agent is re-spawned with it`);
   return applyAnswers(services, targetOf(event), gate, [...corrected, ...kept], { by, commentId: event.comment.id, at: when, receivedAt: event.receivedAt, url: event.comment.url });

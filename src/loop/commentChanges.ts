@@ -59,6 +59,11 @@ export async function commentEdited(services: Services, event: CommentEvent, rea
     await sendFeedback(services, target, [], `@${by} edited the answer to gate ${gate.id} before the agent resumed; the edit is what the agent gets, read as ${readingSummary(parsed.answers, gate.ask.questions)}`);
     return "answer replaced";
   }
+  if (revised.state !== "resuming" && revised.state !== "resumed") {
+    // A superseded gate's answer resumed nothing: later rounds simply get the edit.
+    await sendFeedback(services, target, [], `@${by} edited the answer to gate ${gate.id} (${revised.state}); later rounds get the edited text`);
+    return "answer revised for later rounds";
+  }
   await sendFeedback(
     services,
     target,
