@@ -1,3 +1,4 @@
+import type { Gate, HumanNote } from "../gates/types.js";
 import type { StatusState } from "../protocol/statusComment.js";
 
 /** The issue comment an answer's or note's URL points at (GitHub's html_url ends in `#issuecomment-<id>`). */
@@ -28,4 +29,29 @@ export function withoutDeletedComments(state: StatusState, exists: (commentId: n
   });
   const notes = state.notes?.map((note) => (gone(note.url) ? { by: note.by, at: note.at, url: note.url, text: "", round: note.round, withdrawn: true as const } : note));
   return { ...state, gates, ...(notes ? { notes } : {}) };
+}
+
+/** A reply Redis still holds whose comment GitHub no longer has. */
+export interface GoneReply {
+  id: number;
+  by: string;
+  url: string;
+}
+
+/**
+ * The answers and notes in Redis whose issue comment is gone from GitHub: deleted while the app
+ * was down or its webhook was lost. Only comments older than the newest one listed count: a reply
+ * posted after the listing was read has a higher id and is not gone, merely new.
+ */
+export function goneReplies(gates: readonly Gate[], notes: readonly HumanNote[], listedIds: readonly number[]): GoneReply[] {
+  const listed = new Set(listedIds);
+  const newest = Math.max(0, ...listedIds);
+  const gone = new Map<number, GoneReply>();
+  const consider = (url: string | undefined, by: string) => {
+    const id = issueCommentIdOf(url);
+    if (id !== undefined && id < newest && !listed.has(id) && !gone.has(id)) gone.set(id, { id, by, url: url! });
+  };
+  for (const gate of gates) for (const answer of gate.answers) if (answer.commentId === issueCommentIdOf(answer.url)) consider(answer.url, answer.by);
+  for (const note of notes) if (!note.withdrawn) consider(note.url, note.by);
+  return [...gone.values()];
 }

@@ -10,7 +10,7 @@ import { parseLadderMarker } from "../protocol/reminders.js";
 import type { StatusState } from "../protocol/statusComment.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
-import { withoutDeletedComments } from "./deletedComments.js";
+import { goneReplies, withoutDeletedComments } from "./deletedComments.js";
 import { readStatusRecord } from "./statusRecord.js";
 import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "./timeline.js";
 
@@ -123,6 +123,15 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     } else {
       await services.store.restoreGate({ ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number), closedReason: "a newer question was asked" });
     }
+  }
+
+  // Replies deleted while the app was down or their webhook was lost: withdrawn as the deletion would have.
+  const [gates, notes] = await Promise.all([services.store.issueGates(ref), services.store.notes(ref)]);
+  for (const gone of goneReplies(gates, notes, comments.map((c) => c.id))) {
+    const author = { login: gone.by, type: "User" };
+    const comment = { id: gone.id, body: "", url: gone.url, createdAt: new Date().toISOString(), author };
+    const outcome = await handleInbound(services, { ...base, kind: "comment", action: "deleted", deliveryId: `reconcile-deleted-${gone.id}`, sender: author, comment });
+    changes.push(`${repo}#${issue.number}: comment ${gone.id} of @${gone.by} is gone from GitHub: ${outcome}`);
   }
 
   const open = await services.store.lastGate(ref);

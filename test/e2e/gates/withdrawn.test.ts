@@ -196,6 +196,23 @@ describe("gates: withdrawn and edited answers", () => {
     expect(round3).toContain("An answer from human @maintainer was withdrawn");
   });
 
+  it("an answer deleted while the app was down (no webhook): the start-up reconciliation withdraws it", async () => {
+    g = await Gates.start("ask-every");
+    const { issue, comment: firstAsk } = await g.asked("Deleted while down");
+    const reply = g.comment(issue, "maintainer", "Postgres, the admin password is hunter2-down");
+    expect((await g.run(issue, 1)).task).toContain("hunter2-down");
+    await g.gate(issue, { count: 2 });
+    g.comment(issue, "reader", "Following along."); // a later comment (ignored): the deleted one is older than the newest listed
+
+    await g.loop.restart({ whileDown: () => g!.sim.deleteComment(REPO, reply.id, "maintainer") });
+    await g.statusLine(issue, `the answer of @maintainer to gate ${firstAsk.id} was withdrawn (its comment was deleted); later rounds are not told its text`);
+    expect((await g.loop.app.services.store.getGate(String(firstAsk.id)))?.answers).toEqual([]);
+    await unquotedOnGitHub(g, issue, "hunter2");
+    expect(await redisText(g)).not.toContain("hunter2");
+    g.comment(issue, "maintainer", "SQLite");
+    expect((await g.run(issue, 2)).task).not.toContain("hunter2");
+  });
+
   it("an answer edited after its round: later rounds get the edited text, the round that ran kept the original", async () => {
     g = await Gates.start("ask-every");
     const { issue } = await g.asked("Edited later");

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { StatusState } from "../../../src/protocol/statusComment.js";
-import { issueCommentIdOf, withoutDeletedComments } from "../../../src/reconcile/deletedComments.js";
+import { goneReplies, issueCommentIdOf, withoutDeletedComments } from "../../../src/reconcile/deletedComments.js";
+import type { Gate, RecordedAnswer } from "../../../src/gates/types.js";
+import { gateFixture } from "../../support/gates.js";
 
 const url = (id: number) => `https://github.com/octo/demo/issues/7#issuecomment-${id}`;
 const answer = (question: number, commentId: number, text: string) => ({ question, text, by: "alice", at: 10, source: "human" as const, url: url(commentId) });
@@ -47,5 +49,32 @@ describe("withoutDeletedComments: a rebuild does not bring back what GitHub no l
     expect(issueCommentIdOf(url(123))).toBe(123);
     expect(issueCommentIdOf("https://github.com/octo/demo/pull/7#discussion_r55")).toBeUndefined();
     expect(issueCommentIdOf(undefined)).toBeUndefined();
+  });
+});
+
+describe("goneReplies: answers and notes in Redis whose comment GitHub no longer lists", () => {
+  const reply = (commentId: number, over: Partial<RecordedAnswer> = {}): RecordedAnswer => ({ question: 0, text: "x", by: "alice", at: 1, source: "human", commentId, url: url(commentId), ...over });
+  const gates: Gate[] = [
+    gateFixture({ id: "100", state: "resumed", answers: [reply(101)] }),
+    gateFixture({ id: "200", state: "answered", answers: [reply(201, { by: "bob" })] }),
+    // An answer given in a pull request review: not an issue comment, never in the issue's list.
+    gateFixture({ id: "300", state: "resumed", answers: [reply(301, { url: "https://github.com/octo/demo/pull/7#discussion_r301" })] }),
+    gateFixture({ id: "400", state: "resumed", answers: [reply(999)] }),
+  ];
+  const notes = [
+    { by: "carol", at: 1, url: url(150), text: "n", round: 0 },
+    { by: "dave", at: 2, url: url(160), text: "", round: 0, withdrawn: true },
+  ];
+
+  it("finds deleted answers and notes, and nothing given in a review, already withdrawn, or newer than the listing", () => {
+    expect(goneReplies(gates, notes, [100, 200, 300, 400, 500])).toEqual([
+      { id: 101, by: "alice", url: url(101) },
+      { id: 201, by: "bob", url: url(201) },
+      { id: 150, by: "carol", url: url(150) },
+    ]);
+  });
+
+  it("finds nothing when every comment is listed", () => {
+    expect(goneReplies(gates, notes, [100, 101, 150, 200, 201, 300, 400, 500, 999])).toEqual([]);
   });
 });
