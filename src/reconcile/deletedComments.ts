@@ -1,4 +1,5 @@
 import type { Gate, HumanNote } from "../gates/types.js";
+import { APPROVAL_KIND } from "../protocol/approval.js";
 import type { StatusState } from "../protocol/statusComment.js";
 
 /** The issue comment an answer's or note's URL points at (GitHub's html_url ends in `#issuecomment-<id>`). */
@@ -18,11 +19,13 @@ export function withoutDeletedComments(state: StatusState, exists: (commentId: n
     const id = issueCommentIdOf(url);
     return id !== undefined && !exists(id);
   };
+  // An approval's outcome stands when a vote is deleted (README, "Approvals").
+  const withdrawable = (a: StatusState["gates"][number]["answers"][number]) => a.approval === undefined && gone(a.url);
   const gates = state.gates.map((gate) => {
-    const lost = gate.answers.filter((a) => gone(a.url));
+    const lost = gate.answers.filter(withdrawable);
     if (lost.length === 0) return gate;
     const withdrawn = [...(gate.withdrawn ?? []), ...lost.map((a) => ({ by: a.by, at: now, questions: [a.question] }))];
-    const answers = gate.answers.filter((a) => !gone(a.url));
+    const answers = gate.answers.filter((a) => !withdrawable(a));
     if (gate.state !== "answered") return { ...gate, answers, withdrawn };
     const { answeredBy: _by, answeredAt: _at, answerCommentId: _comment, ...open } = gate;
     return { ...open, state: "open", answers, withdrawn };
@@ -51,7 +54,10 @@ export function goneReplies(gates: readonly Gate[], notes: readonly HumanNote[],
     const id = issueCommentIdOf(url);
     if (id !== undefined && id < newest && !listed.has(id) && !gone.has(id)) gone.set(id, { id, by, url: url! });
   };
-  for (const gate of gates) for (const answer of gate.answers) if (answer.commentId === issueCommentIdOf(answer.url)) consider(answer.url, answer.by);
+  // A vote stays counted when deleted (README, "Approvals"): an approval's outcome is never gone.
+  for (const gate of gates.filter((g) => g.ask.kind !== APPROVAL_KIND)) {
+    for (const answer of gate.answers) if (answer.commentId === issueCommentIdOf(answer.url)) consider(answer.url, answer.by);
+  }
   for (const note of notes) if (!note.withdrawn) consider(note.url, note.by);
   return [...gone.values()];
 }

@@ -38,6 +38,12 @@ describe("withoutDeletedComments: a rebuild does not bring back what GitHub no l
     expect(rebuilt.gates[2]).toBe(state.gates[2]);
   });
 
+  it("keeps an approval's outcome whose deciding vote was deleted", () => {
+    const approval = { outcome: "approved" as const, required: 1, policy: "majority" as const, votes: [] };
+    const decided: StatusState = { v: 1, nextRound: 1, gates: [{ id: "500", state: "resumed", round: 0, answers: [{ ...answer(0, 501, "approved"), approval }] }] };
+    expect(withoutDeletedComments(decided, () => false, 99)).toEqual(decided);
+  });
+
   it("a deleted note is a withdrawn note without text or hash", () => {
     expect(rebuilt.notes).toEqual([
       { by: "alice", at: 1, url: url(401), text: "", round: 0, withdrawn: true },
