@@ -10,7 +10,7 @@ import { parseLadderMarker } from "../protocol/reminders.js";
 import type { StatusState } from "../protocol/statusComment.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
-import { goneReplies, withoutDeletedComments } from "./deletedComments.js";
+import { goneReplies, issueCommentIdOf, withoutDeletedComments } from "./deletedComments.js";
 import { readStatusRecord } from "./statusRecord.js";
 import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "./timeline.js";
 
@@ -257,7 +257,8 @@ function settledGate(
     askedBy: comment.user?.login ?? "",
     askUrl: comment.html_url,
     state: known.state as Gate["state"],
-    answers: known.answers,
+    // The status comment keeps each answer's URL, not its comment id: a later deletion must find it.
+    answers: known.answers.map((a) => ({ ...a, ...(issueCommentIdOf(a.url) !== undefined ? { commentId: issueCommentIdOf(a.url) } : {}) })),
     answeredBy: known.answeredBy,
     answeredAt: known.answeredAt,
     answerCommentId: known.answerCommentId,

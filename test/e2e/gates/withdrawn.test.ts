@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
+import { parseStatusComment } from "../../../src/protocol/statusComment.js";
 import { jobIds } from "../../../src/queue/names.js";
 import { Gates, REPO, waitFor } from "./support.js";
 
@@ -35,9 +36,14 @@ describe("gates: withdrawn and edited answers", () => {
     }
   }
 
+  /** The status comment's hidden record (base64url JSON: invisible to a plain text search), as JSON text. */
+  function statusRecord(gates: Gates, issue: number): string {
+    return JSON.stringify(parseStatusComment(gates.statusBody(issue)) ?? {});
+  }
+
   /** Waits until no comment on the issue quotes `text` (the app's echo of a reply is redacted with it). */
   function unquotedOnGitHub(gates: Gates, issue: number, text: string): Promise<true> {
-    return waitFor(`no comment on #${issue} quoting ${text}`, () => !gates.comments(issue).some((c) => c.body.includes(text)) || undefined);
+    return waitFor(`no comment on #${issue} quoting ${text}`, () => (!gates.comments(issue).some((c) => c.body.includes(text)) && !statusRecord(gates, issue).includes(text)) || undefined);
   }
 
   /** The spawn job queued for the gate's answer has run to its end (started an agent or skipped). */
@@ -169,6 +175,9 @@ describe("gates: withdrawn and edited answers", () => {
     const { comment: secondAsk } = await g.gate(issue, { count: 2 });
     expect(await redisText(g)).toContain("hunter2-after"); // the scan sees where the text was
     await g.reply(issue, "hunter2-after"); // and so does the app's echo
+    // A note renders the status comment, whose hidden record (what a rebuild reads) now holds the answer.
+    g.comment(issue, "admin", "/note keep the public API");
+    await waitFor("the status comment's record with the answer", () => statusRecord(g!, issue).includes("hunter2-after") || undefined);
 
     g.sim.deleteComment(REPO, reply.id, "maintainer");
     await g.statusLine(issue, `the answer of @maintainer to gate ${firstAsk.id} was withdrawn (its comment was deleted); later rounds are not told its text`);
@@ -176,7 +185,7 @@ describe("gates: withdrawn and edited answers", () => {
     await unquotedOnGitHub(g, issue, "hunter2"); // the status comment's record and the echo
     expect(await redisText(g)).not.toContain("hunter2");
 
-    g.comment(issue, "maintainer", "SQLite");
+    const second = g.comment(issue, "maintainer", "SQLite");
     const round2 = (await g.run(issue, 2)).task;
     expect(round2).not.toContain("hunter2");
     expect(round2).toMatch(/An answer from human @maintainer was withdrawn at \S+ \(its comment was deleted\); its text is not available\./);
@@ -190,10 +199,14 @@ describe("gates: withdrawn and edited answers", () => {
     expect(await redisText(g)).not.toContain("hunter2");
     expect(await g.loop.app.services.store.getGate(String(firstAsk.id))).toMatchObject({ answers: [], withdrawn: [{ by: "maintainer", questions: [0] }] });
     expect((await g.loop.app.services.store.getGate(String(secondAsk.id)))?.answers[0]?.option).toBe("SQLite");
-    g.comment(issue, "maintainer", "SQLite");
+    // An answer the rebuild restored is withdrawn by a deletion too.
+    g.sim.deleteComment(REPO, second.id, "maintainer");
+    await g.statusLine(issue, `the answer of @maintainer to gate ${secondAsk.id} was withdrawn (its comment was deleted); later rounds are not told its text`);
+    g.comment(issue, "maintainer", "Postgres");
     const round3 = (await g.run(issue, 3)).task;
     expect(round3).not.toContain("hunter2");
-    expect(round3).toContain("An answer from human @maintainer was withdrawn");
+    expect(round3.match(/An answer from human @maintainer was withdrawn/g)).toHaveLength(2);
+    expect(round3).not.toContain('choosing option "SQLite"');
   });
 
   it("an answer deleted while the app was down (no webhook): the start-up reconciliation withdraws it", async () => {
@@ -211,6 +224,31 @@ describe("gates: withdrawn and edited answers", () => {
     expect(await redisText(g)).not.toContain("hunter2");
     g.comment(issue, "maintainer", "SQLite");
     expect((await g.run(issue, 2)).task).not.toContain("hunter2");
+  });
+
+  it("an answer deleted while the app was down and Redis was wiped: the rebuild does not take it from the status comment", async () => {
+    g = await Gates.start("ask-every");
+    const { issue, comment: firstAsk } = await g.asked("Deleted and wiped");
+    const reply = g.comment(issue, "maintainer", "Postgres, the admin password is hunter2-wiped");
+    await g.run(issue, 1);
+    await g.gate(issue, { count: 2 });
+    g.comment(issue, "admin", "/note keep the public API");
+    await waitFor("the status comment's record with the answer", () => statusRecord(g!, issue).includes("hunter2-wiped") || undefined);
+
+    await g.loop.restart({
+      whileDown: async () => {
+        g!.sim.deleteComment(REPO, reply.id, "maintainer");
+        await g!.loop.wipeRedis();
+      },
+    });
+    const rebuilt = await waitFor("the first gate rebuilt", () => g!.loop.app.services.store.getGate(String(firstAsk.id)));
+    expect(rebuilt).toMatchObject({ answers: [], withdrawn: [{ by: "maintainer", questions: [0] }] });
+    expect(await redisText(g)).not.toContain("hunter2");
+    g.comment(issue, "maintainer", "SQLite");
+    const round2 = (await g.run(issue, 2)).task;
+    expect(round2).not.toContain("hunter2");
+    expect(round2).toContain("An answer from human @maintainer was withdrawn");
+    expect(round2).toContain("> keep the public API");
   });
 
   it("an answer edited after its round: later rounds get the edited text, the round that ran kept the original", async () => {
