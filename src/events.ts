@@ -10,6 +10,8 @@ export interface LoopEventMap {
   "gate.opened": [{ gate: Gate }];
   "gate.answered": [{ gate: Gate; by: string; source: "human" | "default" }];
   "gate.closed": [{ gate: Gate; state: "cancelled" | "superseded"; reason: string }];
+  /** An answer's comment was edited or deleted: the gate's answers changed (it may be open again). `at` tells revisions apart. */
+  "gate.revised": [{ gateId: string; at: number }];
   "agent.started": [{ repo: string; issue: number; round: number; replyToSpawnMs: number; resumedGate?: Gate }];
   "agent.exited": [{ repo: string; issue: number; round: number; outcome: "success" | "failure" | "timeout" | "stopped"; durationMs: number }];
   "webhook.delivery": [{ event: string; result: "queued" | "ignored" | "rejected" | "error" }];

@@ -113,6 +113,8 @@ export function taskView(input: TaskInput): Record<string, unknown> {
         return {
           number: index + 1,
           text: question.text,
+          // A deleted answer: who and when only, never its text (README, "Editing and deleting").
+          withdrawn: (gate.withdrawn ?? []).filter((w) => w.questions.includes(index)).map((w) => ({ by: w.by, at: iso(w.at) })),
           hasOptions: question.options.length > 0,
           optionList: question.options.map((o, i) => `${i + 1}. ${o}`).join("; "),
           gateState: gate.state,
@@ -134,6 +136,7 @@ export function taskView(input: TaskInput): Record<string, unknown> {
       }),
     }));
   const notes = (input.notes ?? []).map((note) => {
+    if (note.withdrawn) return { by: note.by, at: iso(note.at), url: note.url, withdrawn: true };
     audit.push(auditOf(`note from ${iso(note.at)}`, note.by, note.url, note.text, note.sha256));
     return { by: note.by, at: iso(note.at), url: note.url, quoted: quote(note.text) };
   });

@@ -67,6 +67,17 @@ export class Keys {
   issueNotes(ref: IssueKeyRef): string {
     return `${this.issue(ref)}:notes`;
   }
+  /**
+   * String with TTL: the comment was deleted. A webhook of its creation processed after the deletion
+   * (GitHub does not promise order) then records nothing from it.
+   */
+  deletedComment(repo: string, commentId: number): string {
+    return `${this.prefix}:deleted:${repo.toLowerCase()}:${commentId}`;
+  }
+  /** Set with TTL: the app's comments that quote the words of reply `commentId` (its echo), to redact them if it is withdrawn or edited. */
+  issueEchoes(ref: IssueKeyRef, commentId: number): string {
+    return `${this.issue(ref)}:echoes:${commentId}`;
+  }
   /** String with TTL: marks a one-time reply (help text, config warning) as already sent. */
   once(what: string): string {
     return `${this.prefix}:once:${what}`;

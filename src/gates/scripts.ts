@@ -27,14 +27,15 @@ return {'opened', superseded}
 /**
  * KEYS: gate, openGates, issue. ARGV: gateId, answersJson, by, at, commentId, questionCount.
  * Merges the given answers (by question index) into an open gate; when every question has one, the
- * gate becomes answered. Returns {'recorded'} | {'partial', mergedJson} | {'same', state} (this
- * comment already answered it: a redelivery or retry) | {'taken', state, answeredBy} | {'missing'}.
+ * gate becomes answered. Returns {'recorded', reopened} | {'partial', mergedJson} | {'same', state, '',
+ * reopened} (this comment already answered it: a redelivery or retry) | {'taken', state, answeredBy} |
+ * {'missing'}; `reopened` counts the times a withdrawn answer opened the gate again (REVISE_ANSWERS).
  */
 export const RECORD_ANSWER = `
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return {'missing'} end
 if state ~= 'open' then
-  if redis.call('HGET', KEYS[1], 'answerCommentId') == ARGV[5] then return {'same', state} end
+  if redis.call('HGET', KEYS[1], 'answerCommentId') == ARGV[5] then return {'same', state, '', redis.call('HGET', KEYS[1], 'reopened') or '0'} end
   return {'taken', state, redis.call('HGET', KEYS[1], 'answeredBy') or ''}
 end
 local byQuestion = {}
@@ -50,7 +51,7 @@ if #merged < tonumber(ARGV[6]) then return {'partial', encoded} end
 redis.call('HSET', KEYS[1], 'state', 'answered', 'answeredBy', ARGV[3], 'answeredAt', ARGV[4], 'answerCommentId', ARGV[5])
 redis.call('ZREM', KEYS[2], ARGV[1])
 if redis.call('HGET', KEYS[3], 'openGate') == ARGV[1] then redis.call('HDEL', KEYS[3], 'openGate') end
-return {'recorded'}
+return {'recorded', redis.call('HGET', KEYS[1], 'reopened') or '0'}
 `;
 
 /**
@@ -80,16 +81,81 @@ return out
 `;
 
 /**
- * KEYS: gate. ARGV: commentId, answersJson. An answer edited before its resume started replaces
- * the recorded one; returns 'replaced', or the gate's state when it is too late (or not that comment).
+ * KEYS: gate, openGates, issue, issueGates. ARGV: commentId, answersJson (what the comment answers
+ * now: '[]' when it was deleted), at, questionCount, gateId.
+ * A reply was edited or deleted: its answers on the gate are replaced by `answersJson`, whatever
+ * the gate's state, so no later round is told the old text. A question it no longer answers is
+ * recorded in `withdrawn` ({by, at, questions}, no text). An answered gate that lost an answer
+ * before its resume began is open again (compare-and-set against the spawn's claim, which needs
+ * 'answered'); `reopened` counts that, so the next answer's resume gets a fresh job id.
+ * Returns {'none', state} (the comment answers nothing here), {'reopened', state} (was answered),
+ * {'replaced', state} or {'missing'}.
  */
-export const REPLACE_ANSWER = `
+export const REVISE_ANSWERS = `
 local state = redis.call('HGET', KEYS[1], 'state')
-if state == 'answered' and redis.call('HGET', KEYS[1], 'answerCommentId') == ARGV[1] then
-  redis.call('HSET', KEYS[1], 'answers', ARGV[2])
-  return 'replaced'
+if not state then return {'missing'} end
+local byQuestion, had = {}, {}
+for _, a in ipairs(cjson.decode(redis.call('HGET', KEYS[1], 'answers') or '[]')) do
+  if tostring(a.commentId) == ARGV[1] then had[a.question] = a else byQuestion[a.question] = a end
 end
-return state or 'missing'
+if next(had) == nil then return {'none', state} end
+local now = {}
+for _, a in ipairs(cjson.decode(ARGV[2])) do
+  byQuestion[a.question] = a
+  now[a.question] = true
+end
+local lost, by = {}, ''
+for q, a in pairs(had) do
+  if not now[q] then
+    table.insert(lost, q)
+    by = a.by
+  end
+end
+local merged = {}
+for q = 0, tonumber(ARGV[4]) - 1 do
+  if byQuestion[q] then table.insert(merged, byQuestion[q]) end
+end
+redis.call('HSET', KEYS[1], 'answers', #merged == 0 and '[]' or cjson.encode(merged))
+if #lost > 0 then
+  table.sort(lost)
+  local withdrawn = cjson.decode(redis.call('HGET', KEYS[1], 'withdrawn') or '[]')
+  table.insert(withdrawn, {by = by, at = tonumber(ARGV[3]), questions = lost})
+  redis.call('HSET', KEYS[1], 'withdrawn', cjson.encode(withdrawn))
+end
+if state ~= 'answered' or #merged == tonumber(ARGV[4]) then return {'replaced', state} end
+redis.call('HDEL', KEYS[1], 'answeredBy', 'answeredAt', 'answerCommentId')
+redis.call('HINCRBY', KEYS[1], 'reopened', 1)
+local openGate = redis.call('HGET', KEYS[3], 'openGate')
+if (openGate and openGate ~= ARGV[5]) or redis.call('LINDEX', KEYS[4], -1) ~= ARGV[5] then
+  redis.call('HSET', KEYS[1], 'state', 'superseded', 'closedReason', 'a newer question was asked')
+  return {'reopened', 'superseded'}
+end
+redis.call('HSET', KEYS[1], 'state', 'open')
+redis.call('ZADD', KEYS[2], redis.call('HGET', KEYS[1], 'askedAt') or '0', ARGV[5])
+redis.call('HSET', KEYS[3], 'openGate', ARGV[5])
+return {'reopened', 'open'}
+`;
+
+/**
+ * KEYS: notes. ARGV: url (the note's comment), text ('' when the comment was deleted), deliveryId
+ * (the event that brought the text, '' for none). A /note was edited or deleted: every later task
+ * gets the new text, or is told only that a note was withdrawn (its text and audit hash go).
+ * Returns how many notes changed.
+ */
+export const REVISE_NOTE = `
+local changed = 0
+for i, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local note = cjson.decode(raw)
+  if note.url == ARGV[1] then
+    note.sha256 = nil
+    note.text = ARGV[2]
+    note.deliveryId = ARGV[3] ~= '' and ARGV[3] or nil
+    note.withdrawn = ARGV[2] == '' or nil
+    redis.call('LSET', KEYS[1], i - 1, cjson.encode(note))
+    changed = changed + 1
+  end
+end
+return changed
 `;
 
 /**

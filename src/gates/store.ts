@@ -2,13 +2,14 @@ import type { Redis } from "ioredis";
 import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
 import type { Vote } from "../protocol/approval.js";
-import { ALLOCATE_ROUND, BEGIN_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, REPLACE_ANSWER, RESTORE_GATE, ROUND_CONTEXT, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
-import type { Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming } from "./types.js";
+import { ALLOCATE_ROUND, BEGIN_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS, REVISE_NOTE, ROUND_CONTEXT, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
+import type { Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming, Withdrawal } from "./types.js";
 
+/** `reopened`: how often a withdrawn answer opened the gate again (part of its resume's job id). */
 export type RecordResult =
-  | { outcome: "recorded" }
+  | { outcome: "recorded"; reopened: number }
   | { outcome: "partial"; answers: RecordedAnswer[] }
-  | { outcome: "same"; state: GateState }
+  | { outcome: "same"; state: GateState; reopened: number }
   | { outcome: "taken"; state: GateState; answeredBy: string }
   | { outcome: "missing" };
 
@@ -16,6 +17,8 @@ export type VoteResult =
   | { outcome: "counted" | "same" | "repeated" | "changed"; votes: Vote[] }
   | { outcome: "closed"; state: GateState }
   | { outcome: "missing" };
+
+export type ReviseResult = { outcome: "none" | "reopened" | "replaced"; state: GateState } | { outcome: "missing" };
 
 /** What a spawn job found and did in Redis before starting its agent (GateStore.beginRound). */
 export interface RoundStart {
@@ -53,6 +56,7 @@ function gateFields(gate: NewGate & Partial<Gate>): Record<string, string> {
     answerCommentId: gate.answerCommentId,
     closedReason: gate.closedReason,
     answerers: gate.answerers === undefined ? undefined : JSON.stringify(gate.answerers),
+    withdrawn: gate.withdrawn?.length ? JSON.stringify(gate.withdrawn) : undefined,
   };
   return {
     id: gate.id,
@@ -73,7 +77,8 @@ type ScriptedRedis = Redis & {
   escOpenGate(...args: (string | number)[]): Promise<[string, string]>;
   escRecordAnswer(...args: (string | number)[]): Promise<string[]>;
   escRecordVote(...args: (string | number)[]): Promise<string[]>;
-  escReplaceAnswer(...args: (string | number)[]): Promise<string>;
+  escReviseAnswers(...args: (string | number)[]): Promise<[string, string]>;
+  escReviseNote(...args: (string | number)[]): Promise<number>;
   escClaimResume(...args: (string | number)[]): Promise<string>;
   escCancelGate(...args: (string | number)[]): Promise<number>;
   escAllocateRound(...args: (string | number)[]): Promise<number>;
@@ -110,7 +115,6 @@ export class GateStore {
     if (typeof scripted.escOpenGate !== "function") {
       redis.defineCommand("escOpenGate", { numberOfKeys: 4, lua: OPEN_GATE });
       redis.defineCommand("escRecordAnswer", { numberOfKeys: 3, lua: RECORD_ANSWER });
-      redis.defineCommand("escReplaceAnswer", { numberOfKeys: 1, lua: REPLACE_ANSWER });
       redis.defineCommand("escClaimResume", { numberOfKeys: 1, lua: CLAIM_RESUME });
       redis.defineCommand("escCancelGate", { numberOfKeys: 3, lua: CANCEL_GATE });
       redis.defineCommand("escAllocateRound", { numberOfKeys: 2, lua: ALLOCATE_ROUND });
@@ -120,6 +124,10 @@ export class GateStore {
     if (typeof scripted.escMarkOverdue !== "function") {
       redis.defineCommand("escMarkOverdue", { numberOfKeys: 1, lua: MARK_OVERDUE });
       redis.defineCommand("escRecordSupersededAnswer", { numberOfKeys: 1, lua: RECORD_SUPERSEDED_ANSWER });
+    }
+    if (typeof scripted.escReviseAnswers !== "function") {
+      redis.defineCommand("escReviseAnswers", { numberOfKeys: 4, lua: REVISE_ANSWERS });
+      redis.defineCommand("escReviseNote", { numberOfKeys: 1, lua: REVISE_NOTE });
     }
     if (typeof scripted.escRecordVote !== "function") redis.defineCommand("escRecordVote", { numberOfKeys: 2, lua: RECORD_VOTE });
     if (typeof scripted.escBeginRound !== "function") {
@@ -203,10 +211,10 @@ export class GateStore {
       commentId,
       gate.ask.questions.length,
     );
-    const [outcome, second, third] = result;
-    if (outcome === "recorded") return { outcome };
+    const [outcome, second, third, fourth] = result;
+    if (outcome === "recorded") return { outcome, reopened: Number(second ?? 0) };
     if (outcome === "partial") return { outcome, answers: JSON.parse(second ?? "[]") as RecordedAnswer[] };
-    if (outcome === "same") return { outcome, state: second as GateState };
+    if (outcome === "same") return { outcome, state: second as GateState, reopened: Number(fourth ?? 0) };
     if (outcome === "taken") return { outcome, state: second as GateState, answeredBy: third ?? "" };
     return { outcome: "missing" };
   }
@@ -228,9 +236,26 @@ export class GateStore {
     return (await this.#redis.hvals(this.keys.gateVotes(gateId))).map((v) => JSON.parse(v) as Vote).sort((a, b) => a.at - b.at || a.commentId - b.commentId);
   }
 
-  /** Replaces the answer of an edited reply if its resume has not started; returns the gate's state otherwise. */
-  async replaceAnswer(gateId: string, commentId: number, answers: RecordedAnswer[]): Promise<"replaced" | GateState | "missing"> {
-    return (await this.#redis.escReplaceAnswer(this.keys.gate(gateId), commentId, JSON.stringify(answers))) as "replaced" | GateState | "missing";
+  /**
+   * An answering comment was edited (`answers`: what it answers now) or deleted (none): its answers
+   * on the gate are replaced in any state, so later rounds get only what GitHub shows. See
+   * REVISE_ANSWERS: "reopened" when the gate lost an answer before its resume began (it is open
+   * again, or superseded when a newer question stands); "none" when the comment answered nothing there.
+   */
+  async reviseAnswers(gate: Pick<Gate, "id" | "repo" | "issue" | "ask">, commentId: number, answers: RecordedAnswer[], at: number): Promise<ReviseResult> {
+    const ref = { repo: gate.repo, issue: gate.issue };
+    const [outcome, state] = await this.#redis.escReviseAnswers(
+      this.keys.gate(gate.id),
+      this.keys.openGates(),
+      this.keys.issue(ref),
+      this.keys.issueGates(ref),
+      commentId,
+      JSON.stringify(answers),
+      at,
+      gate.ask.questions.length,
+      gate.id,
+    );
+    return outcome === "missing" ? { outcome } : { outcome: outcome as "none" | "reopened" | "replaced", state: state as GateState };
   }
 
   /**
@@ -405,6 +430,31 @@ export class GateStore {
     await this.#redis.hset(this.keys.issue(ref), "statusRendered", count);
   }
 
+  /** The app posted comment `echoId` quoting reply `of` (kept 90 days, like a ladder's steps). */
+  async rememberEcho(ref: IssueKeyRef, of: number, echoId: number): Promise<void> {
+    const key = this.keys.issueEchoes(ref, of);
+    await this.#redis.multi().sadd(key, echoId).expire(key, 90 * 86400).exec();
+  }
+
+  /** The app's comments quoting reply `of`. */
+  async echoes(ref: IssueKeyRef, of: number): Promise<number[]> {
+    return (await this.#redis.smembers(this.keys.issueEchoes(ref, of))).map(Number);
+  }
+
+  /** Reply `of`'s echoes were redacted. */
+  async forgetEchoes(ref: IssueKeyRef, of: number): Promise<void> {
+    await this.#redis.del(this.keys.issueEchoes(ref, of));
+  }
+
+  /** Remembers for a day that the comment was deleted (see Keys.deletedComment). */
+  async markCommentDeleted(repo: string, commentId: number): Promise<void> {
+    await this.#redis.set(this.keys.deletedComment(repo, commentId), "1", "EX", 86400);
+  }
+
+  async commentWasDeleted(repo: string, commentId: number): Promise<boolean> {
+    return (await this.#redis.exists(this.keys.deletedComment(repo, commentId))) === 1;
+  }
+
   /** True only the first time `what` is marked within `ttlSeconds`: for replies that must be sent once. */
   async firstTime(what: string, ttlSeconds = 30 * 86400): Promise<boolean> {
     return (await this.#redis.set(this.keys.once(what), "1", "EX", ttlSeconds, "NX")) === "OK";
@@ -412,6 +462,11 @@ export class GateStore {
 
   async addNote(ref: IssueKeyRef, note: HumanNote): Promise<void> {
     await this.#redis.rpush(this.keys.issueNotes(ref), JSON.stringify(note));
+  }
+
+  /** A /note's comment was edited (its new guidance) or deleted (""): see REVISE_NOTE. Returns how many notes changed. */
+  async reviseNote(ref: IssueKeyRef, url: string, text: string, deliveryId = ""): Promise<number> {
+    return Number(await this.#redis.escReviseNote(this.keys.issueNotes(ref), url, text, deliveryId));
   }
 
   async notes(ref: IssueKeyRef): Promise<HumanNote[]> {
@@ -612,5 +667,7 @@ function toGate(h: Record<string, string>): Gate {
     resumedAt: h.resumedAt ? Number(h.resumedAt) : undefined,
     closedReason: h.closedReason,
     overdueAt: h.overdueAt ? Number(h.overdueAt) : undefined,
+    ...(h.withdrawn ? { withdrawn: JSON.parse(h.withdrawn) as Withdrawal[] } : {}),
+    ...(h.reopened ? { reopened: Number(h.reopened) } : {}),
   };
 }

@@ -20,6 +20,8 @@ export interface RecordedAnswer extends Answer {
   url?: string;
   /** Given in a review comment on a line of a pull request's diff: that file and line. */
   about?: LineRef;
+  /** The webhook delivery that brought the text: its queued event is removed when the text is withdrawn or replaced. */
+  deliveryId?: string;
   /** Audit hash of the text as first folded (src/agent/renderTask.ts foldedSha256), kept when rebuilt from the status comment. */
   sha256?: string;
   /** An approval gate's outcome (the answer's text is "approved" or "denied") and the votes that decided it. */
@@ -75,6 +77,18 @@ export interface Gate {
   closedReason?: string;
   /** The reminder ladder ran out without an answer (ms); the gate stays open. */
   overdueAt?: number;
+  /** Answers whose comment was deleted (or edited to no longer answer): who, when, which questions; never their text. */
+  withdrawn?: Withdrawal[];
+  /** How often a withdrawn answer opened the answered gate again: part of the next resume's job id. */
+  reopened?: number;
+}
+
+export interface Withdrawal {
+  /** Who had given the withdrawn answer. */
+  by: string;
+  at: number;
+  /** 0-based indexes of the questions it answered. */
+  questions: number[];
 }
 
 /** Guidance a human left with /note, folded into every later spawn task. */
@@ -84,8 +98,12 @@ export interface HumanNote {
   url: string;
   text: string;
   round: number;
+  /** The webhook delivery that brought the text (see RecordedAnswer.deliveryId). */
+  deliveryId?: string;
   /** Audit hash of the text as first folded, kept when rebuilt from the status comment. */
   sha256?: string;
+  /** Its comment was deleted: the text is gone (""), later tasks say only that a note was withdrawn. */
+  withdrawn?: boolean;
 }
 
 export interface IssueRecord {

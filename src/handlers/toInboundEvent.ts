@@ -180,7 +180,8 @@ function fromIssue(name: string, payload: unknown, deliveryId: string, receivedA
     receivedAt,
   };
   if (name === "issue_comment" && p.comment && (p.action === "created" || p.action === "edited" || p.action === "deleted")) {
-    const body = p.comment.body ?? "";
+    // A deletion needs only the comment's id: its text (perhaps why it was deleted) is not kept.
+    const body = p.action === "deleted" ? "" : (p.comment.body ?? "");
     // A deleted account's comment has no user: nobody who may steer, so only its deletion matters.
     const author = p.comment.user ? actorOf(p.comment.user) : undefined;
     if (!author && p.action !== "deleted") return undefined;

@@ -10,6 +10,7 @@ import type { Services } from "../services.js";
 import { refusedAnswer } from "./answerers.js";
 import { sendFeedback, targetOf, type IssueTarget } from "./feedback.js";
 import { reportHiddenContent } from "./hiddenContent.js";
+import { echoKeys, forgetJobs, redactEchoes, withdrawalLine } from "./withdrawals.js";
 
 export interface AnswerSource {
   by: string;
@@ -46,12 +47,15 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
     return "already answered";
   }
   if (result.outcome === "missing") return "gate vanished";
+  if ((result.outcome === "recorded" || result.outcome === "partial") && typeof source.commentId === "number" && (await services.store.commentWasDeleted(target.repo, source.commentId))) {
+    return withdrawDeleted(services, target, gate, source.commentId, source.by);
+  }
   if (result.outcome === "partial") {
     const remaining = gate.ask.questions.map((_, i) => i).filter((i) => !result.answers.some((a) => a.question === i));
     await sendFeedback(
       services,
       target,
-      [{ type: "comment", body: `Recorded ${result.answers.length} of ${gate.ask.questions.length} answers. Still open: ${remaining.map((i) => `**${i + 1}.** ${gate.ask.questions[i]!.text}`).join(" · ")}. Reply with \`${remaining[0]! + 1}. your answer\` or \`/answer ${remaining[0]! + 1} your answer\`.${source.echo?.lines.length ? `\n\nYour reply was recorded as\n\n${source.echo.lines.join("\n")}` : ""}` }],
+      [{ type: "comment", ...echoOf(source), body: `Recorded ${result.answers.length} of ${gate.ask.questions.length} answers. Still open: ${remaining.map((i) => `**${i + 1}.** ${gate.ask.questions[i]!.text}`).join(" · ")}. Reply with \`${remaining[0]! + 1}. your answer\` or \`/answer ${remaining[0]! + 1} your answer\`.${source.echo?.lines.length ? `\n\nYour reply was recorded as\n\n${source.echo.lines.join("\n")}` : ""}` }],
       `answers recorded for ${answers.map((a) => `question ${a.question + 1}`).join(", ")} of gate ${gate.id} by @${source.by}; ${remaining.length} still open`,
       `partial-${gate.id}-${source.commentId}`,
     );
@@ -65,7 +69,7 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
   }
   await services.queues.addSpawn(
     { installationId: target.installationId, repo: target.repo, issue: target.issue, trigger: { type: "resume", gateId: gate.id }, receivedAt: source.receivedAt },
-    jobIds.resume(gate.id),
+    jobIds.resume(gate.id, result.reopened),
     (await services.settings(target.installationId, target.repo)).settings.maxAttempts,
   );
   services.log.info({ repo: target.repo, issue: target.issue, gate: gate.id, by: source.by }, "answer recorded");
@@ -74,13 +78,33 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
     await sendFeedback(
       services,
       target,
-      source.echo.comment ? [{ type: "comment", body: source.echo.comment }] : [],
+      source.echo.comment ? [{ type: "comment", ...echoOf(source), body: source.echo.comment }] : [],
       source.echo.statusLine,
       `echo-${source.commentId}`,
       { quiet: true },
     );
   }
   return "answer recorded";
+}
+
+/** The reply a comment quoting its words echoes, so the words can be taken off GitHub again (see redactEchoes). */
+function echoOf(source: AnswerSource): { echoOf?: number } {
+  return typeof source.commentId === "number" ? { echoOf: source.commentId } : {};
+}
+
+/**
+ * The answer's comment was deleted before this event of its creation was processed (GitHub does not
+ * promise order): the answer just recorded is withdrawn again, before any resume was queued.
+ */
+async function withdrawDeleted(services: Services, target: IssueTarget, gate: Gate, commentId: number, by: string): Promise<string> {
+  const at = Date.now();
+  const revised = await services.store.reviseAnswers(gate, commentId, [], at);
+  if (revised.outcome === "missing" || revised.outcome === "none") return "answer withdrawn: its comment was deleted";
+  services.events.notify("gate.revised", { gateId: gate.id, at });
+  await forgetJobs(services, target, [], echoKeys(gate.id, commentId));
+  await redactEchoes(services, target, commentId, "deleted");
+  await sendFeedback(services, target, [], withdrawalLine(gate.id, revised, `the answer of @${by} to gate ${gate.id} was withdrawn (its comment was deleted)`));
+  return "answer withdrawn: its comment was deleted";
 }
 
 /** A permitted human's comment while a gate is open (or was answered moments ago). */
@@ -111,6 +135,7 @@ export async function answerFromReply(services: Services, event: CommentEvent, g
     commentId: event.comment.id,
     url: event.comment.url,
     ...(place?.kind === "reviewComment" ? { about: { path: place.path, line: place.line, side: place.side } } : {}),
+    deliveryId: event.deliveryId,
   }));
   const by = event.comment.author.login;
   return applyAnswers(services, { installationId: event.installationId, repo: event.repo, issue: event.issue.number }, gate, answers, {

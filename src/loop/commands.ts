@@ -56,7 +56,12 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
       return "note: empty";
     }
     const ref = { repo: event.repo, issue: event.issue.number };
-    await services.store.addNote(ref, { by: event.comment.author.login, at: at(event), url: event.comment.url, text: args.trim(), round: await services.store.currentRound(ref) });
+    await services.store.addNote(ref, { by: event.comment.author.login, at: at(event), url: event.comment.url, text: args.trim(), round: await services.store.currentRound(ref), deliveryId: event.deliveryId });
+    // Deleted before this event was processed (GitHub does not promise order): withdrawn at once.
+    if (await services.store.commentWasDeleted(event.repo, event.comment.id)) {
+      await services.store.reviseNote(ref, event.comment.url, "");
+      return "note withdrawn: its comment was deleted";
+    }
     await sendFeedback(services, targetOf(event), [{ type: "react", commentId: event.comment.id, content: "+1" }], `note from @${event.comment.author.login} recorded; it is folded into the next round`, `note-${event.comment.id}`);
     return "note recorded";
   },
@@ -155,7 +160,7 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
   await services.store.openGate({ id, repo: event.repo, issue: event.issue.number, installationId: event.installationId, round: await services.store.currentRound(ref), ask, askedAt: when, askedBy: by, askUrl: event.comment.url, answerers: last.answerers });
   const gate = await services.store.getGate(id);
   if (!gate) return "reopen: gate vanished";
-  const corrected = parsed.answers.map((a) => ({ ...a, by, at: when, source: "human" as const, commentId: event.comment.id, url: event.comment.url }));
+  const corrected = parsed.answers.map((a) => ({ ...a, by, at: when, source: "human" as const, commentId: event.comment.id, url: event.comment.url, deliveryId: event.deliveryId }));
   const kept = last.answers.filter((a) => !corrected.some((c) => c.question === a.question));
   await sendFeedback(services, targetOf(event), [], `@${by} reopened gate ${last.id} with a correction, read as ${readingSummary(parsed.answers, last.ask.questions)}; the agent is re-spawned with it`);
   return applyAnswers(services, targetOf(event), gate, [...corrected, ...kept], { by, commentId: event.comment.id, at: when, receivedAt: event.receivedAt, url: event.comment.url });

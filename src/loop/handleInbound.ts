@@ -49,7 +49,14 @@ export async function handleInbound(services: Services, event: InboundEvent): Pr
 
 async function handleComment(services: Services, event: CommentEvent, settings: RepoSettings): Promise<string> {
   const author = event.comment.author;
-  if (event.action === "deleted") return commentDeleted(services, event, settings);
+  // A withdrawn answer that reopened its gate: the replies after the question are read again as a
+  // rebuild reads them (GitHub no longer has the deleted one), so the next answer given is taken.
+  const readAgain = async () => {
+    const octokit = await services.github.installation(event.installationId);
+    const changes = await reconcileIssue(services, octokit, event.installationId, event.repo, snapshotOf(event), settings);
+    return `replies read again: ${changes.length} change(s)`;
+  };
+  if (event.action === "deleted") return commentDeleted(services, event, settings, readAgain);
   const identity = await services.github.identity();
   const isAgent = author.login === identity.botLogin || services.config.agentLogins.includes(author.login.toLowerCase());
   if (isAgent) {
@@ -61,7 +68,7 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
   }
   // Only the App or a configured agent may open a gate; a marker from anyone else is plain text.
   if (!(await maySteer(services, event, author.login, author.type, settings))) return "ignored: author may not steer";
-  if (event.action === "edited") return commentEdited(services, event);
+  if (event.action === "edited") return commentEdited(services, event, readAgain);
   const command = parseCommand(event.comment.body);
   // Commands are read in issue comments only: their acknowledgements react to the command's comment.
   if (command && command.name !== "answer") return event.comment.in ? "ignored: a command in a review" : runCommand(services, event, command, settings);

@@ -53,7 +53,7 @@ export async function answerSuperseded(services: Services, event: CommentEvent, 
   if (parsed.answers.length === 0) return undefined;
   const by = event.comment.author.login;
   const at = Date.parse(event.comment.createdAt) || event.receivedAt;
-  const answers: RecordedAnswer[] = parsed.answers.map((a) => ({ ...a, by, at, source: "human", commentId: event.comment.id, url: event.comment.url }));
+  const answers: RecordedAnswer[] = parsed.answers.map((a) => ({ ...a, by, at, source: "human", commentId: event.comment.id, url: event.comment.url, deliveryId: event.deliveryId }));
   const outcome = await services.store.recordSupersededAnswer(gate.id, answers, by, at, event.comment.id);
   if (outcome !== "recorded" && outcome !== "same") return undefined;
   await sendFeedback(

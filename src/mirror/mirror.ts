@@ -89,10 +89,13 @@ export function startMirror(services: Services, options: MirrorOptions): Mirror 
     "gate.opened": ({ gate }) => enqueue("open", gate.id),
     "gate.answered": ({ gate }) => enqueue("update", gate.id, "answered"),
     "gate.closed": ({ gate, state }) => enqueue("update", gate.id, state),
+    // The message shows the answers: a withdrawn or edited one must go from Slack too.
+    "gate.revised": ({ gateId, at }) => enqueue("update", gateId, `revised-${at}`),
   };
   services.events.on("gate.opened", listeners["gate.opened"]!);
   services.events.on("gate.answered", listeners["gate.answered"]!);
   services.events.on("gate.closed", listeners["gate.closed"]!);
+  services.events.on("gate.revised", listeners["gate.revised"]!);
 
   let worker: Worker | undefined;
   if (options.worker) {
@@ -117,6 +120,7 @@ export function startMirror(services: Services, options: MirrorOptions): Mirror 
       services.events.off("gate.opened", listeners["gate.opened"]!);
       services.events.off("gate.answered", listeners["gate.answered"]!);
       services.events.off("gate.closed", listeners["gate.closed"]!);
+      services.events.off("gate.revised", listeners["gate.revised"]!);
       if (worker) {
         // A Slack call in flight ends within its timeout; do not let shutdown wait longer.
         const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.timeoutMs + 1000).unref());

@@ -70,6 +70,11 @@ export const StatusStateSchema = z.object({
             }),
           )
           .max(20),
+        /** Answers whose comment was deleted: who, when, which questions; never their text. */
+        withdrawn: z
+          .array(z.object({ by: z.string().max(100), at: z.number(), questions: z.array(z.number().int().nonnegative()).max(20) }))
+          .max(20)
+          .optional(),
       }),
     )
     .max(200),
@@ -83,6 +88,8 @@ export const StatusStateSchema = z.object({
         text: z.string().max(ANSWER_CHARS + 1),
         round: z.number().int().nonnegative(),
         sha256: SHA256.optional(),
+        /** Its comment was deleted: no text, no hash. */
+        withdrawn: z.literal(true).optional(),
       }),
     )
     .max(MAX_NOTES)

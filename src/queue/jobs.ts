@@ -82,7 +82,10 @@ export const FeedbackOpSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("react"), commentId: z.number().int().positive(), content: z.enum(["eyes", "rocket", "confused", "+1"]) }),
   z.object({ type: z.literal("addLabel"), label: z.string() }),
   z.object({ type: z.literal("removeLabel"), label: z.string() }),
-  z.object({ type: z.literal("comment"), body: z.string().max(65_536) }),
+  /** `echoOf`: the reply whose words the comment quotes, so they can be taken off again (redactEcho). */
+  z.object({ type: z.literal("comment"), body: z.string().max(65_536), echoOf: z.number().int().positive().optional() }),
+  /** The reply `of` was deleted or edited: the app's comments quoting it get `body` instead. */
+  z.object({ type: z.literal("redactEcho"), of: z.number().int().positive(), body: z.string().max(65_536) }),
   /** Re-render the status comment from the issue's status log up to line `seq`. */
   z.object({ type: z.literal("status"), seq: z.number().int().nonnegative() }),
 ]);

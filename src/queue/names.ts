@@ -20,7 +20,8 @@ const safe = (text: string) => text.replace(/[^A-Za-z0-9_.#/-]/g, "_");
 
 export const jobIds = {
   inbound: (deliveryId: string) => `delivery-${safe(deliveryId)}`,
-  resume: (gateId: string) => `resume-${safe(gateId)}`,
+  /** `reopened`: how often a withdrawn answer opened the gate again, so the answer after it resumes once too. */
+  resume: (gateId: string, reopened = 0) => `resume-${safe(gateId)}${reopened > 0 ? `-r${reopened}` : ""}`,
   dispatch: (repo: string, issue: number, trigger: string) => `dispatch-${safe(repo)}#${issue}-${safe(trigger)}`,
   feedback: (repo: string, issue: number, key: string) => `feedback-${safe(repo)}#${issue}-${safe(key)}`,
   timeout: (gateId: string, sequence: number) => `timeout-${safe(gateId)}-${sequence}`,

@@ -1,6 +1,6 @@
 import type { RepoSettings } from "../config/repoConfig.js";
 import { ProtocolError } from "../errors.js";
-import type { Gate, RecordedAnswer } from "../gates/types.js";
+import type { Gate, RecordedAnswer, Withdrawal } from "../gates/types.js";
 import { sendFeedback } from "../loop/feedback.js";
 import { approvalRule } from "../loop/approvalGate.js";
 import { handleInbound, maySteer } from "../loop/handleInbound.js";
@@ -12,6 +12,7 @@ import type { CommentEvent } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
 import { isIssueComment } from "../github/replyIds.js";
 import { inWrittenOrder, reviewReplies, type ReplySnapshot } from "./reviewReplies.js";
+import { goneReplies, issueCommentIdOf, withoutDeletedComments } from "./deletedComments.js";
 import { readStatusRecord } from "./statusRecord.js";
 import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "./timeline.js";
 
@@ -74,7 +75,8 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
   await services.store.upsertIssue({ ...ref, installationId, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state });
 
   const record = readStatusRecord(comments, isAgent);
-  let state = record?.state;
+  const present = new Set(comments.map((c) => c.id));
+  let state = record && withoutDeletedComments(record.state, (id) => present.has(id), Date.now());
   if (record) await services.store.restoreIssueCounters(ref, record.state.nextRound, record.commentId);
   if (record?.state.rounds?.length) await services.store.restoreRoundTimings(ref, record.state.rounds);
   // /note guidance Redis lost comes back from the status comment, with its audit hash.
@@ -118,6 +120,15 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     } else {
       await services.store.restoreGate({ ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number), closedReason: "a newer question was asked" });
     }
+  }
+
+  // Replies deleted while the app was down or their webhook was lost: withdrawn as the deletion would have.
+  const [gates, notes] = await Promise.all([services.store.issueGates(ref), services.store.notes(ref)]);
+  for (const gone of goneReplies(gates, notes, comments.map((c) => c.id))) {
+    const author = { login: gone.by, type: "User" };
+    const comment = { id: gone.id, body: "", url: gone.url, createdAt: new Date().toISOString(), author };
+    const outcome = await handleInbound(services, { ...base, kind: "comment", action: "deleted", deliveryId: `reconcile-deleted-${gone.id}`, sender: author, comment });
+    changes.push(`${repo}#${issue.number}: comment ${gone.id} of @${gone.by} is gone from GitHub: ${outcome}`);
   }
 
   const open = await services.store.lastGate(ref);
@@ -231,7 +242,7 @@ function commentOf(comment: CommentSnapshot): CommentEvent["comment"] {
 }
 
 function settledGate(
-  known: { id: string; state: string; round: number; answers: Omit<RecordedAnswer, "commentId">[]; answeredBy?: string; answeredAt?: number; answerCommentId?: number; reason?: string },
+  known: { id: string; state: string; round: number; answers: Omit<RecordedAnswer, "commentId">[]; answeredBy?: string; answeredAt?: number; answerCommentId?: number; reason?: string; withdrawn?: Withdrawal[] },
   comment: CommentSnapshot,
   ask: Ask,
   installationId: number,
@@ -249,10 +260,12 @@ function settledGate(
     askedBy: comment.user?.login ?? "",
     askUrl: comment.html_url,
     state: known.state as Gate["state"],
-    answers: known.answers,
+    // The status comment keeps each answer's URL, not its comment id: a later deletion must find it.
+    answers: known.answers.map((a) => ({ ...a, ...(issueCommentIdOf(a.url) !== undefined ? { commentId: issueCommentIdOf(a.url) } : {}) })),
     answeredBy: known.answeredBy,
     answeredAt: known.answeredAt,
     answerCommentId: known.answerCommentId,
     ...(known.reason ? { closedReason: known.reason } : {}),
+    ...(known.withdrawn?.length ? { withdrawn: known.withdrawn } : {}),
   };
 }

@@ -178,8 +178,8 @@ async function applyOp(services: Services, octokit: InstallationOctokit, t: Targ
       await services.store.setAwaitingLabel(ref, "off");
       return 1;
     }
-    case "comment":
-      await writer.send(() =>
+    case "comment": {
+      const { data } = await writer.send(() =>
         octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
           owner: t.owner,
           repo: t.repo,
@@ -187,10 +187,32 @@ async function applyOp(services: Services, octokit: InstallationOctokit, t: Targ
           body: op.body,
         }),
       );
+      if (op.echoOf !== undefined) await services.store.rememberEcho(ref, op.echoOf, Number(data.id));
       return 1;
+    }
+    case "redactEcho":
+      return redactEchoes(services, octokit, t, op.of, op.body, writer);
     case "status":
       return updateStatusComment(services, octokit, t, op.seq, writer);
   }
+}
+
+/** Replaces the app's comments that quote a withdrawn or edited reply (one already deleted is fine). */
+async function redactEchoes(services: Services, octokit: InstallationOctokit, t: Target, of: number, body: string, writer: BudgetedWriter): Promise<number> {
+  const ref = { repo: t.fullName, issue: t.issue };
+  const ids = await services.store.echoes(ref, of);
+  if (ids.length === 0) return writer.coalesced();
+  for (const id of ids) {
+    await writer.send(async () => {
+      try {
+        await octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: t.owner, repo: t.repo, comment_id: id, body });
+      } catch (error) {
+        if ((error as { status?: number }).status !== 404) throw error;
+      }
+    });
+  }
+  await services.store.forgetEchoes(ref, of); // after the edits: a retried job redacts what is left
+  return ids.length;
 }
 
 /** Whether the issue carries the label now (a read: not part of the write budget), looking through every page. */
@@ -243,17 +265,15 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
         sha256: a.sha256 ?? foldedSha256(a.text),
         ...(a.approval ? { approval: { ...a.approval, votes: a.approval.votes.slice(0, 50).map((v) => ({ ...v, ...(v.note ? { note: v.note.slice(0, ANSWER_CHARS) } : {}) })) } } : {}),
       })),
+      ...(g.withdrawn?.length ? { withdrawn: g.withdrawn.slice(-20) } : {}),
     })),
     ...(notes.length > 0
       ? {
-          notes: notes.slice(-MAX_NOTES).map((n) => ({
-            by: n.by,
-            at: n.at,
-            url: n.url,
-            text: n.text.slice(0, ANSWER_CHARS),
-            round: n.round,
-            sha256: n.sha256 ?? foldedSha256(n.text),
-          })),
+          notes: notes.slice(-MAX_NOTES).map((n) =>
+            n.withdrawn
+              ? { by: n.by, at: n.at, url: n.url, text: "", round: n.round, withdrawn: true as const }
+              : { by: n.by, at: n.at, url: n.url, text: n.text.slice(0, ANSWER_CHARS), round: n.round, sha256: n.sha256 ?? foldedSha256(n.text) },
+          ),
         }
       : {}),
     ...(rounds.length > 0 ? { rounds: rounds.slice(-MAX_ROUNDS_SHOWN) } : {}),

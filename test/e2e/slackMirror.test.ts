@@ -102,4 +102,21 @@ describe("the Slack mirror", () => {
     expect(updated).toContain("*Answered by @maintainer: SQLite.*");
     expect(s.calls.filter((c) => c.method === "chat.postMessage")).toHaveLength(1);
   });
+
+  it("takes a deleted answer off the message again", async () => {
+    slack = await new FakeSlack().start();
+    const agent = recordingAgent();
+    loop = await startLoop({ ...agent.env, SLACK_BOT_TOKEN: SLACK_TOKEN, SLACK_CHANNEL: CHANNEL, SLACK_API_URL: slack.apiUrl, SLACK_TIMEOUT: "2s" });
+    const s = slack;
+    const { issue } = await askedGate(loop);
+    await waitFor("the Slack message", () => s.calls.find((c) => c.method === "chat.postMessage"));
+    const reply = loop.sim.comment(REPO, issue, "maintainer", "whatever the vault says, not hunter2-slack");
+    await waitFor("round 1", () => agentRuns(agent.out, 1)[0]);
+    const answered = await waitFor("the Slack update with the answer", () => s.calls.find((c) => c.method === "chat.update" && JSON.stringify(FakeSlack.blocks(c)).includes("hunter2-slack")));
+    expect(JSON.stringify(FakeSlack.blocks(answered))).toContain("Answered by @maintainer");
+
+    loop.sim.deleteComment(REPO, reply.id, "maintainer");
+    const redacted = await waitFor("a later Slack update", () => s.calls.filter((c) => c.method === "chat.update").at(1));
+    expect(JSON.stringify(FakeSlack.blocks(redacted))).not.toContain("hunter2");
+  });
 });

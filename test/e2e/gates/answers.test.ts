@@ -179,9 +179,9 @@ describe("gates: answers", () => {
     expect(g.replies(issue)).toHaveLength(1);
   });
 
-  it("an answer edited after the resume started is left as it was and gets a visible note", async () => {
+  it("an answer edited after the resume started re-runs nothing: later rounds get the edit, and a visible note says so", async () => {
     g = await Gates.start("ask");
-    const { issue } = await g.asked("Edited too late");
+    const { issue, comment: ask } = await g.asked("Edited too late");
     const reply = g.comment(issue, "maintainer", "Postgres");
     await g.run(issue, 1);
     await g.resumedWith(reply.id, issue);
@@ -190,9 +190,10 @@ describe("gates: answers", () => {
     const note = await g.reply(issue, "your edit came after the agent had resumed");
     expect(note.body).toContain("@maintainer");
     expect(note.body).toContain("/reopen");
+    await g.statusLine(issue, `@maintainer edited the answer to gate ${ask.id} after the agent had resumed with it; later rounds get the edited text`);
+    expect((await g.loop.app.services.store.getGate(String(ask.id)))?.answers[0]?.option).toBe("SQLite");
     await settle(800);
     expect(g.runs(issue, 2)).toEqual([]);
-    expect(g.statusBody(issue)).not.toContain("edited the answer");
     expect(g.replies(issue)).toHaveLength(1);
   });
 

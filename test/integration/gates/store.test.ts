@@ -148,8 +148,8 @@ describe("GateStore: recording answers", () => {
     const g = newGate();
     await store.openGate(g);
     const gate = (await store.getGate(g.id))!;
-    expect(await store.recordAnswer(gate, answer("alice", 500), "alice", 500, 5_000)).toEqual({ outcome: "recorded" });
-    expect(await store.recordAnswer(gate, answer("alice", 500), "alice", 500, 5_001)).toEqual({ outcome: "same", state: "answered" });
+    expect(await store.recordAnswer(gate, answer("alice", 500), "alice", 500, 5_000)).toEqual({ outcome: "recorded", reopened: 0 });
+    expect(await store.recordAnswer(gate, answer("alice", 500), "alice", 500, 5_001)).toEqual({ outcome: "same", state: "answered", reopened: 0 });
     expect(await store.recordAnswer(gate, answer("bob", 501), "bob", 501, 5_002)).toEqual({ outcome: "taken", state: "answered", answeredBy: "alice" });
     expect(await store.recordAnswer({ ...gate, id: "never-opened" }, answer(), "x", 1, 1)).toEqual({ outcome: "missing" });
 
@@ -218,7 +218,7 @@ describe("GateStore: answers to several questions", () => {
     expect((await store.openGates()).map((x) => x.id)).toEqual([g.id]);
 
     const second = q(1, "yes", "bob", 2_400_000_002);
-    expect(await store.recordAnswer(gate, [second], "bob", 2_400_000_002, 20)).toEqual({ outcome: "recorded" });
+    expect(await store.recordAnswer(gate, [second], "bob", 2_400_000_002, 20)).toEqual({ outcome: "recorded", reopened: 0 });
     const stored = (await store.getGate(g.id))!;
     expect(stored).toMatchObject({ state: "answered", answeredBy: "bob", answeredAt: 20, answerCommentId: 2_400_000_002 });
     expect(stored.answers).toEqual([first, second]);
@@ -249,24 +249,25 @@ describe("GateStore: answers to several questions", () => {
     await store.openGate(g);
     const gate = (await store.getGate(g.id))!;
     const byDefault: RecordedAnswer = { question: 0, text: "SQLite", option: "SQLite", optionIndex: 1, by: "escalation", at: 1, source: "default" };
-    expect(await store.recordAnswer(gate, [byDefault], "escalation", `timeout-${g.id}`, 1)).toEqual({ outcome: "recorded" });
-    expect(await store.recordAnswer(gate, [byDefault], "escalation", `timeout-${g.id}`, 2)).toEqual({ outcome: "same", state: "answered" });
+    expect(await store.recordAnswer(gate, [byDefault], "escalation", `timeout-${g.id}`, 1)).toEqual({ outcome: "recorded", reopened: 0 });
+    expect(await store.recordAnswer(gate, [byDefault], "escalation", `timeout-${g.id}`, 2)).toEqual({ outcome: "same", state: "answered", reopened: 0 });
   });
 
-  it("replaceAnswer: an edited reply replaces the answer until the resume starts", async () => {
+  it("reviseAnswers: an edited reply replaces its answer before the resume, and for later rounds after it", async () => {
     const store = freshStore();
     const g = newGate();
     await store.openGate(g);
-    expect(await store.replaceAnswer(g.id, 500, answer("alice", 500))).toBe("open");
-    await store.recordAnswer((await store.getGate(g.id))!, answer("alice", 500), "alice", 500, 1);
+    const gate = (await store.getGate(g.id))!;
+    await store.recordAnswer(gate, answer("alice", 500), "alice", 500, 1);
     const edited: RecordedAnswer[] = [{ ...answer("alice", 500)[0]!, text: "1", option: "Postgres", optionIndex: 0 }];
-    expect(await store.replaceAnswer(g.id, 501, edited)).toBe("answered"); // not the answering comment
-    expect(await store.replaceAnswer(g.id, 500, edited)).toBe("replaced");
+    expect(await store.reviseAnswers(gate, 501, edited, 2)).toEqual({ outcome: "none", state: "answered" }); // not the answering comment
+    expect(await store.reviseAnswers(gate, 500, edited, 2)).toEqual({ outcome: "replaced", state: "answered" });
     expect((await store.getGate(g.id))?.answers).toEqual(edited);
     await store.claimResume(g.id, "job-1");
-    expect(await store.replaceAnswer(g.id, 500, answer("alice", 500))).toBe("resuming");
-    expect((await store.getGate(g.id))?.answers).toEqual(edited);
-    expect(await store.replaceAnswer("unknown-gate", 500, edited)).toBe("missing");
+    const redacted: RecordedAnswer[] = [{ ...edited[0]!, text: "Postgres (password removed)" }];
+    expect(await store.reviseAnswers(gate, 500, redacted, 3)).toEqual({ outcome: "replaced", state: "resuming" });
+    expect(await store.getGate(g.id)).toMatchObject({ state: "resuming", answers: redacted, answerCommentId: 500 });
+    expect(await store.reviseAnswers({ ...gate, id: "unknown-gate" }, 500, edited, 4)).toEqual({ outcome: "missing" });
   });
 });
 

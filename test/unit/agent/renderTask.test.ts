@@ -246,6 +246,26 @@ describe("renderTask with the real template", () => {
     expect(renderTask(template, input([], { notes: [] }))).not.toContain("## Notes from humans");
     expect(renderTask(template, input([]))).not.toContain("## Notes from humans");
   });
+
+  it("a withdrawn answer or note is named with who and when, never quoted, and has no audit entry", () => {
+    const withdrawnGate = gate({
+      id: "900901",
+      state: "resumed",
+      ask: validateAsk({ v: 1, id: "900901", round: 0, questions: [{ text: "Which database?", options: ["Postgres", "SQLite"] }, { text: "Anything else?" }] }),
+      answers: [humanAnswer({ question: 1, text: "fine", option: undefined, optionIndex: undefined, note: undefined })],
+      withdrawn: [{ by: "alice", at: T0 + 5_000, questions: [0] }],
+    });
+    const notes = [{ by: "bob", at: T0 + 1_000, url: "https://github.com/octo/demo/issues/7#issuecomment-700", text: "", round: 0, withdrawn: true }];
+    const task = renderTask(template, input([withdrawnGate], { notes }));
+    const q1 = section(task, "**Q1. Which database?**", "**Q2.");
+    expect(q1).toContain(`An answer from human @alice was withdrawn at ${iso(T0 + 5_000)} (its comment was deleted); its text is not available.`);
+    expect(q1).toContain("Not answered (resumed).");
+    expect(section(task, "**Q2. Anything else?**", "## Notes")).not.toContain("withdrawn");
+    const block = section(task, "## Notes from humans on this issue", "## How to work");
+    expect(block).toContain(`A note from human @bob at ${iso(T0 + 1_000)} was withdrawn (its comment was deleted); its text is not available.`);
+    expect(block).not.toContain("Note from human @bob");
+    expect(section(task, "## Audit of the human text")).not.toContain("note from");
+  });
 });
 
 describe("an approval in the task", () => {

@@ -89,6 +89,13 @@ describe("toInboundEvent: issue_comment", () => {
     expect(event).toMatchObject({ kind: "comment", action, installationId: INSTALLATION.id });
   });
 
+  it("keeps no text of a deleted comment: only its id is needed, and the text may be why it was deleted", () => {
+    const payload = commentEvent("deleted");
+    expect(JSON.stringify(payload)).toContain(payload.comment.body);
+    const event = convert("issue_comment", payload);
+    expect(event).toMatchObject({ kind: "comment", action: "deleted", comment: { id: payload.comment.id, body: "" } });
+  });
+
   it("defaults receivedAt to now", () => {
     const before = Date.now();
     const event = toInboundEvent("issue_comment", commentEvent(), "d");
