@@ -31,6 +31,9 @@ const ReplyPlace = z.discriminatedUnion("kind", [
 ]);
 export type ReplyPlace = z.infer<typeof ReplyPlace>;
 
+/** A reply's id as the loop records it (src/github/replyIds.ts): an issue comment's own, a review's negative. */
+const ReplyId = z.number().int().refine((id) => id !== 0, "a reply id is never 0");
+
 const Common = {
   deliveryId: z.string().min(1).max(200),
   installationId: z.number().int().positive(),
@@ -46,8 +49,7 @@ export const InboundEventSchema = z.discriminatedUnion("kind", [
     action: z.enum(["created", "edited", "deleted"]),
     ...Common,
     comment: z.object({
-      /** The reply's id as the loop records it (src/github/replyIds.ts): an issue comment's own, a review's negative. */
-      id: z.number().int().refine((id) => id !== 0),
+      id: ReplyId,
       body: z.string().max(65_536),
       url: z.string().max(2048),
       createdAt: z.string().max(40),
@@ -83,9 +85,9 @@ export const FeedbackOpSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("addLabel"), label: z.string() }),
   z.object({ type: z.literal("removeLabel"), label: z.string() }),
   /** `echoOf`: the reply whose words the comment quotes, so they can be taken off again (redactEcho). */
-  z.object({ type: z.literal("comment"), body: z.string().max(65_536), echoOf: z.number().int().positive().optional() }),
+  z.object({ type: z.literal("comment"), body: z.string().max(65_536), echoOf: ReplyId.optional() }),
   /** The reply `of` was deleted or edited: the app's comments quoting it get `body` instead. */
-  z.object({ type: z.literal("redactEcho"), of: z.number().int().positive(), body: z.string().max(65_536) }),
+  z.object({ type: z.literal("redactEcho"), of: ReplyId, body: z.string().max(65_536) }),
   /** Re-render the status comment from the issue's status log up to line `seq`. */
   z.object({ type: z.literal("status"), seq: z.number().int().nonnegative() }),
 ]);
