@@ -99,6 +99,17 @@ function parse<T extends z.ZodTypeAny>(schema: T, name: string, payload: unknown
 
 type Mapped = InboundEvent | undefined;
 
+/** What every event carries: the delivery, the installation and repository, the issue, who acted. */
+function envelopeOf(
+  p: { repository: { full_name: string }; sender: z.infer<typeof User> },
+  installation: { id: number },
+  issue: InboundEvent["issue"],
+  deliveryId: string,
+  receivedAt: number,
+) {
+  return { deliveryId, installationId: installation.id, repo: p.repository.full_name, issue, sender: actorOf(p.sender), receivedAt };
+}
+
 /** `pull_request.*`: each action the app acts on is its issue counterpart's (labeled, closed), plus new commits. */
 function fromPullRequest(payload: unknown, deliveryId: string, receivedAt: number): Mapped {
   const action = (payload as { action?: unknown } | null)?.action;
@@ -106,7 +117,7 @@ function fromPullRequest(payload: unknown, deliveryId: string, receivedAt: numbe
   const p = parse(PullRequestPayload, "pull_request", payload);
   if (!p.installation) return undefined;
   const pr = p.pull_request;
-  const common = { deliveryId, installationId: p.installation.id, repo: p.repository.full_name, issue: issueOf(pr, true), sender: actorOf(p.sender), receivedAt };
+  const common = envelopeOf(p, p.installation, issueOf(pr, true), deliveryId, receivedAt);
   if (action === "labeled") return p.label && !isBot(common.sender) ? { kind: "labeled", label: p.label.name, ...common } : undefined;
   if (action === "closed") return { kind: "closed", ...common };
   // When GitHub recorded the push; a webhook may arrive late, after a question asked since.
@@ -123,12 +134,7 @@ function fromReview(payload: unknown, deliveryId: string, receivedAt: number): M
   return {
     kind: "comment",
     action: "created",
-    deliveryId,
-    installationId: p.installation.id,
-    repo: p.repository.full_name,
-    issue: issueOf(p.pull_request, true),
-    sender: actorOf(p.sender),
-    receivedAt,
+    ...envelopeOf(p, p.installation, issueOf(p.pull_request, true), deliveryId, receivedAt),
     comment: {
       id: replyId("review", review.id),
       body: review.body,
@@ -150,12 +156,7 @@ function fromReviewComment(payload: unknown, deliveryId: string, receivedAt: num
   return {
     kind: "comment",
     action: "created",
-    deliveryId,
-    installationId: p.installation.id,
-    repo: p.repository.full_name,
-    issue: issueOf(p.pull_request, true),
-    sender: actorOf(p.sender),
-    receivedAt,
+    ...envelopeOf(p, p.installation, issueOf(p.pull_request, true), deliveryId, receivedAt),
     comment: {
       id: replyId("reviewComment", c.id),
       body: c.body,
@@ -171,14 +172,7 @@ function fromReviewComment(payload: unknown, deliveryId: string, receivedAt: num
 function fromIssue(name: string, payload: unknown, deliveryId: string, receivedAt: number): Mapped {
   const p = parse(Payload, name, payload);
   if (!p.installation) return undefined; // not delivered to an installed App: nothing we can act on
-  const common = {
-    deliveryId,
-    installationId: p.installation.id,
-    repo: p.repository.full_name,
-    issue: issueOf(p.issue, p.issue.pull_request !== undefined && p.issue.pull_request !== null),
-    sender: actorOf(p.sender),
-    receivedAt,
-  };
+  const common = envelopeOf(p, p.installation, issueOf(p.issue, p.issue.pull_request !== undefined && p.issue.pull_request !== null), deliveryId, receivedAt);
   if (name === "issue_comment" && p.comment && (p.action === "created" || p.action === "edited" || p.action === "deleted")) {
     // A deletion needs only the comment's id: its text (perhaps why it was deleted) is not kept.
     const body = p.action === "deleted" ? "" : (p.comment.body ?? "");

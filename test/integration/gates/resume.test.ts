@@ -1,20 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GateStore } from "../../../src/gates/store.js";
 import type { RecordedAnswer } from "../../../src/gates/types.js";
 import { gateFixture, newGate } from "../../support/gates.js";
+import { storeRedis } from "../../support/storeRedis.js";
 
-let redis: Redis;
-beforeAll(async () => {
-  redis = new Redis(inject("redisUrl"), { maxRetriesPerRequest: 1 });
-  await redis.ping();
-});
-afterAll(async () => {
-  await redis?.quit();
-});
-
-const freshStore = () => new GateStore(redis, `test-${randomUUID().slice(0, 8)}`);
+const { redis, freshStore } = storeRedis();
 const answer: RecordedAnswer[] = [{ question: 0, text: "2", option: "SQLite", optionIndex: 1, by: "alice", at: 5_000, source: "human", commentId: 500 }];
 
 async function answeredGate(store: GateStore) {
@@ -38,7 +29,7 @@ describe("GateStore: a resume's round runs to its end once", () => {
     const store = freshStore();
     const gate = await answeredGate(store);
     await store.claimResume(gate.id, "resume-1");
-    await redis.del(store.keys.gate(gate.id), store.keys.issueGates(gate)); // the wipe
+    await redis().del(store.keys.gate(gate.id), store.keys.issueGates(gate)); // the wipe
     await store.finishResume(gate, 9_000);
     expect(await store.getGate(gate.id)).toMatchObject({ id: gate.id, state: "resumed", answers: answer, answeredBy: "alice" });
     expect((await store.issueGates(gate)).map((g) => g.id)).toEqual([gate.id]);

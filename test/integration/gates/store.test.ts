@@ -1,21 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GateStore, type NewGate } from "../../../src/gates/store.js";
 import type { RecordedAnswer } from "../../../src/gates/types.js";
 import { validateAsk } from "../../../src/protocol/ask.js";
+import { storeRedis } from "../../support/storeRedis.js";
 
-let redis: Redis;
-beforeAll(async () => {
-  redis = new Redis(inject("redisUrl"), { maxRetriesPerRequest: 1 });
-  await redis.ping();
-});
-afterAll(async () => {
-  await redis?.quit();
-});
-
-/** A store in a namespace of its own, so tests never see each other's keys. */
-const freshStore = () => new GateStore(redis, `test-${randomUUID().slice(0, 8)}`);
+const { redis, freshStore } = storeRedis();
 /** The loop records the issue before it opens a gate; getIssue needs that record. */
 const withIssue = async (store: GateStore, issue = 7) => {
   await store.upsertIssue({ repo: REPO, issue, installationId: 99, title: "Add a cache", body: "", url: `https://x/${issue}`, assignees: [] });
@@ -509,7 +499,7 @@ describe("GateStore: lastGate, notes and one-time marks", () => {
     expect(await store.firstTime("help:octo/demo#7")).toBe(false);
     expect(await store.firstTime("help:octo/demo#8")).toBe(true);
     expect(await store.firstTime("short", 1)).toBe(true);
-    const ttl = await redis.ttl(store.keys.once("help:octo/demo#7"));
+    const ttl = await redis().ttl(store.keys.once("help:octo/demo#7"));
     expect(ttl).toBeGreaterThan(29 * 86400);
     await new Promise((r) => setTimeout(r, 1_150));
     expect(await store.firstTime("short", 1)).toBe(true);
@@ -537,7 +527,7 @@ describe("GateStore: permission cache", () => {
     await store.cachePermission(REPO, "Alice", "write", 1);
     expect(await store.cachedPermission("octo/demo", "alice")).toBe("write");
     expect(await store.cachedPermission(REPO, "bob")).toBeNull();
-    const ttl = await redis.pttl(store.keys.permission(REPO, "alice"));
+    const ttl = await redis().pttl(store.keys.permission(REPO, "alice"));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(1000);
     await new Promise((r) => setTimeout(r, 1_150));
@@ -549,7 +539,7 @@ describe("GateStore: permission cache", () => {
     await store.cachePermission(REPO, "carol", "read", 60);
     await store.cachePermission(REPO, "carol", "admin", 120);
     expect(await store.cachedPermission(REPO, "carol")).toBe("admin");
-    expect(await redis.ttl(store.keys.permission(REPO, "carol"))).toBeGreaterThan(60);
+    expect(await redis().ttl(store.keys.permission(REPO, "carol"))).toBeGreaterThan(60);
   });
 });
 

@@ -1,20 +1,10 @@
-import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GateStore } from "../../../src/gates/store.js";
 import type { Gate, RecordedAnswer } from "../../../src/gates/types.js";
 import { gateFixture, newGate } from "../../support/gates.js";
+import { storeRedis } from "../../support/storeRedis.js";
 
-let redis: Redis;
-beforeAll(async () => {
-  redis = new Redis(inject("redisUrl"), { maxRetriesPerRequest: 1 });
-  await redis.ping();
-});
-afterAll(async () => {
-  await redis?.quit();
-});
-
-const freshStore = () => new GateStore(redis, `test-${randomUUID().slice(0, 8)}`);
+const { redis, freshStore } = storeRedis();
 const SECRET = "hunter2-s3cret";
 const reply = (question: number, text: string, commentId: number, by = "alice"): RecordedAnswer => ({ question, text, by, at: 5_000, source: "human", commentId });
 
@@ -29,13 +19,13 @@ async function opened(store: GateStore, questions = 1): Promise<Gate> {
 
 /** Every value under the store's namespace, as text: where a withdrawn secret must not be. */
 async function everything(store: GateStore): Promise<string> {
-  const keys = await redis.keys(`${store.keys.prefix}:*`);
+  const keys = await redis().keys(`${store.keys.prefix}:*`);
   const values = await Promise.all(
     keys.map(async (key) => {
-      const type = await redis.type(key);
-      if (type === "hash") return JSON.stringify(await redis.hgetall(key));
-      if (type === "list") return JSON.stringify(await redis.lrange(key, 0, -1));
-      if (type === "string") return (await redis.get(key)) ?? "";
+      const type = await redis().type(key);
+      if (type === "hash") return JSON.stringify(await redis().hgetall(key));
+      if (type === "list") return JSON.stringify(await redis().lrange(key, 0, -1));
+      if (type === "string") return (await redis().get(key)) ?? "";
       return "";
     }),
   );
@@ -54,7 +44,7 @@ describe("GateStore.reviseAnswers: a deleted answer is withdrawn", () => {
     expect(reopened.answeredBy).toBeUndefined();
     expect(reopened.answerCommentId).toBeUndefined();
     expect((await store.openGates()).map((g) => g.id)).toEqual([gate.id]);
-    expect((await store.getIssue(gate))?.openGate ?? (await redis.hget(store.keys.issue(gate), "openGate"))).toBe(gate.id);
+    expect((await store.getIssue(gate))?.openGate ?? (await redis().hget(store.keys.issue(gate), "openGate"))).toBe(gate.id);
     // The spawn queued for the withdrawn answer starts nothing.
     expect((await store.beginRound(gate, "resume-job", { claimGate: gate.id })).claim).toBe("open");
 

@@ -1,19 +1,8 @@
-import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { GateStore } from "../../../src/gates/store.js";
+import { describe, expect, it } from "vitest";
 import { WriteBudget } from "../../../src/github/writeBudget.js";
+import { storeRedis } from "../../support/storeRedis.js";
 
-let redis: Redis;
-beforeAll(async () => {
-  redis = new Redis(inject("redisUrl"), { maxRetriesPerRequest: 1 });
-  await redis.ping();
-});
-afterAll(async () => {
-  await redis?.quit();
-});
-
-const freshStore = () => new GateStore(redis, `test-${randomUUID().slice(0, 8)}`);
+const { redis, freshStore } = storeRedis();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("the write budget in Redis (per installation, shared by replicas)", () => {
