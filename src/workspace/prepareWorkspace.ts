@@ -34,6 +34,8 @@ export interface PreparedWorkspace {
   resumed?: SavedWork;
   /** Where the previous round's work went because the branch had moved (the task says so). */
   divertedTo?: string;
+  /** Commits and pushes what this round left (saveWork); a round branch it went to is remembered for the next task. */
+  save(): Promise<SavedWork>;
 }
 
 /** One fetch into a repository's cache at a time in this process: concurrent fetches fight over ref locks. */
@@ -66,7 +68,8 @@ export async function prepareWorkspace(input: PrepareInput): Promise<PreparedWor
   const remoteBranch = await git(["rev-parse", "--verify", "--quiet", `refs/remotes/origin/${input.branch}`], { cwd }).catch(() => undefined);
   await git(["checkout", "--quiet", "--force", "-B", input.branch, remoteBranch ?? `refs/remotes/origin/${input.base}`], { cwd });
   await git(["clean", "-ffdxq"], { cwd });
-  await writeWorkspaceState(paths.stateFile, { round: input.round, branch: input.branch, base: input.base });
+  const state = { round: input.round, branch: input.branch, base: input.base };
+  await writeWorkspaceState(paths.stateFile, state);
   return {
     checkout: cwd,
     taskFile: paths.taskFile,
@@ -75,6 +78,11 @@ export async function prepareWorkspace(input: PrepareInput): Promise<PreparedWor
     newBranch: remoteBranch === undefined,
     ...(resumed ? { resumed } : {}),
     ...(divertedTo ? { divertedTo } : {}),
+    save: async () => {
+      const saved = await saveWork({ ...input, checkout: cwd });
+      if (saved.divertedTo) await writeWorkspaceState(paths.stateFile, { ...state, divertedTo: saved.divertedTo });
+      return saved;
+    },
   };
 }
 
