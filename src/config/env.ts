@@ -20,6 +20,8 @@ export interface AppConfig {
   logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
   /** GitHub's REST base, e.g. https://api.github.com or http://127.0.0.1:3001/api/v3 */
   baseUrl: string;
+  /** GitHub's web and git host, e.g. https://github.com or http://127.0.0.1:3001 (GITHUB_SERVER_URL for agents). */
+  serverUrl: string;
   redisUrl: string | undefined;
   redisPrefix: string;
   dataDir: string;
@@ -257,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
     baseUrl: e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3` : "https://api.github.com",
+    serverUrl: e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}` : "https://github.com",
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     dataDir: resolve(e.DATA_DIR),

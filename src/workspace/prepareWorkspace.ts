@@ -62,6 +62,9 @@ export async function prepareWorkspace(input: PrepareInput): Promise<PreparedWor
     // Objects are borrowed from the cache (alternates): a checkout costs its files, not the history.
     await git(["clone", "--quiet", "--shared", "--no-checkout", paths.cache, cwd]);
     await git(["remote", "set-url", "origin", input.cloneUrl], { cwd });
+    // So the agent's own commits work without a git identity on the host; its environment may set another.
+    await git(["config", "user.name", input.identity.name], { cwd });
+    await git(["config", "user.email", input.identity.email], { cwd });
   } else {
     await git(["fetch", "--quiet", "--prune", paths.cache, "+refs/heads/*:refs/remotes/origin/*"], { cwd });
   }

@@ -1,0 +1,119 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseAskComment } from "../../src/protocol/ask.js";
+import { basicAuthorization } from "../../src/workspace/gitCredentials.js";
+import { REPO, startLoop, waitFor, type Loop } from "../support/harness.js";
+
+const AGENT = resolve("test/support/agents/workspace-agent.mjs");
+
+/** What test/support/agents/workspace-agent.mjs saw in one round. */
+interface Seen {
+  cwd: string;
+  env: Record<string, string>;
+  task: string;
+  branch: string;
+  origin: string;
+  app: string | null;
+  notes: string | null;
+  status: string;
+  pushed?: string;
+}
+
+const seen = (out: string, round: number, issue: number, repo = REPO): Seen | undefined => {
+  const file = join(out, `round-${round}-${repo.replace("/", "-")}-${issue}.json`);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Seen) : undefined;
+};
+
+function allFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).isFile());
+}
+
+describe("the agent's workspace end to end, through the simulator's git server", () => {
+  let loop: Loop;
+  let out: string;
+  let root: string;
+
+  beforeAll(async () => {
+    out = mkdtempSync(join(tmpdir(), "esc-ws-e2e-"));
+    root = mkdtempSync(join(tmpdir(), "esc-ws-root-"));
+    loop = await startLoop({ AGENT_WORKSPACE: "on", WORKSPACE_ROOT: root, AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, out, "{round}"]) });
+  });
+  afterAll(async () => {
+    await loop?.close();
+  });
+
+  it("round 0's uncommitted edit is on the branch after it asks; round 1 starts there, pushes with its token, and the token is nowhere", async () => {
+    const { sim } = loop;
+    await sim.seedGit(REPO, { "README.md": "# widgets\n", "src/app.ts": "export const lookups = 1;\n" });
+    const issue = sim.createIssue(REPO, { title: "Add a cache", body: "Cache the lookups.", author: "maintainer" }).number;
+    sim.comment(REPO, issue, "maintainer", "/agent");
+    const branch = `escalation/issue-${issue}`;
+
+    const ask = await waitFor("the agent's question", () => sim.comments(REPO, issue).find((c) => parseAskComment(c.body) !== undefined), 30_000);
+    const round0 = await waitFor("round 0's record", () => seen(out, 0, issue));
+    expect(round0.branch).toBe(branch);
+    expect(round0.origin).toBe(`${sim.url}/${REPO}.git`);
+    expect(round0.app).toBe("export const lookups = 1;\n");
+    expect(round0.env).toMatchObject({ ESCALATION_BRANCH: branch, ESCALATION_BASE: "main", GITHUB_SERVER_URL: sim.url });
+    expect(round0.task).toContain(`on the branch \`${branch}\``);
+    expect(round0.task).toContain("nothing is lost");
+    // Before the round is recorded as ended, the work it left is on the branch.
+    const wip = await waitFor("round 0's work on the branch", () => sim.fileAt(REPO, branch, "NOTES.md"), 30_000);
+    expect(wip).toBe("Asked which cache to use.\n");
+    expect(await sim.fileAt(REPO, branch, "src/app.ts")).toBe('export const lookups = 1;\nexport const cache = "sqlite";\n');
+    expect((await sim.gitLog(REPO, branch))[0]).toMatchObject({ subject: "work in progress, round 0", author: sim.botLogin });
+    expect(await sim.fileAt(REPO, "main", "NOTES.md")).toBeUndefined();
+    await waitFor("the awaiting-human label", () => sim.issue(REPO, issue).labels.includes("awaiting-human"));
+
+    sim.comment(REPO, issue, "maintainer", "SQLite");
+    const round1 = await waitFor("round 1's record", () => seen(out, 1, issue), 30_000);
+    expect(round1.cwd).toBe(round0.cwd);
+    expect(round1.branch).toBe(branch);
+    expect(round1.app).toBe('export const lookups = 1;\nexport const cache = "sqlite";\n');
+    expect(round1.notes).toBe("Asked which cache to use.\n");
+    expect(round1.status).toBe("");
+    expect(round1.task).toContain("Which cache should the lookups use?");
+    // `git push origin HEAD` worked with the agent's own token and environment.
+    const head = await waitFor("the agent's own push", async () => ((await sim.gitLog(REPO, branch))[0]?.subject === "the agent's own commit" ? true : undefined), 30_000);
+    expect(head).toBe(true);
+    expect(await sim.fileAt(REPO, branch, "DONE.md")).toBe("Finished.\n");
+    await waitFor("the label off after round 1", () => !sim.issue(REPO, issue).labels.includes("awaiting-human"), 30_000);
+
+    const token = round1.env.GITHUB_TOKEN!;
+    expect(token).toMatch(/^ghs_/);
+    const forms = [token, basicAuthorization(token).slice("Basic ".length)];
+    for (const file of allFiles(round1.cwd)) {
+      const text = readFileSync(file, "latin1");
+      expect(forms.some((f) => text.includes(f)), file).toBe(false);
+    }
+    for (const comment of sim.comments(REPO, issue)) expect(forms.some((f) => comment.body.includes(f))).toBe(false);
+    expect(ask.body).not.toContain(token);
+  });
+
+  it("a private repository is cloned with the narrowed token, and a repository that turns the workspace off gets a fresh directory", async () => {
+    const { sim } = loop;
+    sim.addRepo("acme/private", { private: true });
+    sim.setPermission("acme/private", "maintainer", "write");
+    await sim.seedGit("acme/private", { "secret.txt": "only for the installation\n" });
+    const issue = sim.createIssue("acme/private", { title: "Private work", body: "", author: "maintainer" }).number;
+    sim.comment("acme/private", issue, "maintainer", "/agent");
+    const run = await waitFor("the private repository's round 0", () => seen(out, 0, issue, "acme/private"), 30_000);
+    expect(readFileSync(join(run.cwd, "secret.txt"), "utf8")).toBe("only for the installation\n");
+    expect(run.origin).toBe(`${sim.url}/acme/private.git`);
+
+    sim.addRepo("acme/plain");
+    sim.setPermission("acme/plain", "maintainer", "write");
+    sim.setFile("acme/plain", ".github/escalation.yml", "workspace:\n  enabled: false\n");
+    const plainIssue = sim.createIssue("acme/plain", { title: "No checkout", body: "", author: "maintainer" }).number;
+    sim.comment("acme/plain", plainIssue, "maintainer", "/agent");
+    const plain = await waitFor("the plain repository's round 0", () => seen(out, 0, plainIssue, "acme/plain"), 30_000);
+    expect(plain.origin).toBeNull();
+    expect(plain.cwd.startsWith(root)).toBe(false);
+    expect(plain.env).not.toHaveProperty("ESCALATION_BRANCH");
+    expect(plain.task).not.toContain("## Where the code is");
+  });
+});
