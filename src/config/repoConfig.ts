@@ -115,7 +115,7 @@ export const RepoConfigSchema = z
       })
       .strict()
       .optional(),
-    workspace: z.object({ enabled: z.boolean().optional(), branch: branchTemplate.optional() }).strict().optional(),
+    workspace: z.object({ enabled: z.boolean().optional(), branch: branchTemplate.optional(), pull_request: z.boolean().optional() }).strict().optional(),
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfigSchema>;
@@ -133,8 +133,8 @@ export interface RepoSettings {
   reminderLadder: ReminderStep[];
   /** Approval gates: the approvals needed (an ask may ask for more, never fewer) and the denial policy. */
   approvals: { approvers: number; policy: ApprovalPolicy };
-  /** The agent's checkout: on or off, and the branch template (`{issue}` filled per issue). */
-  workspace: { enabled: boolean; branch: string };
+  /** The agent's checkout: on or off, the branch template (`{issue}` filled per issue), and whether a finished round opens a pull request. */
+  workspace: { enabled: boolean; branch: string; pullRequest: boolean };
 }
 
 export function serverDefaults(config: AppConfig): RepoSettings {
@@ -148,7 +148,7 @@ export function serverDefaults(config: AppConfig): RepoSettings {
     agentProfile: undefined,
     reminderLadder: [],
     approvals: { approvers: 1, policy: "any-deny" },
-    workspace: { enabled: config.workspace.enabled, branch: DEFAULT_BRANCH_TEMPLATE },
+    workspace: { enabled: config.workspace.enabled, branch: DEFAULT_BRANCH_TEMPLATE, pullRequest: true },
   };
 }
 
@@ -177,7 +177,11 @@ export function resolveRepoSettings(raw: unknown, defaults: RepoSettings): RepoC
       reminderLadder: c.reminders ? c.reminders.ladder.map(resolveStep) : defaults.reminderLadder,
       approvals: { approvers: c.approvals?.approvers ?? defaults.approvals.approvers, policy: c.approvals?.policy ?? defaults.approvals.policy },
       // A repository can turn its checkout off, never on where the server turned it off.
-      workspace: { enabled: defaults.workspace.enabled && (c.workspace?.enabled ?? true), branch: c.workspace?.branch ?? defaults.workspace.branch },
+      workspace: {
+        enabled: defaults.workspace.enabled && (c.workspace?.enabled ?? true),
+        branch: c.workspace?.branch ?? defaults.workspace.branch,
+        pullRequest: c.workspace?.pull_request ?? defaults.workspace.pullRequest,
+      },
     },
   };
 }
