@@ -15,7 +15,7 @@ export interface TaskInput {
   gates: readonly Gate[];
   notes?: readonly HumanNote[];
   /** The checkout the agent works in (src/workspace/), when the workspace is on. */
-  workspace?: { branch: string; base: string; divertedTo?: string };
+  workspace?: { branch: string; base: string; divertedTo?: string; pullRequest: boolean };
 }
 
 /**

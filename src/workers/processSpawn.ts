@@ -17,6 +17,7 @@ import { SpawnJobSchema, type FeedbackOp, type SpawnJob } from "../queue/jobs.js
 import type { Services } from "../services.js";
 import { tokenForms } from "../workspace/gitCredentials.js";
 import type { PreparedWorkspace } from "../workspace/prepareWorkspace.js";
+import { askedSince, deliverPullRequest, deliveryLine } from "../workspace/pullRequest.js";
 import { openRoundWorkspace, savedLine, type RoundWorkspace } from "../workspace/roundWorkspace.js";
 import { alreadyRan, finishRound, issueFromGitHub, overtaken, redisSettled, type SpawnContext } from "./roundGuards.js";
 
@@ -102,7 +103,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     issue: { number: data.issue, title: issue?.title ?? "", body: issue?.body ?? "", url: issue?.url ?? "", author: issue?.author },
     gates: history,
     notes,
-    ...(prepared ? { workspace: { branch: prepared.branch, base: prepared.base, divertedTo: prepared.divertedTo } } : {}),
+    ...(prepared ? { workspace: { branch: prepared.branch, base: prepared.base, divertedTo: prepared.divertedTo, pullRequest: settings.workspace.pullRequest } } : {}),
   });
   const token = workspace?.token ?? (await services.github.agentToken(data.installationId, data.repo)).token;
   const secrets = tokenForms(token);
@@ -152,6 +153,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   log.info({ exitCode: run.exitCode, signal: run.signal, ms: run.durationMs }, "agent exited");
   // Whatever the agent left is pushed before the round is recorded as ended, however it ended.
   const saved = prepared ? await saveRoundWork(prepared, log) : undefined;
+  const delivered = prepared && saved?.onBranch && !run.failed && settings.workspace.pullRequest ? await deliverRound(services, data, prepared, issue?.title ?? "", Date.now() - run.durationMs, new Set(history.map((g) => g.id)), log) : "";
   const stop: unknown = signal?.reason;
   // Stopped by shutdown or a lost lock, the job runs this round again; a failure with attempts left
   // is retried. Anything else ends the round: recorded first, before the worker can die again.
@@ -176,9 +178,9 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   // Not when the agent asked again and that newer question was already answered: reconciliation
   // reads the label coming off after the newest question as that question's round having finished.
   const labelOff = gate && !run.failed && (await services.store.lastGate(ref))?.id === gate.id;
-  await sendFeedback(services, target, labelOff ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], endLine(round, run, secrets, saved?.line), undefined, {
+  await sendFeedback(services, target, labelOff ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], endLine(round, run, secrets, `${saved?.line ?? ""}${delivered}`), undefined, {
     // A status comment the issue has already is kept current; work that went elsewhere is always told.
-    quiet: run.failed || saved?.notable ? false : "unless-shown",
+    quiet: run.failed || saved?.notable || delivered ? false : "unless-shown",
     ...(labelOff ? { delayMs: services.config.statusDebounceMs } : {}),
   });
   if (run.failed) {
@@ -211,15 +213,32 @@ async function openWorkspace(services: Services, data: SpawnJob, round: number, 
  * limit, is told on the status line and does not fail the round: the checkout stays on disk, and the
  * next preparation pushes it (work over a limit is dropped then, as the line said).
  */
-async function saveRoundWork(prepared: PreparedWorkspace, log: Services["log"]): Promise<{ line: string; notable: boolean }> {
+async function saveRoundWork(prepared: PreparedWorkspace, log: Services["log"]): Promise<{ line: string; notable: boolean; onBranch: boolean }> {
   try {
     const saved = await prepared.save();
-    return { line: savedLine(saved), notable: saved.divertedTo !== undefined };
+    return { line: savedLine(saved), notable: saved.divertedTo !== undefined, onBranch: saved.divertedTo === undefined };
   } catch (error) {
     log.warn({ err: error }, "could not save the round's work");
     const problem = error instanceof WorkspaceError ? error.message : `${(error as Error).message}`;
     const next = error instanceof WorkspaceError && error.reason === "limit" ? "" : " It stays on this host and is pushed before the next round.";
-    return { line: ` · the work could not be pushed: ${problem}${next}`, notable: true };
+    return { line: ` · the work could not be pushed: ${problem}${next}`, notable: true, onBranch: false };
+  }
+}
+
+/**
+ * A round that finished without asking delivers the branch as the issue's pull request (opened
+ * once, found again later). A failure is told on the status line; the round stays finished.
+ */
+async function deliverRound(services: Services, data: SpawnJob, prepared: PreparedWorkspace, title: string, startedAt: number, known: ReadonlySet<string>, log: Services["log"]): Promise<string> {
+  try {
+    const [octokit, { botLogin }] = await Promise.all([services.github.installation(data.installationId), services.github.identity()]);
+    const isAgent = (login: string) => login === botLogin || services.config.agentLogins.includes(login.toLowerCase());
+    if (await askedSince(octokit, data.repo, data.issue, startedAt, known, isAgent)) return "";
+    const delivery = await deliverPullRequest({ octokit, repo: data.repo, issue: data.issue, issueTitle: title, branch: prepared.branch, base: prepared.base, checkout: prepared.checkout });
+    return deliveryLine(delivery);
+  } catch (error) {
+    log.warn({ err: error }, "could not deliver the pull request");
+    return ` · ${(error as Error).message}`;
   }
 }
 

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import { basicAuthorization } from "../../src/workspace/gitCredentials.js";
+import { installationToken } from "../support/gitServer.js";
 import { REPO, startLoop, waitFor, type Loop } from "../support/harness.js";
 
 const AGENT = resolve("test/support/agents/workspace-agent.mjs");
@@ -46,6 +47,13 @@ describe("the agent's workspace end to end, through the simulator's git server",
     await loop?.close();
   });
 
+  /** The repository's pull requests from `branch`, as GitHub lists them. */
+  async function pulls(branch: string, repo = REPO): Promise<Array<{ number: number; state: string; title: string; body: string; head: { ref: string }; base: { ref: string } }>> {
+    const token = await installationToken(loop.sim, repo, { pull_requests: "read" });
+    const response = await fetch(`${loop.sim.apiUrl}/repos/${repo}/pulls?state=all&head=${repo.split("/")[0]}:${branch}`, { headers: { authorization: `token ${token}` } });
+    return (await response.json()) as never;
+  }
+
   it("round 0's uncommitted edit is on the branch after it asks; round 1 starts there, pushes with its token, and the token is nowhere", async () => {
     const { sim } = loop;
     await sim.seedGit(REPO, { "README.md": "# widgets\n", "src/app.ts": "export const lookups = 1;\n" });
@@ -80,8 +88,25 @@ describe("the agent's workspace end to end, through the simulator's git server",
     // `git push origin HEAD` worked with the agent's own token and environment.
     const head = await waitFor("the agent's own push", async () => ((await sim.gitLog(REPO, branch))[0]?.subject === "the agent's own commit" ? true : undefined), 30_000);
     expect(head).toBe(true);
-    expect(await sim.fileAt(REPO, branch, "DONE.md")).toBe("Finished.\n");
+    expect(await sim.fileAt(REPO, branch, "DONE.md")).toBe("Finished in round 1.\n");
     await waitFor("the label off after round 1", () => !sim.issue(REPO, issue).labels.includes("awaiting-human"), 30_000);
+
+    // It finished without asking: exactly one pull request, from the branch, closing the issue.
+    const status = () => sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && c.body.startsWith("### 🤖 Escalation status"))?.body ?? "";
+    await waitFor("the pull request on the status comment", () => /round 1: agent finished .* pull request #\d+ opened/.test(status()), 30_000).catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}; the status comment: ${status()}`);
+    });
+    const opened = await pulls(branch);
+    expect(opened).toHaveLength(1);
+    expect(opened[0]).toMatchObject({ state: "open", title: "Add a cache", head: { ref: branch }, base: { ref: "main" } });
+    expect(opened[0]!.body).toContain(`Closes #${issue}`);
+    // A redelivered answer and a repeated round open no second one.
+    const answer = sim.deliveries.filter((d) => d.event === "issue_comment" && d.action === "created").at(-1)!;
+    expect(await sim.redeliver(answer.id)).toBeLessThan(300);
+    sim.comment(REPO, issue, "maintainer", "/retry");
+    await waitFor("round 2 finding the pull request", () => status().includes(`pull request #${opened[0]!.number} updated`), 30_000);
+    expect(await sim.fileAt(REPO, branch, "DONE.md")).toBe("Finished in round 2.\n");
+    expect(await pulls(branch)).toHaveLength(1);
 
     const token = round1.env.GITHUB_TOKEN!;
     expect(token).toMatch(/^ghs_/);
@@ -92,7 +117,7 @@ describe("the agent's workspace end to end, through the simulator's git server",
     }
     for (const comment of sim.comments(REPO, issue)) expect(forms.some((f) => comment.body.includes(f))).toBe(false);
     expect(ask.body).not.toContain(token);
-  });
+  }, 120_000);
 
   it("a private repository is cloned with the narrowed token, and a repository that turns the workspace off gets a fresh directory", async () => {
     const { sim } = loop;
@@ -115,5 +140,5 @@ describe("the agent's workspace end to end, through the simulator's git server",
     expect(plain.cwd.startsWith(root)).toBe(false);
     expect(plain.env).not.toHaveProperty("ESCALATION_BRANCH");
     expect(plain.task).not.toContain("## Where the code is");
-  });
+  }, 60_000);
 });

@@ -12,8 +12,10 @@ function appJwt(sim: GitHubSimulator): string {
   return `${unsigned}.${createSign("RSA-SHA256").update(unsigned).sign(sim.privateKey).toString("base64url")}`;
 }
 
-/** An installation token, narrowed to `repo` and `permissions` as the app's agent token is. */
-export async function installationToken(sim: GitHubSimulator, installationId: number, repo: string, permissions: Record<string, string>): Promise<string> {
+/** An installation token of `repo`'s installation, narrowed to it and `permissions` as the app's agent token is. */
+export async function installationToken(sim: GitHubSimulator, repo: string, permissions: Record<string, string>): Promise<string> {
+  const found = await fetch(`${sim.apiUrl}/repos/${repo}/installation`, { headers: { authorization: `Bearer ${appJwt(sim)}` } });
+  const { id: installationId } = (await found.json()) as { id: number };
   const response = await fetch(`${sim.apiUrl}/app/installations/${installationId}/access_tokens`, {
     method: "POST",
     headers: { authorization: `Bearer ${appJwt(sim)}`, "content-type": "application/json" },

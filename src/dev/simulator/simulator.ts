@@ -13,6 +13,7 @@ import { Operations, type OpContext } from "./operations.js";
 import { Payloads, type AppInfo } from "./payloads.js";
 import { Router } from "./router.js";
 import { createRoutes } from "./routes.js";
+import { pullRoutes } from "./pullRoutes.js";
 import type { ContentLimits, ContentWrite } from "./ratelimit.js";
 import { API_PREFIX, ApiServer } from "./server.js";
 import { isoNow, SimState, type Account, type Comment, type Issue, type Repo } from "./state.js";
@@ -101,7 +102,7 @@ export class GitHubSimulator {
     this.appInfo = {
       id: this.appId,
       slug: this.appSlug,
-      permissions: { issues: "write", metadata: "read", contents: "write" },
+      permissions: { issues: "write", metadata: "read", contents: "write", pull_requests: "write" },
       events: ["issues", "issue_comment"],
       createdAt: isoNow(),
     };
@@ -116,9 +117,11 @@ export class GitHubSimulator {
       log,
     });
     const auth = new Authenticator(this.state, createPublicKey(publicKey), this.appInfo);
+    this.ownsGitRoot = options.gitRoot === undefined;
+    this.git = new GitRepos(options.gitRoot ?? mkdtempSync(join(tmpdir(), "sim-git-root-")));
     const api = (this.api = new ApiServer({
       baseUrl: this.url,
-      router: new Router(createRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, auth })),
+      router: new Router([...createRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, auth }), ...pullRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, git: this.git })]),
       auth,
       appSlug: this.appSlug,
       deliver: (event) => this.dispatcher.enqueue(event),
@@ -126,8 +129,6 @@ export class GitHubSimulator {
       log,
     }));
     api.content.limits = options.contentLimits;
-    this.ownsGitRoot = options.gitRoot === undefined;
-    this.git = new GitRepos(options.gitRoot ?? mkdtempSync(join(tmpdir(), "sim-git-root-")));
     const git = new GitHttp({ state: this.state, auth, repos: this.git, log });
     server.on("request", (req, res) => void (GitHttp.matches(req.url) ? git.handle(req, res) : api.handle(req, res)));
   }

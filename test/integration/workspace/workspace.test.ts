@@ -26,14 +26,13 @@ describe("the simulator's git server and the workspace", () => {
   let root: string;
   let token: string;
   let cloneUrl: string;
-  let installationId: number;
 
   beforeAll(async () => {
     sim = await GitHubSimulator.start({ webhookSecret: "s" });
-    installationId = sim.addRepo(PRIVATE, { private: true }).installation_id;
+    sim.addRepo(PRIVATE, { private: true });
     sim.addRepo(PUBLIC);
     await sim.seedGit(PRIVATE, { "README.md": "# secret\n", "src/app.ts": "export const answer = 41;\n" });
-    token = await installationToken(sim, installationId, PRIVATE, { contents: "write", issues: "write" });
+    token = await installationToken(sim, PRIVATE, { contents: "write", issues: "write" });
     cloneUrl = `${sim.url}/${PRIVATE}.git`;
     root = mkdtempSync(join(tmpdir(), "esc-ws-"));
   });
@@ -66,16 +65,16 @@ describe("the simulator's git server and the workspace", () => {
     expect(wrong.status).toBe(401);
     const publicRefs = await fetch(`${sim.url}/${PUBLIC}.git/info/refs?service=git-upload-pack`);
     expect(publicRefs.status).toBe(200);
-    const readOnly = await installationToken(sim, installationId, PRIVATE, { contents: "read" });
+    const readOnly = await installationToken(sim, PRIVATE, { contents: "read" });
     const push = await fetch(`${cloneUrl}/info/refs?service=git-receive-pack`, { headers: { authorization: basicAuthorization(readOnly) } });
     expect(push.status).toBe(403);
-    const otherRepo = await installationToken(sim, installationId, PUBLIC, { contents: "write" });
+    const otherRepo = await installationToken(sim, PUBLIC, { contents: "write" });
     const hidden = await fetch(`${cloneUrl}/info/refs?service=git-upload-pack`, { headers: { authorization: basicAuthorization(otherRepo) } });
     expect(hidden.status).toBe(404);
   });
 
   it("refuses to prepare a workspace with a token that cannot read contents, saying it was refused", async () => {
-    const issuesOnly = await installationToken(sim, installationId, PRIVATE, { issues: "write" });
+    const issuesOnly = await installationToken(sim, PRIVATE, { issues: "write" });
     const refused = await prepareWorkspace(input(90, 0, { token: issuesOnly })).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(WorkspaceError);
     expect((refused as WorkspaceError).reason).toBe("refused");

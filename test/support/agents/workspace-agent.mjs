@@ -4,7 +4,7 @@
 // Usage: workspace-agent.mjs OUT_DIR ROUND   (writes OUT_DIR/round-ROUND-OWNER-REPO-ISSUE.json)
 //
 //   round 0   edits src/app.ts, adds NOTES.md, asks a question and exits 0 without committing
-//   round 1+  commits a file of its own and pushes it with `git push origin HEAD`, then finishes
+//   round 1+  commits DONE.md ("Finished in round N") and pushes it with `git push origin HEAD`, then finishes
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -40,7 +40,7 @@ if (round === "0") {
   writeFileSync("NOTES.md", "Asked which cache to use.\n");
   execFileSync("escalate", ["ask", "--question", "Which cache should the lookups use?", "--option", "SQLite", "--option", "Redis"], { stdio: "inherit" });
 } else {
-  writeFileSync("DONE.md", "Finished.\n");
+  writeFileSync("DONE.md", `Finished in round ${round}.\n`);
   git("add", "DONE.md");
   git("commit", "-qm", "the agent's own commit");
   seen.pushed = execFileSync("git", ["push", "origin", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
