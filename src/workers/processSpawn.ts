@@ -180,7 +180,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const labelOff = gate && !run.failed && (await services.store.lastGate(ref))?.id === gate.id;
   await sendFeedback(services, target, labelOff ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], endLine(round, run, secrets, `${saved?.line ?? ""}${delivered}`), undefined, {
     // A status comment the issue has already is kept current; work that went elsewhere is always told.
-    quiet: run.failed || saved?.notable || delivered ? false : "unless-shown",
+    quiet: run.failed || saved?.notable ? false : "unless-shown",
     ...(labelOff ? { delayMs: services.config.statusDebounceMs } : {}),
   });
   if (run.failed) {
