@@ -139,4 +139,25 @@ describe("the agent's workspace end to end, through the simulator's git server",
     expect(plain.env).not.toHaveProperty("ESCALATION_BRANCH");
     expect(plain.task).not.toContain("## Where the code is");
   }, 60_000);
+
+  it("an installation that has not granted Contents gets one ⚠️ comment naming it and where to grant it, and no agent runs", async () => {
+    const { sim } = loop;
+    sim.addRepo("acme/locked");
+    sim.setPermission("acme/locked", "maintainer", "write");
+    sim.setAppPermissions({ issues: "write", metadata: "read" });
+    try {
+      const issue = sim.createIssue("acme/locked", { title: "Locked", body: "", author: "maintainer" }).number;
+      sim.comment("acme/locked", issue, "maintainer", "/agent");
+      const warning = await waitFor("the ⚠️ comment", () => sim.comments("acme/locked", issue).find((c) => c.user.login === sim.botLogin && c.body.startsWith("⚠️")), 30_000);
+      expect(warning.body).toContain("**Contents: write**");
+      expect(warning.body).toContain("Configure");
+      expect(warning.body).toContain("`/retry`");
+      expect(warning.body).not.toMatch(/ghs_|at .*\.js/);
+      // The comment is posted instead of starting the agent: no run of it can follow.
+      expect(seen(out, 0, issue, "acme/locked")).toBeUndefined();
+      expect(sim.comments("acme/locked", issue).filter((c) => c.body.startsWith("⚠️"))).toHaveLength(1);
+    } finally {
+      sim.setAppPermissions({ issues: "write", metadata: "read", contents: "write", pull_requests: "write" });
+    }
+  }, 60_000);
 });

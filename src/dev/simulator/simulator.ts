@@ -157,6 +157,11 @@ export class GitHubSimulator {
     return this.issueRecord(repo, n).events.map((e) => ({ event: e.event, ...(e.label ? { label: e.label.name } : {}), actor: e.actor.login, created_at: e.createdAt }));
   }
 
+  /** What the App's installations have granted, as when an owner has not yet accepted new permissions; tokens issued later follow. */
+  setAppPermissions(permissions: Record<string, "read" | "write">): void {
+    this.appInfo.permissions = { ...permissions };
+  }
+
   setWebhookUrl(url: string | undefined): void {
     this.dispatcher.setUrl(url);
   }
