@@ -140,6 +140,18 @@ describe("the agent's workspace end to end, through the simulator's git server",
     expect(plain.task).not.toContain("## Where the code is");
   }, 60_000);
 
+  it("an agent stopped by /stop leaves its edit on the branch, and the status comment says where", async () => {
+    const { sim } = loop;
+    const issue = sim.createIssue(REPO, { title: "Long work [sleep]", body: "", author: "maintainer" }).number;
+    sim.comment(REPO, issue, "maintainer", "/agent");
+    await waitFor("the agent running", () => seen(out, 0, issue), 30_000);
+    sim.comment(REPO, issue, "maintainer", "/stop");
+    const branch = `escalation/issue-${issue}`;
+    expect(await waitFor("the stopped agent's edit on the branch", () => sim.fileAt(REPO, branch, "HALFWAY.md"), 30_000)).toBe("stopped halfway\n");
+    const status = () => sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && c.body.startsWith("### 🤖 Escalation status"))?.body ?? "";
+    await waitFor("the stop on the status comment", () => status().includes(`work pushed to \`${branch}\``), 30_000);
+  }, 60_000);
+
   it("an installation that has not granted Contents gets one ⚠️ comment naming it and where to grant it, and no agent runs", async () => {
     const { sim } = loop;
     sim.addRepo("acme/locked");

@@ -4,6 +4,7 @@
 // Usage: workspace-agent.mjs OUT_DIR ROUND   (writes OUT_DIR/round-ROUND-OWNER-REPO-ISSUE.json)
 //
 //   round 0   edits src/app.ts, adds NOTES.md, asks a question and exits 0 without committing
+//   "[sleep]" in the issue's title: writes HALFWAY.md, then runs for a minute (for /stop)
 //   round 1+  commits DONE.md ("Finished in round N") and pushes it with `git push origin HEAD`, then finishes
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -34,7 +35,12 @@ const seen = {
 };
 const record = join(outDir, `round-${round}-${process.env.GITHUB_REPOSITORY.replace("/", "-")}-${process.env.ESCALATION_ISSUE}.json`);
 
-if (round === "0") {
+if (/^# Task: .*\[sleep\]/m.test(task)) {
+  // Edits, records, then runs until stopped (for /stop): its edit must still reach the branch.
+  writeFileSync("HALFWAY.md", "stopped halfway\n");
+  writeFileSync(record, JSON.stringify(seen));
+  await new Promise((resolve) => setTimeout(resolve, 60_000));
+} else if (round === "0") {
   mkdirSync("src", { recursive: true });
   writeFileSync("src/app.ts", `${seen.app ?? ""}export const cache = "sqlite";\n`);
   writeFileSync("NOTES.md", "Asked which cache to use.\n");
