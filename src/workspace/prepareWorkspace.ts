@@ -53,7 +53,7 @@ export async function prepareWorkspace(input: PrepareInput): Promise<PreparedWor
   const env = gitAuthEnv(input.cloneUrl, input.token);
   const cloned = existsSync(join(paths.checkout, ".git"));
   const previous = await readWorkspaceState(paths.stateFile);
-  const resumed = cloned && previous ? await resumeSave({ ...input, checkout: paths.checkout, branch: previous.branch, round: previous.round }) : undefined;
+  const resumed = cloned && previous ? await resumeSave({ ...input, checkout: paths.checkout, branch: previous.branch, base: previous.base, round: previous.round }) : undefined;
   const divertedTo = resumed?.divertedTo ?? previous?.divertedTo;
   await updateCache(paths.cache, input.cloneUrl, env, secrets);
   const cwd = paths.checkout;

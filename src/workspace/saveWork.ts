@@ -15,6 +15,8 @@ export interface SaveWorkInput {
   cloneUrl: string;
   token: string;
   branch: string;
+  /** The branch a new `branch` starts from: a head still on it has nothing to push. */
+  base: string;
   round: number;
   identity: CommitIdentity;
   limits: { maxBytes: number; maxFiles: number };
@@ -45,7 +47,7 @@ export async function saveWork(input: SaveWorkInput): Promise<SavedWork> {
   const committed = await commitLeftovers(input);
   const head = await git(["rev-parse", "HEAD"], { cwd });
   const pushed = await git(["rev-parse", "--verify", "--quiet", `refs/remotes/origin/${input.branch}`], { cwd }).catch(() => undefined);
-  if (pushed === head) return { committed, pushedTo: undefined, divertedTo: undefined, head };
+  if (pushed === head || (pushed === undefined && (await onBase(cwd, head, input.base)))) return { committed, pushedTo: undefined, divertedTo: undefined, head };
   const env = gitAuthEnv(input.cloneUrl, input.token);
   const push = (ref: string, force = false) => withRetries(() => git(["push", "--porcelain", ...(force ? ["--force"] : []), "origin", `HEAD:refs/heads/${ref}`], { cwd, env, secrets }), input.retryDelaysMs ?? RETRY_DELAYS_MS);
   try {
@@ -58,6 +60,14 @@ export async function saveWork(input: SaveWorkInput): Promise<SavedWork> {
   const roundBranch = `${input.branch}-round-${input.round}`;
   await push(roundBranch, true);
   return { committed, pushedTo: roundBranch, divertedTo: roundBranch, head };
+}
+
+/** Whether `head` is already on the base as origin has it: a new branch without work is not pushed. */
+async function onBase(cwd: string, head: string, base: string): Promise<boolean> {
+  return git(["merge-base", "--is-ancestor", head, `refs/remotes/origin/${base}`], { cwd }).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Commits everything uncommitted, within the limits; false when there was nothing. */

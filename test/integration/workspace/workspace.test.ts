@@ -55,7 +55,7 @@ describe("the simulator's git server and the workspace", () => {
     ...overrides,
   });
   const save = (checkout: string, issue: number, round: number, extra: { retryDelaysMs?: number[]; limits?: typeof LIMITS } = {}) =>
-    saveWork({ checkout, cloneUrl, token, branch: `escalation/issue-${issue}`, round, identity: BOT, limits: extra.limits ?? LIMITS, retryDelaysMs: extra.retryDelaysMs ?? [50] });
+    saveWork({ checkout, cloneUrl, token, branch: `escalation/issue-${issue}`, base: "main", round, identity: BOT, limits: extra.limits ?? LIMITS, retryDelaysMs: extra.retryDelaysMs ?? [50] });
 
   it("refuses a private repository without a token, and a wrong token, as GitHub does", async () => {
     const anonymous = await fetch(`${cloneUrl}/info/refs?service=git-upload-pack`);
@@ -114,7 +114,14 @@ describe("the simulator's git server and the workspace", () => {
     expect(readFileSync(join(round1.checkout, ".git/config"), "utf8")).not.toMatch(/extraheader|x-access-token/i);
   });
 
-  it("keeps the agent's own commits, and pushes with only the environment the agent gets", async () => {
+  it("pushes no branch for a round that left nothing", async () => {
+    const round0 = await prepareWorkspace(input(6, 0));
+    expect(await round0.save()).toMatchObject({ committed: false, pushedTo: undefined });
+    await prepareWorkspace(input(6, 1));
+    expect(await sim.branches(PRIVATE)).not.toHaveProperty("escalation/issue-6");
+  });
+
+  it("keeps the agent's own commits under the work-in-progress commit", async () => {
     const round0 = await prepareWorkspace(input(2, 0));
     const env = { GIT_AUTHOR_NAME: "Agent", GIT_AUTHOR_EMAIL: "a@example.invalid", GIT_COMMITTER_NAME: "Agent", GIT_COMMITTER_EMAIL: "a@example.invalid" };
     writeFileSync(join(round0.checkout, "a.txt"), "agent's\n");
