@@ -23,11 +23,17 @@ export class GitFailure extends WorkspaceError {
 }
 
 /**
+ * What the agent may have written into the checkout's `.git/config` never runs in the app's git:
+ * no hook, no file-system monitor, no credential helper (which would also see the token).
+ */
+const DISARMED = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "credential.helper="];
+
+/**
  * Runs git without a shell and without the host's global or system configuration (no credential
  * helper may store the token, no hook or alias runs), never prompting.
  */
 export async function git(args: readonly string[], options: GitOptions = {}): Promise<string> {
-  const result = await execa("git", args, {
+  const result = await execa("git", [...DISARMED, ...args], {
     cwd: options.cwd,
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
@@ -45,5 +51,6 @@ export async function git(args: readonly string[], options: GitOptions = {}): Pr
   if (result.exitCode === 0) return result.stdout;
   // `git push --porcelain` reports a refused ref on stdout.
   const stderr = maskSecrets(`${String(result.stdout ?? "")}\n${String(result.stderr ?? "")}`, options.secrets ?? []).trim();
-  throw new GitFailure(`git ${args[0]} failed: ${stderr.split("\n").slice(-3).join(" ") || `exit ${result.exitCode}`}`, stderr, { cause: result.exitCode });
+  const command = args.find((arg, i) => !arg.startsWith("-") && args[i - 1] !== "-c") ?? "";
+  throw new GitFailure(`git ${command} failed: ${stderr.split("\n").slice(-3).join(" ") || `exit ${result.exitCode}`}`, stderr, { cause: result.exitCode });
 }

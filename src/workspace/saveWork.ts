@@ -82,9 +82,8 @@ async function commitLeftovers(input: SaveWorkInput): Promise<boolean> {
   await checkLimits(cwd, paths, input.limits);
   const { name, email } = input.identity;
   const identity = { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email };
-  // The agent may have written hooks into the checkout; the app's commit runs none of them.
-  await git(["-c", "core.hooksPath=/dev/null", "add", "-A"], { cwd });
-  await git(["-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false", "commit", "--quiet", "--no-verify", "-m", `work in progress, round ${input.round}`], { cwd, env: identity });
+  await git(["add", "-A"], { cwd });
+  await git(["-c", "commit.gpgSign=false", "commit", "--quiet", "--no-verify", "-m", `work in progress, round ${input.round}`], { cwd, env: identity });
   return true;
 }
 

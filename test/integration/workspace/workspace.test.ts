@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -112,6 +112,19 @@ describe("the simulator's git server and the workspace", () => {
       expect(text.includes(token) || text.includes(header), file).toBe(false);
     }
     expect(readFileSync(join(round1.checkout, ".git/config"), "utf8")).not.toMatch(/extraheader|x-access-token/i);
+  });
+
+  it("runs none of the hooks, file-system monitor or credential helper the agent wrote into the checkout", async () => {
+    const round0 = await prepareWorkspace(input(7, 0));
+    const marker = join(root, "planted-ran");
+    const planted = `#!/bin/sh\ntouch ${marker}\n`;
+    writeFileSync(join(round0.checkout, ".git/hooks/pre-commit"), planted, { mode: 0o755 });
+    writeFileSync(join(round0.checkout, "planted.sh"), planted, { mode: 0o755 });
+    await runGit(["config", "core.fsmonitor", join(round0.checkout, "planted.sh")], { cwd: round0.checkout });
+    await runGit(["config", "credential.helper", `!${join(round0.checkout, "planted.sh")}`], { cwd: round0.checkout });
+    writeFileSync(join(round0.checkout, "work.txt"), "work\n");
+    expect(await round0.save()).toMatchObject({ committed: true, pushedTo: "escalation/issue-7" });
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("pushes no branch for a round that left nothing", async () => {
