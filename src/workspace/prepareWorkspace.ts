@@ -53,9 +53,14 @@ export async function prepareWorkspace(input: PrepareInput): Promise<PreparedWor
   const env = gitAuthEnv(input.cloneUrl, input.token);
   const cloned = existsSync(join(paths.checkout, ".git"));
   const previous = await readWorkspaceState(paths.stateFile);
-  const resumed = cloned && previous ? await resumeSave({ ...input, checkout: paths.checkout, branch: previous.branch, base: previous.base, round: previous.round }) : undefined;
+  // The checkout's leftovers and the cache's fetch touch different repositories: both at once.
+  const [resumed] = await Promise.all([
+    cloned && previous ? resumeSave({ ...input, checkout: paths.checkout, branch: previous.branch, base: previous.base, round: previous.round }) : undefined,
+    updateCache(paths.cache, input.cloneUrl, env, secrets),
+  ]);
+  // What was just pushed must reach the cache, or the checkout would be reset behind it.
+  if (resumed?.pushedTo) await updateCache(paths.cache, input.cloneUrl, env, secrets);
   const divertedTo = resumed?.divertedTo ?? previous?.divertedTo;
-  await updateCache(paths.cache, input.cloneUrl, env, secrets);
   const cwd = paths.checkout;
   if (!cloned) {
     await mkdir(dirname(cwd), { recursive: true });
