@@ -219,9 +219,8 @@ async function saveRoundWork(prepared: PreparedWorkspace, log: Services["log"]):
     return { line: savedLine(saved), notable: saved.divertedTo !== undefined, onBranch: saved.divertedTo === undefined };
   } catch (error) {
     log.warn({ err: error }, "could not save the round's work");
-    const problem = error instanceof WorkspaceError ? error.message : `${(error as Error).message}`;
     const next = error instanceof WorkspaceError && error.reason === "limit" ? "" : " It stays on this host and is pushed before the next round.";
-    return { line: ` · the work could not be pushed: ${problem}${next}`, notable: true, onBranch: false };
+    return { line: ` · the work could not be pushed: ${(error as Error).message}${next}`, notable: true, onBranch: false };
   }
 }
 
