@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GitHubSimulator } from "../../../src/dev/simulator/index.js";
 import { WorkspaceError } from "../../../src/errors.js";
+import { git } from "../../../src/workspace/git.js";
 import { basicAuthorization } from "../../../src/workspace/gitCredentials.js";
 import { prepareWorkspace, type PrepareInput } from "../../../src/workspace/prepareWorkspace.js";
 import { saveWork } from "../../../src/workspace/saveWork.js";
@@ -125,6 +126,16 @@ describe("the simulator's git server and the workspace", () => {
     writeFileSync(join(round0.checkout, "work.txt"), "work\n");
     expect(await round0.save()).toMatchObject({ committed: true, pushedTo: "escalation/issue-7" });
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it("says so when git is not installed", async () => {
+    const path = process.env.PATH;
+    process.env.PATH = "/nonexistent";
+    try {
+      await expect(git(["--version"])).rejects.toThrow("git is not installed on the app's host (it is not on the PATH): install git, or set AGENT_WORKSPACE=off.");
+    } finally {
+      process.env.PATH = path;
+    }
   });
 
   it("pushes no branch for a round that left nothing", async () => {
