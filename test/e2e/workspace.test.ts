@@ -152,6 +152,26 @@ describe("the agent's workspace end to end, through the simulator's git server",
     await waitFor("the stop on the status comment", () => status().includes(`work pushed to \`${branch}\``), 30_000);
   }, 60_000);
 
+  it("when a human pushed to the branch during the round, the work goes to a round branch; the status comment and the next round's task say so", async () => {
+    const { sim } = loop;
+    const issue = sim.createIssue(REPO, { title: "Raced work [sleep]", body: "", author: "maintainer" }).number;
+    const branch = `escalation/issue-${issue}`;
+    sim.comment(REPO, issue, "maintainer", "/agent");
+    await waitFor("the agent running", () => seen(out, 0, issue), 30_000);
+    await sim.pushToBranch(REPO, branch, { "HUMAN.md": "pushed by a person\n" });
+    sim.comment(REPO, issue, "maintainer", "/stop");
+    const roundBranch = `${branch}-round-0`;
+    expect(await waitFor("the work on the round branch", () => sim.fileAt(REPO, roundBranch, "HALFWAY.md"), 30_000)).toBe("stopped halfway\n");
+    expect(await sim.fileAt(REPO, branch, "HALFWAY.md")).toBeUndefined();
+    const status = () => sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && c.body.startsWith("### 🤖 Escalation status"))?.body ?? "";
+    await waitFor("the round branch on the status comment", () => status().includes(`the branch had moved meanwhile, so the work was pushed to \`${roundBranch}\` instead`), 30_000);
+    sim.comment(REPO, issue, "maintainer", "/retry");
+    const next = await waitFor("the next round", () => seen(out, 1, issue), 30_000);
+    expect(next.task).toContain(`so that work is on\n\`${roundBranch}\` instead`);
+    expect(readFileSync(join(next.cwd, "HUMAN.md"), "utf8")).toBe("pushed by a person\n");
+    sim.comment(REPO, issue, "maintainer", "/stop");
+  }, 90_000);
+
   it("an installation that has not granted Contents gets one ⚠️ comment naming it and where to grant it, and no agent runs", async () => {
     const { sim } = loop;
     sim.addRepo("acme/locked");
