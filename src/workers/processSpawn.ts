@@ -153,7 +153,8 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   log.info({ exitCode: run.exitCode, signal: run.signal, ms: run.durationMs }, "agent exited");
   // Whatever the agent left is pushed before the round is recorded as ended, however it ended.
   const saved = prepared ? await saveRoundWork(prepared, log) : undefined;
-  const delivered = prepared && saved?.onBranch && !run.failed && settings.workspace.pullRequest ? await deliverRound(services, data, prepared, issue?.title ?? "", Date.now() - run.durationMs, new Set(history.map((g) => g.id)), log) : "";
+  // A pull request's own conversation works on its head branch: that pull request is the delivery.
+  const delivered = prepared && saved?.onBranch && !run.failed && settings.workspace.pullRequest && !workspace?.ownPullRequest ? await deliverRound(services, data, prepared, issue?.title ?? "", Date.now() - run.durationMs, new Set(history.map((g) => g.id)), log) : "";
   const stop: unknown = signal?.reason;
   // Stopped by shutdown or a lost lock, the job runs this round again; a failure with attempts left
   // is retried. Anything else ends the round: recorded first, before the worker can die again.

@@ -2,13 +2,15 @@ import { GitHubError, WorkspaceError } from "../errors.js";
 import type { Services } from "../services.js";
 import { gitAuthEnv } from "./gitCredentials.js";
 import { prepareWorkspace, type PreparedWorkspace } from "./prepareWorkspace.js";
+import { pullRequestBranch } from "./pullRequestBranch.js";
 import type { SavedWork } from "./saveWork.js";
 
 /** What the workspace needs of the token: the agent's token reads and pushes the repository's code. */
 export const WORKSPACE_PERMISSIONS = { contents: "write" } as const;
 
 export type RoundWorkspace =
-  | { kind: "ready"; prepared: PreparedWorkspace; token: string; gitAuth: Record<string, string> }
+  /** `ownPullRequest`: the issue is a pull request and the checkout is on its head branch. */
+  | { kind: "ready"; prepared: PreparedWorkspace; token: string; gitAuth: Record<string, string>; ownPullRequest: boolean }
   /** GitHub refused the token or the clone: a permission the installation lacks. `comment` says which and where to grant it. */
   | { kind: "refused"; comment: string; problem: string };
 
@@ -20,10 +22,11 @@ export type RoundWorkspace =
 export async function openRoundWorkspace(services: Services, input: { installationId: number; repo: string; issue: number; round: number; branchTemplate: string }): Promise<RoundWorkspace> {
   const { installationId, repo, issue, round } = input;
   try {
-    const [{ token }, info, { botLogin }] = await Promise.all([
+    const [{ token }, info, { botLogin }, pull] = await Promise.all([
       services.github.agentToken(installationId, repo, WORKSPACE_PERMISSIONS),
       services.github.repository(installationId, repo),
       services.github.identity(),
+      pullRequestBranch(() => services.github.installation(installationId), repo, issue),
     ]);
     const prepared = await prepareWorkspace({
       root: services.config.workspace.root,
@@ -31,13 +34,13 @@ export async function openRoundWorkspace(services: Services, input: { installati
       issue,
       round,
       cloneUrl: info.cloneUrl,
-      base: info.defaultBranch,
-      branch: input.branchTemplate.replaceAll("{issue}", String(issue)),
+      base: pull?.base ?? info.defaultBranch,
+      branch: pull?.head ?? input.branchTemplate.replaceAll("{issue}", String(issue)),
       token,
       identity: { name: botLogin, email: `${botLogin}@users.noreply.github.com` },
       limits: { maxBytes: services.config.workspace.maxBytes, maxFiles: services.config.workspace.maxFiles },
     });
-    return { kind: "ready", prepared, token, gitAuth: gitAuthEnv(info.cloneUrl, token) };
+    return { kind: "ready", prepared, token, gitAuth: gitAuthEnv(info.cloneUrl, token), ownPullRequest: pull !== undefined };
   } catch (error) {
     const refusedToken = error instanceof GitHubError && (error.status === 403 || error.status === 422);
     if (refusedToken || (error instanceof WorkspaceError && error.reason === "refused")) {

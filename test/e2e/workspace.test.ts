@@ -172,6 +172,29 @@ describe("the agent's workspace end to end, through the simulator's git server",
     sim.comment(REPO, issue, "maintainer", "/stop");
   }, 90_000);
 
+  it("on a pull request's own conversation, the checkout is on the pull request's head branch and the work is pushed there", async () => {
+    const { sim } = loop;
+    const contributor = sim.addUser("contributor");
+    sim.setPermission(REPO, "contributor", "write");
+    await sim.pushToBranch(REPO, "feature/search", { "search.ts": "export const search = 1;\n" });
+    const response = await fetch(`${sim.apiUrl}/repos/${REPO}/pulls`, {
+      method: "POST",
+      headers: { authorization: `token ${contributor.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ title: "Search", head: "feature/search", base: "main", body: "Adds search." }),
+    });
+    expect(response.status).toBe(201);
+    const { number } = (await response.json()) as { number: number };
+    const exited = new Promise<void>((resolve) => loop.app.services.events.on("agent.exited", (e) => e.issue === number && resolve()));
+    sim.comment(REPO, number, "maintainer", "/agent");
+    const run = await waitFor("the agent on the pull request", () => seen(out, 0, number), 30_000);
+    expect(run.branch).toBe("feature/search");
+    expect(run.env).toMatchObject({ ESCALATION_BRANCH: "feature/search", ESCALATION_BASE: "main" });
+    expect(readFileSync(join(run.cwd, "search.ts"), "utf8")).toBe("export const search = 1;\n");
+    await exited;
+    expect(await sim.fileAt(REPO, "feature/search", "NOTES.md")).toBe("Asked which cache to use.\n");
+    expect(await sim.branches(REPO)).not.toHaveProperty(`escalation/issue-${number}`);
+  }, 60_000);
+
   it("an installation that has not granted Contents gets one ⚠️ comment naming it and where to grant it, and no agent runs", async () => {
     const { sim } = loop;
     sim.addRepo("acme/locked");

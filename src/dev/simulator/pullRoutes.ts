@@ -17,7 +17,7 @@ export interface PullRouteDeps {
 }
 
 /**
- * `POST` and `GET /repos/{owner}/{repo}/pulls`: pull requests between two branches of the
+ * `POST` and `GET /repos/{owner}/{repo}/pulls`, `GET …/pulls/{pull_number}`: pull requests between two branches of the
  * repository's git history, numbered with the issues; one open pull request per head and base, as
  * GitHub refuses a second (422 "A pull request already exists for owner:branch.").
  */
@@ -33,7 +33,8 @@ export function pullRoutes({ state, ops, payloads, git }: PullRouteDeps): Route[
     const refs = branches.get(issue)!;
     const pull = payloads.pullRequest(issue) as Record<string, unknown>;
     const owner = issue.repo.owner.login;
-    return { ...pull, head: { ref: refs.head, label: `${owner}:${refs.head}`, sha: issue.pullRequest?.headSha ?? "" }, base: { ref: refs.base, label: `${owner}:${refs.base}` } };
+    const repo = { full_name: issue.repo.fullName };
+    return { ...pull, head: { ref: refs.head, label: `${owner}:${refs.head}`, sha: issue.pullRequest?.headSha ?? "", repo }, base: { ref: refs.base, label: `${owner}:${refs.base}`, repo } };
   };
   const pullsOf = (repo: Repo) => [...repo.issues.values()].filter((i) => branches.has(i));
 
@@ -53,6 +54,16 @@ export function pullRoutes({ state, ops, payloads, git }: PullRouteDeps): Route[
         });
         const page = paginate(found.map(view), req.url);
         return { status: 200, json: page.items, ...(page.link ? { headers: { link: page.link } } : {}) };
+      },
+    },
+    {
+      method: "GET",
+      template: "/repos/{owner}/{repo}/pulls/{pull_number}",
+      auth: "token",
+      handle: (req) => {
+        const issue = repoOf(req).issues.get(Number(req.params.pull_number));
+        if (!issue || !branches.has(issue)) throw notFound();
+        return { status: 200, json: view(issue) };
       },
     },
     {
