@@ -66,13 +66,14 @@ export async function prepareWorkspace(input: PrepareInput): Promise<PreparedWor
     await mkdir(dirname(cwd), { recursive: true });
     // Objects are borrowed from the cache (alternates): a checkout costs its files, not the history.
     await git(["clone", "--quiet", "--shared", "--no-checkout", paths.cache, cwd]);
-    await git(["remote", "set-url", "origin", input.cloneUrl], { cwd });
     // So the agent's own commits work without a git identity on the host; its environment may set another.
     await git(["config", "user.name", input.identity.name], { cwd });
     await git(["config", "user.email", input.identity.email], { cwd });
   } else {
     await git(["fetch", "--quiet", "--prune", paths.cache, "+refs/heads/*:refs/remotes/origin/*"], { cwd });
   }
+  // Every round, whatever an agent set before: origin is the clone URL, without credentials.
+  await git(["remote", "set-url", "origin", input.cloneUrl], { cwd });
   const remoteBranch = await git(["rev-parse", "--verify", "--quiet", `refs/remotes/origin/${input.branch}`], { cwd }).catch(() => undefined);
   await git(["checkout", "--quiet", "--force", "-B", input.branch, remoteBranch ?? `refs/remotes/origin/${input.base}`], { cwd });
   await git(["clean", "-ffdxq"], { cwd });

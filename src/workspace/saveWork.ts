@@ -48,6 +48,8 @@ export async function saveWork(input: SaveWorkInput): Promise<SavedWork> {
   const head = await git(["rev-parse", "HEAD"], { cwd });
   const pushed = await git(["rev-parse", "--verify", "--quiet", `refs/remotes/origin/${input.branch}`], { cwd }).catch(() => undefined);
   if (pushed === head || (pushed === undefined && (await onBase(cwd, head, input.base)))) return { committed, pushedTo: undefined, divertedTo: undefined, head };
+  // The work goes to the repository whatever the agent did to origin (and only there is the token sent).
+  await git(["remote", "set-url", "origin", input.cloneUrl], { cwd });
   const env = gitAuthEnv(input.cloneUrl, input.token);
   const push = (ref: string, force = false) => withRetries(() => git(["push", "--porcelain", ...(force ? ["--force"] : []), "origin", `HEAD:refs/heads/${ref}`], { cwd, env, secrets }), input.retryDelaysMs ?? RETRY_DELAYS_MS);
   try {

@@ -98,7 +98,13 @@ describe("the simulator's git server and the workspace", () => {
     expect(wip).toMatchObject({ subject: "work in progress, round 0", author: BOT.name, email: BOT.email });
     expect((await sim.branches(PRIVATE)).main).toBe((await sim.gitLog(PRIVATE, "main"))[0]!.sha);
 
+    // An agent that pointed origin elsewhere, with a credential in the URL: the next round's origin is the clone URL again.
+    await runGit(["remote", "set-url", "origin", `http://x-access-token:${token}@127.0.0.1:9/elsewhere.git`], { cwd: round0.checkout });
+    writeFileSync(join(round0.checkout, "LATE.md"), "written after the save\n");
     const round1 = await prepareWorkspace(input(1, 1));
+    expect(await runGit(["remote", "get-url", "origin"], { cwd: round1.checkout })).toBe(cloneUrl);
+    expect(round1.resumed).toMatchObject({ committed: true, pushedTo: "escalation/issue-1" });
+    expect(await sim.fileAt(PRIVATE, "escalation/issue-1", "LATE.md")).toBe("written after the save\n");
     expect(round1.newBranch).toBe(false);
     expect(round1.checkout).toBe(round0.checkout);
     expect(readFileSync(join(round1.checkout, "src/app.ts"), "utf8")).toBe("export const answer = 42;\n");
