@@ -2,8 +2,13 @@ import { execFile } from "node:child_process";
 import { createSign } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs, promisify } from "node:util";
+import { startApp } from "../../app/startApp.js";
+import { loadConfig } from "../../config/env.js";
+import { projectRoot } from "../../config/projectRoot.js";
+import { createLogger } from "../../logging.js";
+import { freePort, startPrivateRedis } from "../../redis/privateRedis.js";
 import { GitHubSimulator } from "../simulator/index.js";
 import { gitAuthEnv } from "../../workspace/gitCredentials.js";
 import { prepareWorkspace, type PrepareInput } from "../../workspace/prepareWorkspace.js";
@@ -16,11 +21,12 @@ import { fmt, markdownTable } from "./table.js";
  * a cold cache, a first round on a warm cache (another issue of the same repository), and a later
  * round of the same issue with nothing new and with one new commit on the base. A warm round's
  * figure is what the workspace adds to "reply → agent started" (the token and the repository's
- * clone URL are cached in memory).
+ * clone URL are cached in memory); then that figure through the real app, workspace on and off.
  *
- *   npm run bench:workspace -- --files 5000 --commits 200 --samples 7
+ *   npm run bench:workspace -- --files 5000 --commits 200 --samples 7 --issues 7
  */
 const REPO = "bench/big";
+const OFF_REPO = "bench/plain";
 const BOT = { name: "escalation[bot]", email: "escalation[bot]@users.noreply.github.com" };
 const run = promisify(execFile);
 
@@ -82,9 +88,76 @@ async function timed(action: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
+/**
+ * Reply → agent started (webhook arrival → the agent's process started, the app's own
+ * `agent.started` figure) through the real app, side by side on one app: `on` (the big repository,
+ * workspace on) and `off` (a repository whose `.github/escalation.yml` turns it off). Each issue:
+ * `/agent`, the sample agent asks, a maintainer answers; round 1's start is measured.
+ */
+async function replyToSpawn(sim: GitHubSimulator, issues: number): Promise<{ on: number[]; off: number[] }> {
+  const redis = await startPrivateRedis();
+  const root = await mkdtemp(join(tmpdir(), "bench-ws-loop-"));
+  sim.addUser("maintainer");
+  sim.setPermission(REPO, "maintainer", "write");
+  sim.addRepo(OFF_REPO);
+  sim.setPermission(OFF_REPO, "maintainer", "write");
+  sim.setFile(OFF_REPO, ".github/escalation.yml", "workspace:\n  enabled: false\n");
+  const config = loadConfig({
+    ...sim.appEnv(),
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    HOST: "127.0.0.1",
+    PORT: String(await freePort()),
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: "bench-ws",
+    AGENT_COMMAND: JSON.stringify([process.execPath, resolve(projectRoot, "examples/sample-agent.mjs")]),
+    WORKSPACE_ROOT: root,
+    LOG_LEVEL: "warn",
+    GITHUB_WRITES_PER_MINUTE: "1000",
+    GITHUB_WRITES_PER_HOUR: "100000",
+  });
+  const app = await startApp({ config: { ...config, redisUrl: redis.url }, log: await createLogger("warn"), octokit: { throttle: false, retry: true } });
+  sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
+  const figures = { on: [] as number[], off: [] as number[] };
+  const started = (repo: string, issue: number, round: number) =>
+    new Promise<number>((resolvePromise) => {
+      const listener = (e: { repo: string; issue: number; round: number; replyToSpawnMs: number }) => {
+        if (e.repo !== repo || e.issue !== issue || e.round !== round) return;
+        app.services.events.off("agent.started", listener);
+        resolvePromise(e.replyToSpawnMs);
+      };
+      app.services.events.on("agent.started", listener);
+    });
+  const asked = async (repo: string, issue: number) => {
+    const deadline = Date.now() + 120_000;
+    while (!sim.issue(repo, issue).labels.includes("awaiting-human")) {
+      if (Date.now() > deadline) throw new Error(`no question on ${repo}#${issue}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  try {
+    for (let i = 0; i < issues; i++) {
+      for (const [repo, into] of [[REPO, figures.on], [OFF_REPO, figures.off]] as const) {
+        const issue = sim.createIssue(repo, { title: `Bench ${i}`, body: "x", author: "maintainer" }).number;
+        sim.comment(repo, issue, "maintainer", "/agent");
+        await asked(repo, issue);
+        const round1 = started(repo, issue, 1);
+        sim.comment(repo, issue, "maintainer", "SQLite");
+        into.push(await round1);
+        console.error(`  ${repo}#${issue}: reply → agent started ${into.at(-1)} ms`);
+      }
+    }
+    return figures;
+  } finally {
+    await app.close();
+    await redis.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { files: { type: "string", default: "5000" }, commits: { type: "string", default: "200" }, samples: { type: "string", default: "7" } } });
-  const [files, commits, samples] = [Number(values.files), Number(values.commits), Number(values.samples)];
+  const { values } = parseArgs({ options: { files: { type: "string", default: "5000" }, commits: { type: "string", default: "200" }, samples: { type: "string", default: "7" }, issues: { type: "string", default: "7" } } });
+  const [files, commits, samples, issues] = [Number(values.files), Number(values.commits), Number(values.samples), Number(values.issues)];
   const sim = await GitHubSimulator.start({ webhookSecret: "bench" });
   const root = await mkdtemp(join(tmpdir(), "bench-ws-root-"));
   try {
@@ -133,6 +206,14 @@ async function main(): Promise<void> {
           row("Round 2 of the same issue, one new commit on the base", warmChanged),
         ],
       ),
+    );
+    console.error(`reply → agent started through the app, ${issues} issues per side`);
+    const loop = await replyToSpawn(sim, issues);
+    console.log(
+      `\n${markdownTable(
+        [`Reply → agent process started through the app (webhook arrival → spawn, ${issues} round trips each)`, "p50", "range"],
+        [row(`Workspace on (${files} files, ${commits} commits; a warm round of the issue)`, loop.on), row("Workspace off (a fresh empty directory)", loop.off)],
+      )}`,
     );
   } finally {
     await sim.stop();
