@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // A tiny agent that follows the contract in README.md ("The agent contract"):
 // round 0: it is unsure which database to use, asks with `escalate ask` and exits;
-// later rounds: it reads the answer folded into its task (stdin) and reports what it will do.
+// later rounds: it reads the answer folded into its task (stdin), writes it down in the checkout
+// (docs/cache.md; it commits nothing: the app commits and pushes what it leaves) and reports.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 
 const task = readFileSync(0, "utf8");
 const round = Number(process.env.ESCALATION_ROUND ?? 0);
@@ -25,6 +26,12 @@ const choice = /choosing option "([^"]+)"/.exec(task)?.[1];
 const freeText = /Answer from human @[^\n]+\n\n> (.+)/.exec(task)?.[1];
 const decision = choice ?? freeText ?? "(no answer found)";
 console.log(`sample agent: round ${round}; the human's answer is: ${decision}.`);
+if (process.env.ESCALATION_BRANCH) {
+  // The working directory is the repository's checkout, on the issue's branch.
+  mkdirSync("docs", { recursive: true });
+  writeFileSync("docs/cache.md", `# The lookup cache\n\nThe cache uses ${decision}, as decided on #${issue}.\n`);
+  console.log(`sample agent: wrote docs/cache.md on ${process.env.ESCALATION_BRANCH}.`);
+}
 const response = await fetch(`${process.env.GITHUB_API_URL}/repos/${repo}/issues/${issue}/comments`, {
   method: "POST",
   headers: { authorization: `token ${process.env.GITHUB_TOKEN}`, "content-type": "application/json", accept: "application/vnd.github+json" },

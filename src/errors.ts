@@ -40,6 +40,21 @@ export class AgentError extends EscalationError {
   override name = "AgentError";
 }
 
+/**
+ * The agent's checkout could not be prepared or its work not saved. `refused`: GitHub refused the
+ * token (a permission the installation lacks); `limit`: the round's changes exceed a limit.
+ */
+export class WorkspaceError extends EscalationError {
+  override name = "WorkspaceError";
+  constructor(
+    message: string,
+    readonly reason: "refused" | "limit" | "failed",
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /** Formats zod issues as "path: message" lines, naming the offending key and value. */
 export function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
   return issues

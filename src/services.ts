@@ -6,7 +6,8 @@ import type { LoopEvents } from "./events.js";
 import type { GateStore } from "./gates/store.js";
 import type { AppIdentity } from "./github/appIdentity.js";
 import type { Codeowners } from "./github/codeowners.js";
-import type { AgentToken } from "./github/agentToken.js";
+import type { AgentToken, TokenPermissions } from "./github/agentToken.js";
+import type { RepositoryInfo } from "./workspace/repositoryInfo.js";
 import type { Queues } from "./queue/queues.js";
 
 export type InstallationOctokit = InstanceType<typeof ProbotOctokit>;
@@ -28,7 +29,9 @@ export interface Services {
   github: {
     identity(): Promise<AppIdentity>;
     installation(installationId: number): Promise<InstallationOctokit>;
-    agentToken(installationId: number, repo: string): Promise<AgentToken>;
+    agentToken(installationId: number, repo: string, extra?: TokenPermissions): Promise<AgentToken>;
+    /** The repository's clone URL and default branch (cached like the settings). */
+    repository(installationId: number, repo: string): Promise<RepositoryInfo>;
     /** The App itself (JWT): lists installations. */
     app(): Promise<InstallationOctokit>;
   };

@@ -12,6 +12,10 @@ export interface AgentContract {
   issue: number;
   round: number;
   taskFile: string;
+  /** The web and git host, e.g. https://github.com. */
+  serverUrl: string;
+  /** Where the workspace is on: the branch, its base, and git's authentication for origin (gitCredentials.ts). */
+  workspace?: { branch: string; base: string; gitAuth: Record<string, string> };
 }
 
 /**
@@ -32,5 +36,12 @@ export function agentEnv(contract: AgentContract, passthrough: readonly string[]
   env.ESCALATION_ISSUE = String(contract.issue);
   env.ESCALATION_ROUND = String(contract.round);
   env.ESCALATION_TASK_FILE = contract.taskFile;
+  env.GITHUB_SERVER_URL = contract.serverUrl;
+  if (contract.workspace) {
+    env.ESCALATION_BRANCH = contract.workspace.branch;
+    env.ESCALATION_BASE = contract.workspace.base;
+    // So `git push origin HEAD` works with the agent's token, without it in the checkout's config.
+    Object.assign(env, contract.workspace.gitAuth);
+  }
   return env;
 }

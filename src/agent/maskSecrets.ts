@@ -3,7 +3,7 @@ const TOKEN_PATTERNS = [
   /\b(gh[pousr]_[A-Za-z0-9]{20,255})\b/g,
   /\bgithub_pat_[A-Za-z0-9_]{20,255}\b/g,
   /\b(xox[abposr]-[A-Za-z0-9-]{10,})\b/g,
-  /(authorization:\s*(?:bearer|token)\s+)[^\s"']+/gi,
+  /(authorization:\s*(?:bearer|token|basic)\s+)[^\s"']+/gi,
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
 ];
 

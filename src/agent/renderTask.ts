@@ -14,6 +14,8 @@ export interface TaskInput {
   issue: { number: number; title: string; body: string; url: string; author?: string };
   gates: readonly Gate[];
   notes?: readonly HumanNote[];
+  /** The checkout the agent works in (src/workspace/), when the workspace is on. */
+  workspace?: { branch: string; base: string; divertedTo?: string; pullRequest: boolean };
 }
 
 /**
@@ -150,6 +152,7 @@ export function taskView(input: TaskInput): Record<string, unknown> {
     hasHistory: gates.length > 0,
     gates,
     audit,
+    workspace: input.workspace,
   };
 }
 

@@ -7,6 +7,7 @@ import { serverDefaults } from "../config/repoConfig.js";
 import { LoopEvents } from "../events.js";
 import { GateStore } from "../gates/store.js";
 import { agentTokenIssuer } from "../github/agentToken.js";
+import { repositoryInfoLoader } from "../workspace/repositoryInfo.js";
 import { appIdentityLoader } from "../github/appIdentity.js";
 import { CodeownersLoader } from "../github/codeownersLoader.js";
 import { RepoSettingsLoader } from "../github/repoSettings.js";
@@ -54,6 +55,7 @@ export function createServices(app: Probot, config: AppConfig, log: Logger, comm
   const store = new GateStore(commands, config.redisPrefix);
   const settingsLoader = new RepoSettingsLoader(serverDefaults(config), config.repoConfigCacheSeconds * 1000);
   const codeownersLoader = new CodeownersLoader(config.repoConfigCacheSeconds * 1000);
+  const repositoryInfo = repositoryInfoLoader(config.repoConfigCacheSeconds * 1000);
   return {
     config,
     store,
@@ -67,6 +69,7 @@ export function createServices(app: Probot, config: AppConfig, log: Logger, comm
       identity: appIdentityLoader(app),
       installation: (installationId) => app.auth(installationId),
       agentToken: agentTokenIssuer(app, config.agent.tokenPermissions),
+      repository: (installationId, repo) => repositoryInfo(() => app.auth(installationId), repo),
       app: () => app.auth(),
     },
   };

@@ -20,6 +20,8 @@ export interface AppConfig {
   logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
   /** GitHub's REST base, e.g. https://api.github.com or http://127.0.0.1:3001/api/v3 */
   baseUrl: string;
+  /** GitHub's web and git host, e.g. https://github.com or http://127.0.0.1:3001 (GITHUB_SERVER_URL for agents). */
+  serverUrl: string;
   redisUrl: string | undefined;
   redisPrefix: string;
   dataDir: string;
@@ -35,6 +37,15 @@ export interface AppConfig {
     tokenPermissions: Record<string, "read" | "write">;
     killGraceSeconds: number;
     maxAttempts: number;
+  };
+  /** The agent's checkout of the repository (src/workspace/); a repository may turn it off. */
+  workspace: {
+    enabled: boolean;
+    /** Per-issue checkouts and per-repository object caches live here, kept until their work is pushed. */
+    root: string;
+    /** Limits on what one round may leave uncommitted: bytes and files changed. */
+    maxBytes: number;
+    maxFiles: number;
   };
   maxRounds: number;
   answererMinPermission: PermissionLevel;
@@ -86,15 +97,17 @@ const list = z
   .default("")
   .transform((value) => value.split(",").map((v) => v.trim()).filter(Boolean));
 
-const flag = z
-  .string()
-  .default("false")
-  .transform((v, ctx) => {
-    if (/^(1|true|yes|on)$/i.test(v)) return true;
-    if (/^(0|false|no|off|)$/i.test(v)) return false;
-    ctx.addIssue({ code: "custom", message: `must be true or false (got ${JSON.stringify(v)})` });
-    return z.NEVER;
-  });
+const flagDefaulting = (fallback: "true" | "false") =>
+  z
+    .string()
+    .default(fallback)
+    .transform((v, ctx) => {
+      if (/^(1|true|yes|on)$/i.test(v)) return true;
+      if (/^(0|false|no|off|)$/i.test(v)) return false;
+      ctx.addIssue({ code: "custom", message: `must be true or false (got ${JSON.stringify(v)})` });
+      return z.NEVER;
+    });
+const flag = flagDefaulting("false");
 
 /** An optional variable where an empty value (`ADMIN_TOKEN=` in a .env file) means unset. */
 const unsetWhenEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), schema.optional());
@@ -127,6 +140,17 @@ const EnvSchema = z.object({
   AGENT_TOKEN_PERMISSIONS: z.string().default("issues:write,metadata:read"),
   AGENT_KILL_GRACE: duration("AGENT_KILL_GRACE", "10s"),
   AGENT_LOGINS: list,
+  AGENT_WORKSPACE: flagDefaulting("true"),
+  WORKSPACE_ROOT: z.string().optional(),
+  WORKSPACE_MAX_BYTES: z.string().default("100M").transform((value, ctx) => {
+    const bytes = parseBytes(value);
+    if (bytes === undefined) {
+      ctx.addIssue({ code: "custom", message: `must be a size like 500000, 200K, 100M or 2G (got ${JSON.stringify(value)})` });
+      return z.NEVER;
+    }
+    return bytes;
+  }),
+  WORKSPACE_MAX_FILES: z.string().regex(/^\d+$/, "must be a whole number").default("10000").transform(Number).pipe(z.number().int().min(1)),
   AGENT_MAX_ATTEMPTS: z.string().regex(/^\d+$/).default("3").transform(Number).pipe(z.number().int().min(1).max(20)),
   MAX_ROUNDS: z.string().regex(/^\d+$/).default("10").transform(Number).pipe(z.number().int().min(1).max(1000)),
   ANSWERER_MIN_PERMISSION: z.enum(["read", "triage", "write", "maintain", "admin"]).default("write"),
@@ -149,6 +173,14 @@ const EnvSchema = z.object({
   GITHUB_WRITE_HOUR: duration("GITHUB_WRITE_HOUR", "1h"),
   STATUS_DEBOUNCE: duration("STATUS_DEBOUNCE", "3s"),
 });
+
+/** Bytes of a size: plain bytes, or with K, M or G (powers of 1024). */
+function parseBytes(text: string): number | undefined {
+  const match = /^(\d+)\s*([KMG]?)i?B?$/i.exec(text.trim());
+  if (!match) return undefined;
+  const power = { "": 0, K: 1, M: 2, G: 3 }[match[2]!.toUpperCase() as "" | "K" | "M" | "G"];
+  return Number(match[1]) * 1024 ** power;
+}
 
 function parsePermissions(text: string): Record<string, "read" | "write"> {
   const out: Record<string, "read" | "write"> = {};
@@ -227,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
     baseUrl: e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3` : "https://api.github.com",
+    serverUrl: e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}` : "https://github.com",
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     dataDir: resolve(e.DATA_DIR),
@@ -241,6 +274,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       tokenPermissions: parsePermissions(e.AGENT_TOKEN_PERMISSIONS),
       killGraceSeconds: e.AGENT_KILL_GRACE,
       maxAttempts: e.AGENT_MAX_ATTEMPTS,
+    },
+    workspace: {
+      enabled: e.AGENT_WORKSPACE,
+      root: resolve(e.WORKSPACE_ROOT ?? resolve(e.DATA_DIR, "workspaces")),
+      maxBytes: e.WORKSPACE_MAX_BYTES,
+      maxFiles: e.WORKSPACE_MAX_FILES,
     },
     maxRounds: e.MAX_ROUNDS,
     answererMinPermission: e.ANSWERER_MIN_PERMISSION,

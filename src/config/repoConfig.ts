@@ -60,6 +60,19 @@ const RemindersSchema = z
     });
   });
 
+/** The default branch an issue's work goes to; `{issue}` is the issue's number. */
+export const DEFAULT_BRANCH_TEMPLATE = "escalation/issue-{issue}";
+
+/** A branch name template: what `git check-ref-format --branch` accepts, with `{issue}` in it. */
+const branchTemplate = z
+  .string()
+  .max(200)
+  .refine((t) => t.includes("{issue}"), "must contain {issue}, so each issue has its own branch")
+  .refine((t) => {
+    const name = t.replaceAll("{issue}", "1");
+    return /^[A-Za-z0-9._\/-]+$/.test(name) && !/(^[/.-]|\/\/|\.\.|\/\.|[/.]$|\.lock$|\.lock\/)/.test(name);
+  }, "must be a valid branch name (letters, digits, . _ - /; no .., //, or leading or trailing / or .)");
+
 /** A rung of the reminder ladder, resolved: seconds after the ask. */
 export interface ReminderStep {
   afterSeconds: number;
@@ -102,6 +115,7 @@ export const RepoConfigSchema = z
       })
       .strict()
       .optional(),
+    workspace: z.object({ enabled: z.boolean().optional(), branch: branchTemplate.optional(), pull_request: z.boolean().optional() }).strict().optional(),
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfigSchema>;
@@ -119,6 +133,8 @@ export interface RepoSettings {
   reminderLadder: ReminderStep[];
   /** Approval gates: the approvals needed (an ask may ask for more, never fewer) and the denial policy. */
   approvals: { approvers: number; policy: ApprovalPolicy };
+  /** The agent's checkout: on or off, the branch template (`{issue}` filled per issue), and whether a finished round opens a pull request. */
+  workspace: { enabled: boolean; branch: string; pullRequest: boolean };
 }
 
 export function serverDefaults(config: AppConfig): RepoSettings {
@@ -132,6 +148,7 @@ export function serverDefaults(config: AppConfig): RepoSettings {
     agentProfile: undefined,
     reminderLadder: [],
     approvals: { approvers: 1, policy: "any-deny" },
+    workspace: { enabled: config.workspace.enabled, branch: DEFAULT_BRANCH_TEMPLATE, pullRequest: true },
   };
 }
 
@@ -159,6 +176,12 @@ export function resolveRepoSettings(raw: unknown, defaults: RepoSettings): RepoC
       agentProfile: c.agent_profile ?? defaults.agentProfile,
       reminderLadder: c.reminders ? c.reminders.ladder.map(resolveStep) : defaults.reminderLadder,
       approvals: { approvers: c.approvals?.approvers ?? defaults.approvals.approvers, policy: c.approvals?.policy ?? defaults.approvals.policy },
+      // A repository can turn its checkout off, never on where the server turned it off.
+      workspace: {
+        enabled: defaults.workspace.enabled && (c.workspace?.enabled ?? true),
+        branch: c.workspace?.branch ?? defaults.workspace.branch,
+        pullRequest: c.workspace?.pull_request ?? defaults.workspace.pullRequest,
+      },
     },
   };
 }

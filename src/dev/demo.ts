@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { startApp } from "../app/startApp.js";
 import { loadConfig } from "../config/env.js";
 import { projectRoot } from "../config/projectRoot.js";
@@ -10,7 +12,9 @@ import { GitHubSimulator, isContentCreating, type SimComment } from "./simulator
 /**
  * `npm run demo`: the whole loop on this machine. A private Redis, the GitHub simulator, the real
  * app and the sample agent in examples/; the agent asks, a maintainer answers, the agent is
- * re-spawned with the answer and finishes. Prints the issue as a person would read it.
+ * re-spawned with the answer in the repository's checkout, leaves its edit there and finishes; the
+ * app pushes the edit to the issue's branch and opens the pull request. Prints the issue as a person
+ * would read it.
  */
 const REPO = "acme/widgets";
 const TIMEOUT_MS = 90_000;
@@ -33,8 +37,10 @@ async function main(): Promise<number> {
   const secret = randomBytes(16).toString("hex");
   const sim = await GitHubSimulator.start({ webhookSecret: secret, appSlug: "escalation-demo" });
   sim.addRepo(REPO);
-  sim.addUser("maintainer");
+  const maintainer = sim.addUser("maintainer");
   sim.setPermission(REPO, "maintainer", "write");
+  // Each run's simulated repository is new: so is its workspace.
+  const workspaces = mkdtempSync(join(tmpdir(), "escalation-demo-"));
   const config = loadConfig({
     ...process.env,
     ...sim.appEnv(),
@@ -44,6 +50,7 @@ async function main(): Promise<number> {
     REDIS_PREFIX: `demo-${Date.now()}`,
     AGENT_COMMAND: JSON.stringify([process.execPath, resolve(projectRoot, "examples/sample-agent.mjs")]),
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    WORKSPACE_ROOT: workspaces,
   });
   const log = await createLogger(config.logLevel);
   // Locally there is no GitHub rate limit to respect, so writes are not spaced out.
@@ -94,6 +101,10 @@ async function main(): Promise<number> {
     // The acknowledgement saying how the reply was read: this reply was interpreted (an option with a note).
     const echoes = sim.comments(REPO, 1).filter((c) => c.user.login === sim.botLogin && c.body.startsWith("📝")).length;
     console.log(`\n✍️  the app's GitHub writes for this round trip: ${writes.length + statusComments + echoes} (${writes.map((c) => c.route.replace("/repos/{owner}/{repo}", "")).join(", ")}${echoes ? `, ${echoes} comment saying how the reply was read` : ""}); no reaction, no status comment on a round trip that went well.`);
+    const pull = await pullRequestOf(sim, maintainer.token, "escalation/issue-1");
+    const [commit] = await sim.gitLog(REPO, "escalation/issue-1");
+    console.log(`\n🌿 branch escalation/issue-1: "${commit?.subject}" by ${commit?.author}, with docs/cache.md:\n${indent((await sim.fileAt(REPO, "escalation/issue-1", "docs/cache.md"))?.trim() ?? "(missing)")}`);
+    console.log(`\n🔀 pull request #${pull.number} opened by @${pull.user.login}: "${pull.title}" (${pull.head.ref} → ${pull.base.ref}), "${pull.body.split("\n")[0]}"`);
     const calls = sim.calls.filter((c) => c.actor !== "maintainer");
     console.log(`\n✅ loop complete: asked, answered, re-spawned, finished. GitHub API calls by the app and agent: ${calls.length}.`);
     return 0;
@@ -101,6 +112,19 @@ async function main(): Promise<number> {
     await app.close();
     await sim.stop();
     await redis?.stop();
+    rmSync(workspaces, { recursive: true, force: true });
+  }
+}
+
+/** The pull request from `branch`, once the app has opened it. */
+async function pullRequestOf(sim: GitHubSimulator, token: string, branch: string): Promise<{ number: number; title: string; body: string; user: { login: string }; head: { ref: string }; base: { ref: string } }> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  for (;;) {
+    const response = await fetch(`${sim.apiUrl}/repos/${REPO}/pulls?state=all&head=${REPO.split("/")[0]}:${branch}`, { headers: { authorization: `token ${token}` } });
+    const [pull] = (await response.json()) as Array<{ number: number; title: string; body: string; user: { login: string }; head: { ref: string }; base: { ref: string } }>;
+    if (pull) return pull;
+    if (Date.now() > deadline) throw new Error(`the demo timed out waiting for the pull request from ${branch}`);
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

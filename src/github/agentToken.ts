@@ -9,15 +9,19 @@ export interface AgentToken {
 /** Reuse a token only while it has this much life left, so an agent never starts with a dying one. */
 const MIN_REMAINING_MS = 20 * 60 * 1000;
 
+export type TokenPermissions = Record<string, "read" | "write">;
+
 /**
  * Issues the agent's GITHUB_TOKEN: an installation token narrowed to one repository and the
- * configured permissions. Requested explicitly through the App's JWT client so it always goes to
- * the configured API host (GHE_HOST), and kept in memory only, never in Redis.
+ * configured permissions, plus `extra` for this spawn (`contents: write` where the workspace is on).
+ * Requested explicitly through the App's JWT client so it always goes to the configured API host
+ * (GHE_HOST), and kept in memory only, never in Redis.
  */
-export function agentTokenIssuer(probot: Probot, permissions: Record<string, "read" | "write">) {
+export function agentTokenIssuer(probot: Probot, configured: TokenPermissions) {
   const cache = new Map<string, AgentToken>();
-  return async (installationId: number, repo: string): Promise<AgentToken> => {
-    const key = `${installationId}/${repo.toLowerCase()}`;
+  return async (installationId: number, repo: string, extra: TokenPermissions = {}): Promise<AgentToken> => {
+    const permissions = { ...configured, ...extra };
+    const key = `${installationId}/${repo.toLowerCase()}/${JSON.stringify(Object.entries(permissions).sort())}`;
     const cached = cache.get(key);
     if (cached && cached.expiresAt - Date.now() > MIN_REMAINING_MS) return cached;
     const name = repo.split("/")[1]!;
@@ -33,9 +37,10 @@ export function agentTokenIssuer(probot: Probot, permissions: Record<string, "re
       return token;
     } catch (error) {
       const status = (error as { status?: number }).status;
+      const asked = Object.entries(permissions).map(([name, level]) => `${name}:${level}`).join(",");
       throw new GitHubError(
-        `Could not create the agent's token for ${repo} (installation ${installationId}): ${(error as Error).message}. ` +
-          "Check that the App is installed on the repository and has the permissions in AGENT_TOKEN_PERMISSIONS.",
+        `Could not create the agent's token for ${repo} (installation ${installationId}) with ${asked}: ${(error as Error).message}. ` +
+          "Check that the App is installed on the repository and the installation has granted these permissions (AGENT_TOKEN_PERMISSIONS, and contents:write for the workspace).",
         status,
         { cause: error },
       );

@@ -8,13 +8,17 @@ import { cachedTemplate, renderTask } from "../agent/renderTask.js";
 import { runAgent, type AgentRun } from "../agent/runAgent.js";
 import { StopRequest } from "../agent/runningAgents.js";
 import { fillPlaceholders } from "../config/splitCommand.js";
-import { AgentError } from "../errors.js";
+import { AgentError, WorkspaceError } from "../errors.js";
 import type { Gate, RoundTiming } from "../gates/types.js";
-import { sendFeedback } from "../loop/feedback.js";
+import { sendFeedback, type IssueTarget } from "../loop/feedback.js";
 import { choseRetry, isLadderGate, raiseLadderGate } from "../loop/ladders.js";
 import { formatDuration } from "../protocol/duration.js";
 import { SpawnJobSchema, type FeedbackOp, type SpawnJob } from "../queue/jobs.js";
 import type { Services } from "../services.js";
+import { tokenForms } from "../workspace/gitCredentials.js";
+import type { PreparedWorkspace } from "../workspace/prepareWorkspace.js";
+import { askedSince, deliverPullRequest, deliveryLine } from "../workspace/pullRequest.js";
+import { openRoundWorkspace, savedLine, type RoundWorkspace } from "../workspace/roundWorkspace.js";
 import { alreadyRan, finishRound, issueFromGitHub, overtaken, redisSettled, type SpawnContext } from "./roundGuards.js";
 
 export type { SpawnContext } from "./roundGuards.js";
@@ -83,20 +87,44 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   // The answer this round resumes with is in its task even if Redis lost the history since the claim.
   const resumed = gate;
   const history = resumed && !stored.some((g) => g.id === resumed.id) ? [...stored, resumed] : stored;
+  const log = services.log.child({ repo: data.repo, issue: data.issue, round, job: jobId });
+  const workspace = settings.workspace.enabled ? await openWorkspace(services, data, round, settings.workspace.branch, target) : undefined;
+  if (workspace?.kind === "refused") {
+    log.warn({ problem: workspace.problem }, "the workspace was refused");
+    await finishRound(services, ref, jobId, gate);
+    const ops: FeedbackOp[] = [{ type: "comment", body: workspace.comment }, ...(gate ? [{ type: "removeLabel" as const, label: settings.labels.awaiting }] : [])];
+    await sendFeedback(services, target, ops, `round ${round}: not started: the checkout needs the permission Contents: write`, `workspace-refused-${jobId}`);
+    return { skipped: "workspace refused", round };
+  }
+  const prepared = workspace?.prepared;
   const task = renderTask(template, {
     repo: data.repo,
     round,
     issue: { number: data.issue, title: issue?.title ?? "", body: issue?.body ?? "", url: issue?.url ?? "", author: issue?.author },
     gates: history,
     notes,
+    ...(prepared ? { workspace: { branch: prepared.branch, base: prepared.base, divertedTo: prepared.divertedTo, pullRequest: settings.workspace.pullRequest } } : {}),
   });
-  const { token } = await services.github.agentToken(data.installationId, data.repo);
-  const workdir = await mkdtemp(join(services.config.agent.workdirRoot, "escalation-"));
-  const taskFile = join(workdir, "task.md");
+  const token = workspace?.token ?? (await services.github.agentToken(data.installationId, data.repo)).token;
+  const secrets = tokenForms(token);
+  // With the workspace the agent works in the issue's checkout, kept across rounds; else in a fresh directory.
+  const workdir = prepared?.checkout ?? (await mkdtemp(join(services.config.agent.workdirRoot, "escalation-")));
+  const taskFile = prepared?.taskFile ?? join(workdir, "task.md");
   await writeFile(taskFile, task, "utf8");
   const argv = fillPlaceholders(command, { taskFile, repo: data.repo, issue: String(data.issue), round: String(round), workdir });
-  const env = agentEnv({ token, apiUrl: services.config.baseUrl, repo: data.repo, issue: data.issue, round, taskFile }, services.config.agent.envPassthrough);
-  const log = services.log.child({ repo: data.repo, issue: data.issue, round, job: jobId });
+  const env = agentEnv(
+    {
+      token,
+      apiUrl: services.config.baseUrl,
+      serverUrl: services.config.serverUrl,
+      repo: data.repo,
+      issue: data.issue,
+      round,
+      taskFile,
+      ...(workspace ? { workspace: { branch: workspace.prepared.branch, base: workspace.prepared.base, gitAuth: workspace.gitAuth } } : {}),
+    },
+    services.config.agent.envPassthrough,
+  );
   const attempt = job.attemptsMade + 1;
   const maxAttempts = job.opts.attempts ?? 1;
   let run: AgentRun;
@@ -120,9 +148,13 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
       },
     });
   } finally {
-    if (!services.config.agent.keepWorkdir) await rm(workdir, { recursive: true, force: true });
+    if (!prepared && !services.config.agent.keepWorkdir) await rm(workdir, { recursive: true, force: true });
   }
   log.info({ exitCode: run.exitCode, signal: run.signal, ms: run.durationMs }, "agent exited");
+  // Whatever the agent left is pushed before the round is recorded as ended, however it ended.
+  const saved = prepared ? await saveRoundWork(prepared, log) : undefined;
+  // A pull request's own conversation works on its head branch: that pull request is the delivery.
+  const delivered = prepared && saved?.onBranch && !run.failed && settings.workspace.pullRequest && !workspace?.ownPullRequest ? await deliverRound(services, data, prepared, issue?.title ?? "", Date.now() - run.durationMs, new Set(history.map((g) => g.id)), log) : "";
   const stop: unknown = signal?.reason;
   // Stopped by shutdown or a lost lock, the job runs this round again; a failure with attempts left
   // is retried. Anything else ends the round: recorded first, before the worker can die again.
@@ -133,12 +165,12 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   services.events.notify("agent.exited", { repo: data.repo, issue: data.issue, round, outcome, durationMs: run.durationMs });
   if (!interrupted) await recordTiming(services, ref, round, run, outcome, gate).catch((error: unknown) => log.warn({ err: error }, "could not record the round's timing"));
   if (run.cancelled && stop instanceof StopRequest) {
-    await sendFeedback(services, target, gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], `round ${round}: agent ${stop.message} (after ${formatDuration(run.durationMs / 1000)})`);
+    await sendFeedback(services, target, gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], `round ${round}: agent ${stop.message} (after ${formatDuration(run.durationMs / 1000)})${saved?.line ?? ""}`);
     return { round, run };
   }
   if (run.cancelled) return { round, run }; // shutdown: the worker rethrows so BullMQ retries the round
   if (run.failed && attempt < maxAttempts) {
-    await sendFeedback(services, target, [], endLine(round, run, [token], ` · attempt ${attempt} of ${maxAttempts}; retrying with backoff`));
+    await sendFeedback(services, target, [], endLine(round, run, secrets, ` · attempt ${attempt} of ${maxAttempts}; retrying with backoff${saved?.line ?? ""}`));
     throw new AgentError(`agent failed in round ${round} (attempt ${attempt} of ${maxAttempts})`);
   }
   // The round that took the answer is over: the label comes off, a moment later so that a question
@@ -147,12 +179,13 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   // Not when the agent asked again and that newer question was already answered: reconciliation
   // reads the label coming off after the newest question as that question's round having finished.
   const labelOff = gate && !run.failed && (await services.store.lastGate(ref))?.id === gate.id;
-  await sendFeedback(services, target, labelOff ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], endLine(round, run, [token]), undefined, {
-    quiet: run.failed ? false : "unless-shown", // a status comment the issue has already is kept current
+  await sendFeedback(services, target, labelOff ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], endLine(round, run, secrets, `${saved?.line ?? ""}${delivered}`), undefined, {
+    // A status comment the issue has already is kept current; work that went elsewhere is always told.
+    quiet: run.failed || saved?.notable ? false : "unless-shown",
     ...(labelOff ? { delayMs: services.config.statusDebounceMs } : {}),
   });
   if (run.failed) {
-    const tail = run.tail.map((line) => maskSecrets(line, [token])).join("\n");
+    const tail = run.tail.map((line) => maskSecrets(line, secrets)).join("\n");
     await raiseLadderGate(
       services,
       target,
@@ -163,6 +196,50 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     );
   }
   return { round, run };
+}
+
+/** The workspace's checkout for the round, or why it cannot have one. */
+async function openWorkspace(services: Services, data: SpawnJob, round: number, branchTemplate: string, target: IssueTarget): Promise<RoundWorkspace> {
+  try {
+    return await openRoundWorkspace(services, { installationId: data.installationId, repo: data.repo, issue: data.issue, round, branchTemplate });
+  } catch (error) {
+    // Retried like an agent that could not start; the issue says why meanwhile.
+    await sendFeedback(services, target, [], `round ${round}: could not prepare the checkout: ${(error as Error).message}`);
+    throw new AgentError(`could not prepare the checkout for round ${round}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/**
+ * Commits and pushes what the round left. A push that still fails after its retries, or work over a
+ * limit, is told on the status line and does not fail the round: the checkout stays on disk, and the
+ * next preparation pushes it (work over a limit is dropped then, as the line said).
+ */
+async function saveRoundWork(prepared: PreparedWorkspace, log: Services["log"]): Promise<{ line: string; notable: boolean; onBranch: boolean }> {
+  try {
+    const saved = await prepared.save();
+    return { line: savedLine(saved), notable: saved.divertedTo !== undefined, onBranch: saved.divertedTo === undefined };
+  } catch (error) {
+    log.warn({ err: error }, "could not save the round's work");
+    const next = error instanceof WorkspaceError && error.reason === "limit" ? "" : " It stays on this host and is pushed before the next round.";
+    return { line: ` · the work could not be pushed: ${(error as Error).message}${next}`, notable: true, onBranch: false };
+  }
+}
+
+/**
+ * A round that finished without asking delivers the branch as the issue's pull request (opened
+ * once, found again later). A failure is told on the status line; the round stays finished.
+ */
+async function deliverRound(services: Services, data: SpawnJob, prepared: PreparedWorkspace, title: string, startedAt: number, known: ReadonlySet<string>, log: Services["log"]): Promise<string> {
+  try {
+    const [octokit, { botLogin }] = await Promise.all([services.github.installation(data.installationId), services.github.identity()]);
+    const isAgent = (login: string) => login === botLogin || services.config.agentLogins.includes(login.toLowerCase());
+    if (await askedSince(octokit, data.repo, data.issue, startedAt, known, isAgent)) return "";
+    const delivery = await deliverPullRequest({ octokit, repo: data.repo, issue: data.issue, issueTitle: title, branch: prepared.branch, base: prepared.base, checkout: prepared.checkout });
+    return deliveryLine(delivery);
+  } catch (error) {
+    log.warn({ err: error }, "could not deliver the pull request");
+    return ` · ${(error as Error).message}`;
+  }
 }
 
 /** The round's two clocks for the status comment: the human wait of the gate it resumed, and the agent's run. */

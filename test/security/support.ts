@@ -68,6 +68,7 @@ export class SecureLoop {
       SHUTDOWN_GRACE: "2s",
       AGENT_KILL_GRACE: "1s",
       REPO_CONFIG_CACHE_TTL: "1s",
+      AGENT_WORKSPACE: "off",
       AGENT_COMMAND: JSON.stringify(options.command ?? [process.execPath, AGENT, out, "{round}", options.mode ?? "done"]),
       ...options.env,
     });

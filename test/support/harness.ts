@@ -72,6 +72,8 @@ export async function startLoop(env: Record<string, string> = {}): Promise<Loop>
     REDIS_PREFIX: `t${randomBytes(5).toString("hex")}`,
     SHUTDOWN_GRACE: "2s",
     AGENT_KILL_GRACE: "1s",
+    // The loop's own tests run agents in a fresh directory; test/e2e/workspace.test.ts turns the checkout on.
+    AGENT_WORKSPACE: "off",
     ...env,
   });
   const full = { ...config, redisUrl: config.redisUrl! };

@@ -238,6 +238,8 @@ export class Rig {
       GITHUB_WRITES_PER_MINUTE: "1000",
       GITHUB_WRITES_PER_HOUR: "100000",
       BENCH_THROTTLE: options.throttle ? "on" : "off",
+      // The loop's figures without a checkout, comparable with earlier runs.
+      AGENT_WORKSPACE: "off",
     };
     const nodeArgs = options.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(options.dir, "profiles")}`] : [];
     const booted = Date.now();

@@ -116,6 +116,8 @@ function appEnv(o: { sim: GitHubSimulator; secret: string; redisUrl: string; pre
     RECONCILE_INTERVAL: `${TIMINGS.reconcileS}s`,
     LOG_LEVEL: "info",
     LOG_FORMAT: "json",
+    // Faults in the loop itself; the checkout's own crash recovery is tested in test/integration/workspace.
+    AGENT_WORKSPACE: "off",
     ...o.extraEnv,
   };
 }

@@ -1,13 +1,19 @@
 import { createPublicKey, generateKeyPair, randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import type { Actor } from "./access.js";
 import { Authenticator } from "./auth.js";
+import { GitHttp } from "./gitHttp.js";
+import { GitRepos } from "./gitRepos.js";
 import { Operations, type OpContext } from "./operations.js";
 import { Payloads, type AppInfo } from "./payloads.js";
 import { Router } from "./router.js";
 import { createRoutes } from "./routes.js";
+import { pullRoutes } from "./pullRoutes.js";
 import type { ContentLimits, ContentWrite } from "./ratelimit.js";
 import { API_PREFIX, ApiServer } from "./server.js";
 import { isoNow, SimState, type Account, type Comment, type Issue, type Repo } from "./state.js";
@@ -51,6 +57,9 @@ export class GitHubSimulator {
   private readonly dispatcher: WebhookDispatcher;
   private readonly appInfo: AppInfo;
   private readonly api: ApiServer;
+  /** Each repository's bare git repository, served over smart HTTP at `${url}/{owner}/{repo}.git`. */
+  readonly git: GitRepos;
+  private readonly ownsGitRoot: boolean;
 
   /** The environment that points the app at this simulator as its GitHub App host. */
   appEnv(): { APP_ID: string; PRIVATE_KEY: string; WEBHOOK_SECRET: string; GHE_HOST: string; GHE_PROTOCOL: "http" } {
@@ -95,7 +104,7 @@ export class GitHubSimulator {
       id: this.appId,
       slug: this.appSlug,
       // As app.yml asks.
-      permissions: { issues: "write", metadata: "read", contents: "read", pull_requests: "read" },
+      permissions: { issues: "write", metadata: "read", contents: "write", pull_requests: "write" },
       events: ["issues", "issue_comment", "pull_request", "pull_request_review", "pull_request_review_comment"],
       createdAt: isoNow(),
     };
@@ -110,9 +119,11 @@ export class GitHubSimulator {
       log,
     });
     const auth = new Authenticator(this.state, createPublicKey(publicKey), this.appInfo);
+    this.ownsGitRoot = options.gitRoot === undefined;
+    this.git = new GitRepos(options.gitRoot ?? mkdtempSync(join(tmpdir(), "sim-git-root-")));
     const api = (this.api = new ApiServer({
       baseUrl: this.url,
-      router: new Router(createRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, auth })),
+      router: new Router([...createRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, auth }), ...pullRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, git: this.git })]),
       auth,
       appSlug: this.appSlug,
       deliver: (event) => this.dispatcher.enqueue(event),
@@ -121,7 +132,8 @@ export class GitHubSimulator {
       log,
     }));
     api.content.limits = options.contentLimits;
-    server.on("request", (req, res) => void api.handle(req, res));
+    const git = new GitHttp({ state: this.state, auth, repos: this.git, log });
+    server.on("request", (req, res) => void (GitHttp.matches(req.url) ? git.handle(req, res) : api.handle(req, res)));
   }
 
   /**
@@ -148,6 +160,11 @@ export class GitHubSimulator {
     return this.issueRecord(repo, n).events.map((e) => ({ event: e.event, ...(e.label ? { label: e.label.name } : {}), actor: e.actor.login, created_at: e.createdAt }));
   }
 
+  /** What the App's installations have granted, as when an owner has not yet accepted new permissions; tokens issued later follow. */
+  setAppPermissions(permissions: Record<string, "read" | "write">): void {
+    this.appInfo.permissions = { ...permissions };
+  }
+
   setWebhookUrl(url: string | undefined): void {
     this.dispatcher.setUrl(url);
   }
@@ -168,6 +185,31 @@ export class GitHubSimulator {
 
   addTeamMember(org: string, teamSlug: string, login: string): void {
     this.state.addTeamMember(org, teamSlug, this.account(login));
+  }
+
+  /** Gives the repository's git history its first commit with exactly these files (before anything reads it). */
+  async seedGit(repoFullName: string, files: Record<string, string>): Promise<void> {
+    await this.git.ensure(this.repo(repoFullName), new Map(Object.entries(files)));
+  }
+
+  /** Pushes a commit to `branch` as another person would (for a push that races the app's). */
+  pushToBranch(repoFullName: string, branch: string, files: Record<string, string>, message = "A human's commit"): Promise<string> {
+    return this.git.commit(this.repo(repoFullName), branch, files, message);
+  }
+
+  /** Branch name → commit of the repository's git history. */
+  branches(repoFullName: string): Promise<Record<string, string>> {
+    return this.git.heads(this.repo(repoFullName));
+  }
+
+  /** A file's text at a ref of the repository's git history; undefined when absent. */
+  fileAt(repoFullName: string, ref: string, path: string): Promise<string | undefined> {
+    return this.git.show(this.repo(repoFullName), ref, path);
+  }
+
+  /** The commits reachable from `ref`, newest first. */
+  gitLog(repoFullName: string, ref: string): Promise<Array<{ sha: string; author: string; email: string; subject: string }>> {
+    return this.git.log(this.repo(repoFullName), ref);
   }
 
   setFile(repoFullName: string, path: string, content: string): void {
@@ -271,6 +313,8 @@ export class GitHubSimulator {
       this.server.close((error) => (error ? reject(error) : resolve()));
       this.server.closeAllConnections();
     });
+    if (!this.ownsGitRoot) return;
+    rmSync(this.git.root, { recursive: true, force: true });
   }
 
   /**

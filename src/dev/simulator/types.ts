@@ -13,6 +13,8 @@ export interface SimulatorOptions {
   /** Default "escalation". */
   appSlug?: string;
   log?: (line: string) => void;
+  /** Where the repositories' bare git repositories live; default: a temporary directory removed by stop(). */
+  gitRoot?: string;
   /** Enforce GitHub's secondary limit on content creation from the start (see setContentLimits). */
   contentLimits?: ContentLimits;
   /** Sees every HTTP request before it is answered, e.g. to hold the caller to GitHub's REST description. */

@@ -11,6 +11,7 @@ const contract: AgentContract = {
   issue: 42,
   round: 3,
   taskFile: "/tmp/escalation-x/task.md",
+  serverUrl: "https://ghe.example.com",
 };
 
 const parent: NodeJS.ProcessEnv = {
@@ -39,13 +40,21 @@ describe("agentEnv", () => {
       ESCALATION_ISSUE: "42",
       ESCALATION_ROUND: "3",
       ESCALATION_TASK_FILE: contract.taskFile,
+      GITHUB_SERVER_URL: "https://ghe.example.com",
     });
+    expect(env).not.toHaveProperty("ESCALATION_BRANCH");
+  });
+
+  it("with the workspace on, names the branch and its base and carries git's authentication for origin", () => {
+    const gitAuth = { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "http.https://ghe.example.com/octo/demo.git.extraHeader", GIT_CONFIG_VALUE_0: "Authorization: Basic eA==" };
+    const env = agentEnv({ ...contract, workspace: { branch: "escalation/issue-42", base: "main", gitAuth } }, [], parent);
+    expect(env).toMatchObject({ ESCALATION_BRANCH: "escalation/issue-42", ESCALATION_BASE: "main", ...gitAuth });
   });
 
   it("is an allowlist: nothing else of the parent's environment reaches the agent", () => {
     const env = agentEnv(contract, [], parent);
     expect(Object.keys(env).sort()).toEqual(
-      ["PATH", "HOME", "LANG", "TZ", "GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_TASK_FILE"].sort(),
+      ["PATH", "HOME", "LANG", "TZ", "GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_TASK_FILE", "GITHUB_SERVER_URL"].sort(),
     );
     for (const secret of ["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "REDIS_URL", "APP_ID", "NODE_OPTIONS", "ANTHROPIC_API_KEY"]) {
       expect(env).not.toHaveProperty(secret);

@@ -152,7 +152,7 @@ describe("GitHubSimulator", () => {
       expect(result.status).toBe(201);
       expect(result.body.token).toMatch(/^ghs_[A-Za-z0-9_-]{36}$/);
       expect(result.body.repository_selection).toBe("all");
-      expect(result.body.permissions).toEqual({ issues: "write", metadata: "read", contents: "read", pull_requests: "read" });
+      expect(result.body.permissions).toEqual({ issues: "write", metadata: "read", contents: "write", pull_requests: "write" });
       const expiresIn = Date.parse(result.body.expires_at) - before;
       expect(expiresIn).toBeGreaterThan(59 * 60 * 1000);
       expect(expiresIn).toBeLessThanOrEqual(60 * 60 * 1000 + 1000);
@@ -209,7 +209,7 @@ describe("GitHubSimulator", () => {
 
       const escalate = await call(sim, "POST", "/app/installations/1/access_tokens", {
         auth: `Bearer ${appJwt(sim)}`,
-        body: { permissions: { contents: "write" } },
+        body: { permissions: { administration: "write" } },
       });
       expect(escalate.status).toBe(422);
     });

@@ -1,0 +1,227 @@
+import { execFile } from "node:child_process";
+import { createSign } from "node:crypto";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs, promisify } from "node:util";
+import { startApp } from "../../app/startApp.js";
+import { loadConfig } from "../../config/env.js";
+import { projectRoot } from "../../config/projectRoot.js";
+import { createLogger } from "../../logging.js";
+import { freePort, startPrivateRedis } from "../../redis/privateRedis.js";
+import { GitHubSimulator } from "../simulator/index.js";
+import { gitAuthEnv } from "../../workspace/gitCredentials.js";
+import { prepareWorkspace, type PrepareInput } from "../../workspace/prepareWorkspace.js";
+import { distribution } from "./stats.js";
+import { fmt, markdownTable } from "./table.js";
+
+/**
+ * `npm run bench:workspace`: what the agent's checkout costs before a spawn, on a repository of
+ * 5,000 files and 200 commits served by the simulator's git server: the first round of an issue on
+ * a cold cache, a first round on a warm cache (another issue of the same repository), and a later
+ * round of the same issue with nothing new and with one new commit on the base. A warm round's
+ * figure is what the workspace adds to "reply → agent started" (the token and the repository's
+ * clone URL are cached in memory); then that figure through the real app, workspace on and off.
+ *
+ *   npm run bench:workspace -- --files 5000 --commits 200 --samples 7 --issues 7
+ */
+const REPO = "bench/big";
+const OFF_REPO = "bench/plain";
+const BOT = { name: "escalation[bot]", email: "escalation[bot]@users.noreply.github.com" };
+const run = promisify(execFile);
+
+async function git(args: string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
+  const { stdout } = await run("git", args, {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "Bench", GIT_AUTHOR_EMAIL: "b@example.invalid", GIT_COMMITTER_NAME: "Bench", GIT_COMMITTER_EMAIL: "b@example.invalid", ...env },
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+function appJwt(sim: GitHubSimulator): string {
+  const now = Math.floor(Date.now() / 1000);
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const unsigned = `${encode({ alg: "RS256", typ: "JWT" })}.${encode({ iat: now - 30, exp: now + 570, iss: sim.appId })}`;
+  return `${unsigned}.${createSign("RSA-SHA256").update(unsigned).sign(sim.privateKey).toString("base64url")}`;
+}
+
+async function token(sim: GitHubSimulator, installationId: number): Promise<string> {
+  const response = await fetch(`${sim.apiUrl}/app/installations/${installationId}/access_tokens`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${appJwt(sim)}`, "content-type": "application/json" },
+    body: JSON.stringify({ repositories: [REPO.split("/")[1]], permissions: { contents: "write" } }),
+  });
+  return ((await response.json()) as { token: string }).token;
+}
+
+/** A history of `commits` commits over `files` files (40 files changed per commit), pushed to the simulator's `main`. */
+async function seed(sim: GitHubSimulator, files: number, commits: number, accessToken: string): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), "bench-ws-seed-"));
+  try {
+    await git(["init", "-q", "-b", "main"], work);
+    for (let i = 0; i < files; i++) {
+      const dir = join(work, "src", `m${i % 50}`);
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, `f${i}.ts`), `export const value${i} = ${i};\n// ${"x".repeat(200)}\n`);
+    }
+    await git(["add", "-A"], work);
+    await git(["commit", "-qm", "commit 1"], work);
+    for (let c = 2; c <= commits; c++) {
+      for (let k = 0; k < 40; k++) {
+        const i = (c * 40 + k) % files;
+        await writeFile(join(work, "src", `m${i % 50}`, `f${i}.ts`), `export const value${i} = ${i * c};\n// ${"y".repeat(200)}\n`);
+      }
+      await git(["commit", "-qam", `commit ${c}`], work);
+    }
+    const url = `${sim.url}/${REPO}.git`;
+    // Over the repository's first commit: the history is the bench's own.
+    await git(["push", "-q", "--force", url, "main"], work, gitAuthEnv(url, accessToken));
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function timed(action: () => Promise<unknown>): Promise<number> {
+  const started = process.hrtime.bigint();
+  await action();
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+/**
+ * Reply → agent started (webhook arrival → the agent's process started, the app's own
+ * `agent.started` figure) through the real app, side by side on one app: `on` (the big repository,
+ * workspace on) and `off` (a repository whose `.github/escalation.yml` turns it off). Each issue:
+ * `/agent`, the sample agent asks, a maintainer answers; round 1's start is measured.
+ */
+async function replyToSpawn(sim: GitHubSimulator, issues: number): Promise<{ on: number[]; off: number[] }> {
+  const redis = await startPrivateRedis();
+  const root = await mkdtemp(join(tmpdir(), "bench-ws-loop-"));
+  sim.addUser("maintainer");
+  sim.setPermission(REPO, "maintainer", "write");
+  sim.addRepo(OFF_REPO);
+  sim.setPermission(OFF_REPO, "maintainer", "write");
+  sim.setFile(OFF_REPO, ".github/escalation.yml", "workspace:\n  enabled: false\n");
+  const config = loadConfig({
+    ...sim.appEnv(),
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    HOST: "127.0.0.1",
+    PORT: String(await freePort()),
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: "bench-ws",
+    AGENT_COMMAND: JSON.stringify([process.execPath, resolve(projectRoot, "examples/sample-agent.mjs")]),
+    WORKSPACE_ROOT: root,
+    LOG_LEVEL: "warn",
+    GITHUB_WRITES_PER_MINUTE: "1000",
+    GITHUB_WRITES_PER_HOUR: "100000",
+  });
+  const app = await startApp({ config: { ...config, redisUrl: redis.url }, log: await createLogger("warn"), octokit: { throttle: false, retry: true } });
+  sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
+  const figures = { on: [] as number[], off: [] as number[] };
+  const started = (repo: string, issue: number, round: number) =>
+    new Promise<number>((resolvePromise) => {
+      const listener = (e: { repo: string; issue: number; round: number; replyToSpawnMs: number }) => {
+        if (e.repo !== repo || e.issue !== issue || e.round !== round) return;
+        app.services.events.off("agent.started", listener);
+        resolvePromise(e.replyToSpawnMs);
+      };
+      app.services.events.on("agent.started", listener);
+    });
+  const asked = async (repo: string, issue: number) => {
+    const deadline = Date.now() + 120_000;
+    while (!sim.issue(repo, issue).labels.includes("awaiting-human")) {
+      if (Date.now() > deadline) throw new Error(`no question on ${repo}#${issue}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  try {
+    for (let i = 0; i < issues; i++) {
+      for (const [repo, into] of [[REPO, figures.on], [OFF_REPO, figures.off]] as const) {
+        const issue = sim.createIssue(repo, { title: `Bench ${i}`, body: "x", author: "maintainer" }).number;
+        sim.comment(repo, issue, "maintainer", "/agent");
+        await asked(repo, issue);
+        const round1 = started(repo, issue, 1);
+        sim.comment(repo, issue, "maintainer", "SQLite");
+        into.push(await round1);
+        console.error(`  ${repo}#${issue}: reply → agent started ${into.at(-1)} ms`);
+      }
+    }
+    return figures;
+  } finally {
+    await app.close();
+    await redis.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { files: { type: "string", default: "5000" }, commits: { type: "string", default: "200" }, samples: { type: "string", default: "7" }, issues: { type: "string", default: "7" } } });
+  const [files, commits, samples, issues] = [Number(values.files), Number(values.commits), Number(values.samples), Number(values.issues)];
+  const sim = await GitHubSimulator.start({ webhookSecret: "bench" });
+  const root = await mkdtemp(join(tmpdir(), "bench-ws-root-"));
+  try {
+    const { installation_id: installationId } = sim.addRepo(REPO);
+    await sim.seedGit(REPO, { ".keep": "" });
+    const accessToken = await token(sim, installationId);
+    console.error(`seeding ${REPO}: ${files} files, ${commits} commits`);
+    await seed(sim, files, commits, accessToken);
+    const input = (issue: number, round: number, workspaces = root): PrepareInput => ({
+      root: workspaces,
+      repo: REPO,
+      issue,
+      round,
+      cloneUrl: `${sim.url}/${REPO}.git`,
+      base: "main",
+      branch: `escalation/issue-${issue}`,
+      token: accessToken,
+      identity: BOT,
+      limits: { maxBytes: 100 * 2 ** 20, maxFiles: 10_000 },
+    });
+    const cold: number[] = [];
+    const warmFirst: number[] = [];
+    const warmSame: number[] = [];
+    const warmChanged: number[] = [];
+    for (let s = 0; s < samples; s++) {
+      console.error(`sample ${s + 1} of ${samples}`);
+      const fresh = await mkdtemp(join(tmpdir(), "bench-ws-cold-"));
+      cold.push(await timed(() => prepareWorkspace(input(1, 0, fresh))));
+      await rm(fresh, { recursive: true, force: true });
+      warmFirst.push(await timed(() => prepareWorkspace(input(100 + s, 0))));
+      warmSame.push(await timed(() => prepareWorkspace(input(100 + s, 1))));
+      await sim.pushToBranch(REPO, "main", { [`src/new-${s}.ts`]: `export const added = ${s};\n` }, `a human's commit ${s}`);
+      warmChanged.push(await timed(() => prepareWorkspace(input(100 + s, 2))));
+    }
+    const row = (what: string, ms: number[]) => {
+      const d = distribution(ms);
+      return [what, `${fmt(d.p50)} ms`, `${fmt(Math.min(...ms))}–${fmt(Math.max(...ms))} ms`];
+    };
+    console.log(
+      markdownTable(
+        ["Workspace preparation before a spawn (" + `${files} files, ${commits} commits, ${samples} samples` + ")", "p50", "range"],
+        [
+          row("Round 0 of an issue, cold cache (the whole history fetched, files checked out)", cold),
+          row("Round 0 of another issue, warm cache (fetch of nothing new; checkout shares the cache's objects)", warmFirst),
+          row("Round 1 of the same issue, nothing new (what a warm round adds to reply → agent started)", warmSame),
+          row("Round 2 of the same issue, one new commit on the base", warmChanged),
+        ],
+      ),
+    );
+    console.error(`reply → agent started through the app, ${issues} issues per side`);
+    const loop = await replyToSpawn(sim, issues);
+    console.log(
+      `\n${markdownTable(
+        [`Reply → agent process started through the app (webhook arrival → spawn, ${issues} round trips each)`, "p50", "range"],
+        [row(`Workspace on (${files} files, ${commits} commits; a warm round of the issue)`, loop.on), row("Workspace off (a fresh empty directory)", loop.off)],
+      )}`,
+    );
+  } finally {
+    await sim.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench:workspace failed: ${(error as Error).stack ?? String(error)}`);
+  process.exit(1);
+});
