@@ -134,7 +134,6 @@ export class Payloads {
       private: repo.private,
       owner: this.user(repo.owner),
       html_url: html,
-      clone_url: `${html}.git`,
       description: null,
       fork: false,
       url: api,

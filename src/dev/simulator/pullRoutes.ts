@@ -82,8 +82,7 @@ export function pullRoutes({ state, ops, payloads, git }: PullRouteDeps): Route[
         if (!branchHead(git, repo, base)) throw validationFailed("PullRequest", "invalid", "base");
         const open = pullsOf(repo).find((i) => i.state === "open" && branches.get(i)!.head === head && branches.get(i)!.base === base);
         if (open) throw new ApiError(422, "Validation Failed", { errors: [{ resource: "PullRequest", code: "custom", message: `A pull request already exists for ${repo.owner.login}:${head}.` }] });
-        const issue = ops.createIssue(req.ctx, repo, { title: body.title, body: body.body });
-        issue.pullRequest = { headSha };
+        const issue = ops.createIssue(req.ctx, repo, { title: body.title, body: body.body }, { headSha, reviews: [], reviewComments: [] });
         branches.set(issue, { head, base });
         return { status: 201, json: view(issue) };
       },
