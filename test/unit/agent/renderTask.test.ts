@@ -276,3 +276,13 @@ describe("an approval in the task", () => {
     expect(task).toMatch(/- round 0, note with the vote of @carol: @carol, https:\/\/x\/602, sha256 [0-9a-f]{64}/);
   });
 });
+
+describe("the ask_human line", () => {
+  it("is in the task only when the agent's recipe gave it the tool; `escalate ask` is there either way", () => {
+    const withTool = renderTask(template, input([], { askHuman: true }));
+    const plain = renderTask(template, input([]));
+    expect(section(withTool, "## How to work", "## Audit")).toContain("- You also have the MCP tool `ask_human` (server `escalation`)");
+    expect(plain).not.toContain("ask_human");
+    for (const task of [withTool, plain]) expect(task).toContain("escalate ask --question");
+  });
+});

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { chooseAgentCommand } from "../../../src/agent/agentCommand.js";
+import { RECIPES } from "../../../src/agent/recipes/index.js";
 import { loadConfig } from "../../../src/config/env.js";
 import { resolveRepoSettings, serverDefaults } from "../../../src/config/repoConfig.js";
 import { ConfigError } from "../../../src/errors.js";
@@ -42,7 +43,18 @@ describe("AGENT_PROFILES", () => {
     expect(chooseAgentCommand({ command: undefined, profiles }, "tostring")).toHaveProperty("problem");
   });
 
+  it("maps {\"recipe\": name} to the recipe's command, and chooseAgentCommand hands the recipe to the spawn", () => {
+    const agent = loadConfig(env({ AGENT_PROFILES: JSON.stringify({ claude: { recipe: "claude-code" }, codex: { recipe: "codex" }, fast: "agent" }) })).agent;
+    expect(agent.profiles.get("claude")).toEqual(RECIPES.get("claude-code")!.argv);
+    expect(agent.profiles.get("codex")?.slice(0, 2)).toEqual(["codex", "exec"]);
+    expect([...agent.profileRecipes.keys()]).toEqual(["claude", "codex"]);
+    expect(chooseAgentCommand(agent, "claude")).toEqual({ argv: RECIPES.get("claude-code")!.argv, profile: "claude", recipe: RECIPES.get("claude-code") });
+    expect(chooseAgentCommand(agent, "fast")).toEqual({ argv: ["agent"], profile: "fast" });
+  });
+
   it.each<[string, string, RegExp]>([
+    ["an unknown recipe", '{"ai": {"recipe": "cursor"}}', /AGENT_PROFILES\.ai names the recipe "cursor", which does not exist; the recipes are "claude-code", "codex"/],
+    ["a recipe with other keys", '{"ai": {"recipe": "codex", "args": []}}', /AGENT_PROFILES\.ai must be a command string or a JSON array of argv words, or \{"recipe": "<name>"\}/],
     ["not JSON", "fast=agent", /AGENT_PROFILES must be a JSON object/],
     ["a JSON array", '["agent"]', /AGENT_PROFILES must be a JSON object/],
     ["a name a repository could not pick", '{"Fast": "agent"}', /AGENT_PROFILES\.Fast: a profile name must be/],
