@@ -2,6 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { chooseAgentCommand } from "../../../src/agent/agentCommand.js";
 import { RECIPES } from "../../../src/agent/recipes/index.js";
+import { recipeKeyWarnings } from "../../../src/agent/recipes/keyWarnings.js";
 import { loadConfig } from "../../../src/config/env.js";
 import { resolveRepoSettings, serverDefaults } from "../../../src/config/repoConfig.js";
 import { ConfigError } from "../../../src/errors.js";
@@ -106,5 +107,16 @@ describe(".github/escalation.yml can name a profile, never a command", () => {
 
   it("takes a plain profile name", () => {
     expect(resolveRepoSettings({ agent_profile: "fast" }, defaults).settings.agentProfile).toBe("fast");
+  });
+});
+
+describe("recipeKeyWarnings", () => {
+  const agent = (passthrough: string) => loadConfig(env({ AGENT_PROFILES: JSON.stringify({ claude: { recipe: "claude-code" }, codex: { recipe: "codex" } }), AGENT_ENV_PASSTHROUGH: passthrough })).agent;
+
+  it("names each recipe profile whose API key variable AGENT_ENV_PASSTHROUGH leaves out", () => {
+    expect(recipeKeyWarnings(agent("ANTHROPIC_API_KEY"))).toEqual([
+      'AGENT_PROFILES.codex runs the codex recipe, but AGENT_ENV_PASSTHROUGH names none of CODEX_API_KEY: the tool gets no API key from the app\'s environment (README, "Recipes").',
+    ]);
+    expect(recipeKeyWarnings(agent("CODEX_API_KEY, ANTHROPIC_API_KEY"))).toEqual([]);
   });
 });
