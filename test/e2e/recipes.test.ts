@@ -69,7 +69,7 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
   let loop: Loop;
   let out: string;
   let root: string;
-  const saved = { ...process.env };
+  const path = process.env.PATH;
 
   beforeAll(async () => {
     await ensureBuilt(); // the MCP config starts bin/escalate, which runs dist/
@@ -86,7 +86,8 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
   });
   afterAll(async () => {
     await loop?.close();
-    process.env = saved;
+    process.env.PATH = path;
+    for (const name of PASSTHROUGH) delete process.env[name];
   });
 
   const recorded = (tool: string, repo: string, issue: number, round: number): Record | undefined => {
