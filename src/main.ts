@@ -3,6 +3,7 @@ import { EscalationError } from "./errors.js";
 import { createLogger } from "./logging.js";
 import { startPrivateRedis, type PrivateRedis } from "./redis/privateRedis.js";
 import { startApp } from "./app/startApp.js";
+import { recipeKeyWarnings } from "./agent/recipes/keyWarnings.js";
 
 /** `npm start`: the app, its workers, and a private Redis when REDIS_URL is unset. */
 async function main(): Promise<void> {
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
     log.info({ dataDir: config.dataDir, url: redisUrl }, "REDIS_URL unset: started a private redis-server with append-only persistence");
   }
   if (!config.agent.command) log.warn("AGENT_COMMAND is unset: gates and answers are recorded, but no agent can be spawned");
+  for (const warning of recipeKeyWarnings(config.agent)) log.warn(warning);
   const app = await startApp({ config: { ...config, redisUrl }, log });
   log.info({ url: app.url }, "escalation is running");
   let stopping = false;

@@ -1,7 +1,9 @@
 import type { AppConfig } from "../config/env.js";
+import type { AgentRecipe } from "./recipes/index.js";
 
 export type CommandChoice =
-  | { argv: readonly string[]; profile?: string }
+  /** `recipe`, for a profile given as one: it writes the tool's config before each spawn. */
+  | { argv: readonly string[]; profile?: string; recipe?: AgentRecipe }
   /** `comment`, when set, is posted on the issue: the repository's configuration is wrong, not the server's. */
   | { problem: string; skipped: string; comment?: string };
 
@@ -10,10 +12,11 @@ export type CommandChoice =
  * its `.github/escalation.yml` names with `agent_profile`. A repository only ever names a profile;
  * the command and its arguments are the server's. An unknown name runs nothing.
  */
-export function chooseAgentCommand(agent: Pick<AppConfig["agent"], "command" | "profiles">, profile: string | undefined): CommandChoice {
+export function chooseAgentCommand(agent: Pick<AppConfig["agent"], "command" | "profiles"> & Partial<Pick<AppConfig["agent"], "profileRecipes">>, profile: string | undefined): CommandChoice {
   if (profile !== undefined) {
     const argv = agent.profiles.get(profile);
-    if (argv) return { argv, profile };
+    const recipe = agent.profileRecipes?.get(profile);
+    if (argv) return { argv, profile, ...(recipe ? { recipe } : {}) };
     const known = [...agent.profiles.keys()].map((name) => `\`${name}\``).join(", ") || "none";
     return {
       problem: `\`.github/escalation.yml\` picks the agent profile "${profile}", which this server does not define`,

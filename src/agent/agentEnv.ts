@@ -20,11 +20,13 @@ export interface AgentContract {
 
 /**
  * Builds the agent's environment as an allowlist: the contract's variables, a PATH with
- * `escalate` first, a few harmless locale variables, and the names in AGENT_ENV_PASSTHROUGH.
+ * `escalate` first, a few harmless locale variables, the names in AGENT_ENV_PASSTHROUGH, and what a
+ * recipe sets (src/agent/recipes/).
  * PRIVATE_KEY, WEBHOOK_SECRET, REDIS_URL and the rest of the app's environment never reach it.
  */
-export function agentEnv(contract: AgentContract, passthrough: readonly string[], parent: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const env: Record<string, string> = {};
+export function agentEnv(contract: AgentContract, passthrough: readonly string[], parent: NodeJS.ProcessEnv = process.env, recipe: Record<string, string> = {}): Record<string, string> {
+  // A recipe's variables (where its tool reads the config the app wrote) come first: the contract's win.
+  const env: Record<string, string> = { ...recipe };
   for (const name of [...BASE_PASSTHROUGH, ...passthrough]) {
     const value = parent[name];
     if (value !== undefined) env[name] = value;

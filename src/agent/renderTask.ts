@@ -16,6 +16,8 @@ export interface TaskInput {
   notes?: readonly HumanNote[];
   /** The checkout the agent works in (src/workspace/), when the workspace is on. */
   workspace?: { branch: string; base: string; divertedTo?: string; pullRequest: boolean };
+  /** Whether the agent's tool was given the `ask_human` MCP tool (a recipe's config, src/agent/recipes/). */
+  askHuman?: boolean;
 }
 
 /**
@@ -153,6 +155,7 @@ export function taskView(input: TaskInput): Record<string, unknown> {
     gates,
     audit,
     workspace: input.workspace,
+    askHuman: input.askHuman === true,
   };
 }
 

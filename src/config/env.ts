@@ -5,6 +5,7 @@ import { z } from "zod";
 import { ConfigError, describeIssues } from "../errors.js";
 import type { PermissionLevel } from "../github/permissions.js";
 import { parseDuration } from "../protocol/duration.js";
+import { RECIPES, type AgentRecipe } from "../agent/recipes/index.js";
 import { fillPlaceholders, splitCommand } from "./splitCommand.js";
 import { projectRoot } from "./projectRoot.js";
 
@@ -29,6 +30,8 @@ export interface AppConfig {
     command: string[] | undefined;
     /** Named commands (AGENT_PROFILES) a repository may pick with `agent_profile`; argv templates like `command`. */
     profiles: ReadonlyMap<string, string[]>;
+    /** The profiles given as `{"recipe": name}`: the recipe that sets their tool up each round (src/agent/recipes/). */
+    profileRecipes: ReadonlyMap<string, AgentRecipe>;
     timeoutSeconds: number;
     concurrency: number;
     workdirRoot: string;
@@ -197,14 +200,30 @@ function parsePermissions(text: string): Record<string, "read" | "write"> {
 /** What `agent_profile` in a repository's `.github/escalation.yml` may name (src/config/repoConfig.ts). */
 export const PROFILE_NAME = /^[a-z0-9_-]{1,40}$/;
 
+const RecipeProfile = z.object({ recipe: z.string() }).strict();
+
+/** The recipe a profile given as `{"recipe": name}` names. */
+function recipeOf(value: unknown, what: string): AgentRecipe {
+  const parsed = RecipeProfile.safeParse(value);
+  if (!parsed.success) throw new ConfigError(`${what} must be a command string or a JSON array of argv words, or {"recipe": "<name>"} (README, "Recipes").`);
+  const recipe = RECIPES.get(parsed.data.recipe);
+  if (!recipe) {
+    const known = [...RECIPES.keys()].map((r) => `"${r}"`).join(", ");
+    throw new ConfigError(`${what} names the recipe ${JSON.stringify(parsed.data.recipe)}, which does not exist; the recipes are ${known}.`);
+  }
+  return recipe;
+}
+
 /**
  * AGENT_PROFILES: a JSON object mapping a profile name to a command, either a template split
- * without a shell like AGENT_COMMAND or a JSON array of argv words. Each is checked like
- * AGENT_COMMAND at start-up (quoting, placeholders).
+ * without a shell like AGENT_COMMAND or a JSON array of argv words, or to `{"recipe": name}`, a
+ * ready command for a known coding agent. Each is checked like AGENT_COMMAND at start-up
+ * (quoting, placeholders).
  */
-function parseProfiles(text: string | undefined): Map<string, string[]> {
+function parseProfiles(text: string | undefined): { profiles: Map<string, string[]>; recipes: Map<string, AgentRecipe> } {
   const profiles = new Map<string, string[]>();
-  if (text === undefined || text.trim() === "") return profiles;
+  const recipes = new Map<string, AgentRecipe>();
+  if (text === undefined || text.trim() === "") return { profiles, recipes };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -220,11 +239,15 @@ function parseProfiles(text: string | undefined): Map<string, string[]> {
     let argv: string[];
     if (typeof value === "string") argv = splitCommand(value, what);
     else if (Array.isArray(value)) argv = splitCommand(JSON.stringify(value), what);
-    else throw new ConfigError(`${what} must be a command string or a JSON array of argv words.`);
-    fillPlaceholders(argv, Object.fromEntries(AGENT_PLACEHOLDERS.map((p) => [p, p])), what);
+    else {
+      const recipe = recipeOf(value, what);
+      recipes.set(name, recipe);
+      argv = [...recipe.argv];
+    }
+    if (!recipes.has(name)) fillPlaceholders(argv, Object.fromEntries(AGENT_PLACEHOLDERS.map((p) => [p, p])), what);
     profiles.set(name, argv);
   }
-  return profiles;
+  return { profiles, recipes };
 }
 
 /** Reads and validates the app's environment. Throws ConfigError listing every bad variable. */
@@ -244,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError("Set PRIVATE_KEY (the PEM text, or base64 of it) or PRIVATE_KEY_PATH (the .pem file) of your GitHub App.");
   }
   const command = e.AGENT_COMMAND?.trim() ? splitCommand(e.AGENT_COMMAND) : undefined;
+  const { profiles, recipes } = parseProfiles(e.AGENT_PROFILES);
   if (Boolean(e.SLACK_BOT_TOKEN) !== Boolean(e.SLACK_CHANNEL)) {
     throw new ConfigError("The Slack mirror needs both SLACK_BOT_TOKEN and SLACK_CHANNEL (a channel ID like C0123456789); set both or neither.");
   }
@@ -265,7 +289,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir: resolve(e.DATA_DIR),
     agent: {
       command,
-      profiles: parseProfiles(e.AGENT_PROFILES),
+      profiles,
+      profileRecipes: recipes,
       timeoutSeconds: e.AGENT_TIMEOUT,
       concurrency: e.AGENT_CONCURRENCY,
       workdirRoot: resolve(e.AGENT_WORKDIR_ROOT ?? tmpdir()),

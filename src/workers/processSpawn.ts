@@ -5,6 +5,7 @@ import { chooseAgentCommand } from "../agent/agentCommand.js";
 import { agentEnv } from "../agent/agentEnv.js";
 import { maskSecrets } from "../agent/maskSecrets.js";
 import { cachedTemplate, renderTask } from "../agent/renderTask.js";
+import { setUpRecipe } from "../agent/recipes/setUpRecipe.js";
 import { runAgent, type AgentRun } from "../agent/runAgent.js";
 import { StopRequest } from "../agent/runningAgents.js";
 import { fillPlaceholders } from "../config/splitCommand.js";
@@ -104,6 +105,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     gates: history,
     notes,
     ...(prepared ? { workspace: { branch: prepared.branch, base: prepared.base, divertedTo: prepared.divertedTo, pullRequest: settings.workspace.pullRequest } } : {}),
+    askHuman: choice.recipe?.askHuman,
   });
   const token = workspace?.token ?? (await services.github.agentToken(data.installationId, data.repo)).token;
   const secrets = tokenForms(token);
@@ -111,7 +113,9 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const workdir = prepared?.checkout ?? (await mkdtemp(join(services.config.agent.workdirRoot, "escalation-")));
   const taskFile = prepared?.taskFile ?? join(workdir, "task.md");
   await writeFile(taskFile, task, "utf8");
-  const argv = fillPlaceholders(command, { taskFile, repo: data.repo, issue: String(data.issue), round: String(round), workdir });
+  // A recipe's config files (its MCP server) are written for the round, outside the checkout.
+  const recipe = choice.recipe ? await setUpRecipe(choice.recipe, services.config.agent.workdirRoot) : undefined;
+  const argv = fillPlaceholders(command, { taskFile, repo: data.repo, issue: String(data.issue), round: String(round), workdir, ...recipe?.placeholders });
   const env = agentEnv(
     {
       token,
@@ -124,6 +128,8 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
       ...(workspace ? { workspace: { branch: workspace.prepared.branch, base: workspace.prepared.base, gitAuth: workspace.gitAuth } } : {}),
     },
     services.config.agent.envPassthrough,
+    undefined,
+    recipe?.env,
   );
   const attempt = job.attemptsMade + 1;
   const maxAttempts = job.opts.attempts ?? 1;
@@ -148,6 +154,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
       },
     });
   } finally {
+    await recipe?.dispose();
     if (!prepared && !services.config.agent.keepWorkdir) await rm(workdir, { recursive: true, force: true });
   }
   log.info({ exitCode: run.exitCode, signal: run.signal, ms: run.durationMs }, "agent exited");

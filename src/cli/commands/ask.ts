@@ -15,6 +15,9 @@ const CliEnv = z.object({
   ESCALATION_ROUND: z.string().regex(/^\d+$/).optional(),
 });
 
+/** The variables `escalate ask` and `escalate mcp` read: a tool that clears its MCP servers' environment must pass these. */
+export const ASK_ENV_NAMES = Object.keys(CliEnv.shape) as readonly string[];
+
 export interface QuestionDraft {
   text: string;
   options: string[];

@@ -320,3 +320,13 @@ describe("renderTask: an answer given in a review comment on a line", () => {
     expect(renderTask(template, input([gate({ id: "1000001", state: "resumed", answers: [humanAnswer()] })]))).not.toContain("review comment");
   });
 });
+
+describe("the ask_human line", () => {
+  it("is in the task only when the agent's recipe gave it the tool; `escalate ask` is there either way", () => {
+    const withTool = renderTask(template, input([], { askHuman: true }));
+    const plain = renderTask(template, input([]));
+    expect(section(withTool, "## How to work", "## Audit")).toContain("- You also have the MCP tool `ask_human` (server `escalation`)");
+    expect(plain).not.toContain("ask_human");
+    for (const task of [withTool, plain]) expect(task).toContain("escalate ask --question");
+  });
+});

@@ -1,6 +1,8 @@
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { chooseAgentCommand } from "../../../src/agent/agentCommand.js";
+import { RECIPES } from "../../../src/agent/recipes/index.js";
+import { recipeKeyWarnings } from "../../../src/agent/recipes/keyWarnings.js";
 import { loadConfig } from "../../../src/config/env.js";
 import { resolveRepoSettings, serverDefaults } from "../../../src/config/repoConfig.js";
 import { ConfigError } from "../../../src/errors.js";
@@ -42,7 +44,18 @@ describe("AGENT_PROFILES", () => {
     expect(chooseAgentCommand({ command: undefined, profiles }, "tostring")).toHaveProperty("problem");
   });
 
+  it("maps {\"recipe\": name} to the recipe's command, and chooseAgentCommand hands the recipe to the spawn", () => {
+    const agent = loadConfig(env({ AGENT_PROFILES: JSON.stringify({ claude: { recipe: "claude-code" }, codex: { recipe: "codex" }, fast: "agent" }) })).agent;
+    expect(agent.profiles.get("claude")).toEqual(RECIPES.get("claude-code")!.argv);
+    expect(agent.profiles.get("codex")?.slice(0, 2)).toEqual(["codex", "exec"]);
+    expect([...agent.profileRecipes.keys()]).toEqual(["claude", "codex"]);
+    expect(chooseAgentCommand(agent, "claude")).toEqual({ argv: RECIPES.get("claude-code")!.argv, profile: "claude", recipe: RECIPES.get("claude-code") });
+    expect(chooseAgentCommand(agent, "fast")).toEqual({ argv: ["agent"], profile: "fast" });
+  });
+
   it.each<[string, string, RegExp]>([
+    ["an unknown recipe", '{"ai": {"recipe": "cursor"}}', /AGENT_PROFILES\.ai names the recipe "cursor", which does not exist; the recipes are "claude-code", "codex"/],
+    ["a recipe with other keys", '{"ai": {"recipe": "codex", "args": []}}', /AGENT_PROFILES\.ai must be a command string or a JSON array of argv words, or \{"recipe": "<name>"\}/],
     ["not JSON", "fast=agent", /AGENT_PROFILES must be a JSON object/],
     ["a JSON array", '["agent"]', /AGENT_PROFILES must be a JSON object/],
     ["a name a repository could not pick", '{"Fast": "agent"}', /AGENT_PROFILES\.Fast: a profile name must be/],
@@ -94,5 +107,16 @@ describe(".github/escalation.yml can name a profile, never a command", () => {
 
   it("takes a plain profile name", () => {
     expect(resolveRepoSettings({ agent_profile: "fast" }, defaults).settings.agentProfile).toBe("fast");
+  });
+});
+
+describe("recipeKeyWarnings", () => {
+  const agent = (passthrough: string) => loadConfig(env({ AGENT_PROFILES: JSON.stringify({ claude: { recipe: "claude-code" }, codex: { recipe: "codex" } }), AGENT_ENV_PASSTHROUGH: passthrough })).agent;
+
+  it("names each recipe profile whose API key variable AGENT_ENV_PASSTHROUGH leaves out", () => {
+    expect(recipeKeyWarnings(agent("ANTHROPIC_API_KEY"))).toEqual([
+      'AGENT_PROFILES.codex runs the codex recipe, but AGENT_ENV_PASSTHROUGH names none of CODEX_API_KEY: the tool gets no API key from the app\'s environment (README, "Recipes").',
+    ]);
+    expect(recipeKeyWarnings(agent("CODEX_API_KEY, ANTHROPIC_API_KEY"))).toEqual([]);
   });
 });

@@ -1,0 +1,146 @@
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, delimiter, dirname, join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { projectRoot } from "../../src/config/projectRoot.js";
+import { parseAskComment } from "../../src/protocol/ask.js";
+import { gitAuthEnv } from "../../src/workspace/gitCredentials.js";
+import { ensureBuilt } from "../support/build.js";
+import { startLoop, waitFor, type Loop } from "../support/harness.js";
+
+const STAND_INS = resolve("test/support/agents/stand-ins");
+const ESCALATE = join(projectRoot, "bin", "escalate");
+const PROMPT = "Carry out the task given on standard input.";
+
+/** What test/support/agents/stand-ins/standIn.mjs recorded in one round. */
+interface Record {
+  argv: string[];
+  env: { [name: string]: string };
+  cwd: string;
+  task: string;
+  files: { [path: string]: string };
+  asked?: { isError: boolean; text: string };
+}
+
+/** The variables every agent gets (src/agent/agentEnv.ts) with the workspace on, whatever the recipe. */
+const CONTRACT = ["PATH", "GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_TASK_FILE", "GITHUB_SERVER_URL", "ESCALATION_BRANCH", "ESCALATION_BASE"];
+const LOCALE = ["HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM"];
+const PASSTHROUGH = ["STAND_IN_OUT", "ANTHROPIC_API_KEY", "CODEX_API_KEY"];
+
+interface Case {
+  recipe: string;
+  tool: string;
+  /** The argv after the executable's name, with the config file the app wrote. */
+  argv(config: string): string[];
+  /** Where the tool reads its config, from its argv and environment. */
+  configOf(run: Record): string;
+  config: string;
+  /** Variables the recipe adds, from the config file's path. */
+  env(config: string): { [name: string]: string };
+}
+
+const CASES: Case[] = [
+  {
+    recipe: "claude-code",
+    tool: "claude",
+    argv: (config) => ["-p", PROMPT, "--permission-mode", "acceptEdits", "--allowedTools", "Bash,mcp__escalation__ask_human", "--mcp-config", config, "--strict-mcp-config", "--output-format", "text"],
+    configOf: (run) => run.argv[run.argv.indexOf("--mcp-config") + 1]!,
+    config: `${JSON.stringify({ mcpServers: { escalation: { type: "stdio", command: ESCALATE, args: ["mcp"] } } }, null, 2)}\n`,
+    env: () => ({}),
+  },
+  {
+    recipe: "codex",
+    tool: "codex",
+    argv: () => ["exec", "--sandbox", "workspace-write", "--skip-git-repo-check", PROMPT],
+    configOf: (run) => join(run.env.CODEX_HOME!, "config.toml"),
+    config: [
+      "# Written by escalation for one round: the ask_human tool of `escalate mcp`.",
+      "[mcp_servers.escalation]",
+      `command = ${JSON.stringify(ESCALATE)}`,
+      'args = ["mcp"]',
+      'env_vars = ["GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND"]',
+      "",
+    ].join("\n"),
+    env: (config) => ({ CODEX_HOME: dirname(config) }),
+  },
+];
+
+describe("the recipes end to end: a stand-in of each tool, run as the recipe runs the real one, asks and resumes", () => {
+  let loop: Loop;
+  let out: string;
+  let root: string;
+  const path = process.env.PATH;
+
+  beforeAll(async () => {
+    await ensureBuilt(); // the MCP config starts bin/escalate, which runs dist/
+    out = mkdtempSync(join(tmpdir(), "esc-recipes-out-"));
+    root = mkdtempSync(join(tmpdir(), "esc-recipes-root-"));
+    // The app hands its own environment to agents through the allowlist: the stand-ins first on PATH.
+    Object.assign(process.env, { PATH: `${STAND_INS}${delimiter}${process.env.PATH}`, STAND_IN_OUT: out, ANTHROPIC_API_KEY: "sk-ant-test", CODEX_API_KEY: "sk-codex-test" });
+    loop = await startLoop({
+      AGENT_WORKSPACE: "on",
+      WORKSPACE_ROOT: root,
+      AGENT_PROFILES: JSON.stringify(Object.fromEntries(CASES.map((c) => [c.tool, { recipe: c.recipe }]))),
+      AGENT_ENV_PASSTHROUGH: PASSTHROUGH.join(","),
+    });
+  });
+  afterAll(async () => {
+    await loop?.close();
+    process.env.PATH = path;
+    for (const name of PASSTHROUGH) delete process.env[name];
+  });
+
+  const recorded = (tool: string, repo: string, issue: number, round: number): Record | undefined => {
+    const file = join(out, `${tool}-${repo.replace("/", "-")}-${issue}-round-${round}.json`);
+    return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record) : undefined;
+  };
+
+  it.each(CASES)("$recipe: round 0 edits, asks with ask_human and exits; a human answers; round 1 starts on the branch with the answer", async (c) => {
+    const { sim } = loop;
+    const repo = `acme/${c.tool}-app`;
+    sim.addRepo(repo);
+    // Before the app hears of the repository (and caches its settings).
+    sim.setFile(repo, ".github/escalation.yml", `agent_profile: ${c.tool}\n`);
+    sim.setPermission(repo, "maintainer", "write");
+    await sim.seedGit(repo, { "README.md": "# app\n" });
+    const issue = sim.createIssue(repo, { title: "Add a cache", body: "Cache the lookups.", author: "maintainer" }).number;
+    const branch = `escalation/issue-${issue}`;
+    sim.comment(repo, issue, "maintainer", "/agent");
+
+    const ask = await waitFor("the question asked through ask_human", () => sim.comments(repo, issue).find((c) => parseAskComment(c.body) !== undefined), 30_000);
+    expect(parseAskComment(ask.body)?.questions[0]).toMatchObject({ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"] });
+    const round0 = await waitFor("round 0's record", () => recorded(c.tool, repo, issue, 0)?.asked && recorded(c.tool, repo, issue, 0));
+    const config = c.configOf(round0);
+    expect(round0.argv).toEqual(c.argv(config));
+    // The config the app wrote, in the tool's own format, outside the checkout and with no token in it.
+    expect(round0.files).toEqual({ [config]: c.config });
+    expect(config.startsWith(root)).toBe(false);
+    expect(basename(dirname(c.recipe === "codex" ? dirname(config) : config))).toMatch(/^escalation-recipe-/);
+    expect(round0.cwd.startsWith(root)).toBe(true);
+    const token = round0.env.GITHUB_TOKEN!;
+    expect(token).toMatch(/^ghs_/);
+    expect(c.config).not.toContain(token);
+    // Exactly the allowlist: the contract, the operator's passthrough (the API keys) and what the recipe sets.
+    const expected = [...LOCALE.filter((n) => process.env[n] !== undefined), ...PASSTHROUGH, ...CONTRACT, ...Object.keys(gitAuthEnv("http://x", "t")), ...Object.keys(c.env(config))];
+    expect(Object.keys(round0.env).sort()).toEqual([...new Set(expected)].sort());
+    expect(round0.env).toMatchObject({ ...c.env(config), ANTHROPIC_API_KEY: "sk-ant-test", CODEX_API_KEY: "sk-codex-test", ESCALATION_BRANCH: branch, ESCALATION_ROUND: "0" });
+    expect(round0.env.PATH!.split(delimiter).slice(0, 2)).toEqual([join(projectRoot, "bin"), STAND_INS]);
+    expect(round0.task).toContain("You also have the MCP tool `ask_human`");
+    expect(round0.asked).toEqual({ isError: false, text: expect.stringContaining(`posted on ${repo}#${issue}: ${ask.html_url}`) });
+
+    // The edit is on the branch, the config is not, and the config is gone once the round ended.
+    expect(await waitFor("round 0's work on the branch", () => sim.fileAt(repo, branch, "NOTES.md"), 30_000)).toBe("Asked which cache to use.\n");
+    await waitFor("the round's config removed", () => !existsSync(config));
+    for (const path of [basename(config), ".mcp.json", "codex-home/config.toml"]) expect(await sim.fileAt(repo, branch, path)).toBeUndefined();
+    await waitFor("the awaiting-human label", () => sim.issue(repo, issue).labels.includes("awaiting-human"), 30_000);
+
+    sim.comment(repo, issue, "maintainer", "SQLite");
+    const round1 = await waitFor("round 1's record", () => recorded(c.tool, repo, issue, 1), 30_000);
+    expect(round1.cwd).toBe(round0.cwd);
+    expect(round1.argv).toEqual(c.argv(c.configOf(round1)));
+    expect(round1.task).toContain("Which cache should the lookups use?");
+    expect(round1.task).toMatch(/Answer from human @maintainer .*choosing option "SQLite"/);
+    expect(readFileSync(join(round1.cwd, "NOTES.md"), "utf8")).toBe("Asked which cache to use.\n");
+    expect(await waitFor("round 1's work on the branch", () => sim.fileAt(repo, branch, "DONE.md"), 30_000)).toBe("Finished in round 1.\n");
+  }, 90_000);
+});
