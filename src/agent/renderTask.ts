@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import Mustache from "mustache";
 import { AgentError } from "../errors.js";
+import type { PullRequestMode } from "../config/repoConfig.js";
 import type { ApprovalRecord, Gate, HumanNote, LineRef } from "../gates/types.js";
 import { APPROVAL_KIND } from "../protocol/approval.js";
 import { CORRECTION_KIND } from "../protocol/ask.js";
@@ -15,7 +16,7 @@ export interface TaskInput {
   gates: readonly Gate[];
   notes?: readonly HumanNote[];
   /** The checkout the agent works in (src/workspace/), when the workspace is on. */
-  workspace?: { branch: string; base: string; divertedTo?: string; pullRequest: boolean };
+  workspace?: { branch: string; base: string; divertedTo?: string; pullRequest: PullRequestMode };
   /** Whether the agent's tool was given the `ask_human` MCP tool (a recipe's config, src/agent/recipes/). */
   askHuman?: boolean;
 }
@@ -154,7 +155,7 @@ export function taskView(input: TaskInput): Record<string, unknown> {
     hasHistory: gates.length > 0,
     gates,
     audit,
-    workspace: input.workspace,
+    workspace: input.workspace && { ...input.workspace, appOpensPullRequest: input.workspace.pullRequest === "app", agentOpensPullRequest: input.workspace.pullRequest === "agent" },
     askHuman: input.askHuman === true,
   };
 }

@@ -115,10 +115,16 @@ export const RepoConfigSchema = z
       })
       .strict()
       .optional(),
-    workspace: z.object({ enabled: z.boolean().optional(), branch: branchTemplate.optional(), pull_request: z.boolean().optional() }).strict().optional(),
+    workspace: z.object({ enabled: z.boolean().optional(), branch: branchTemplate.optional(), pull_request: z.union([z.boolean(), z.literal("agent")]).optional() }).strict().optional(),
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfigSchema>;
+
+/**
+ * Who opens the issue's pull request from its branch: the app when a round finishes ("app", the
+ * file's `true`), the agent itself with a token that may ("agent"), or nobody ("off", `false`).
+ */
+export type PullRequestMode = "app" | "agent" | "off";
 
 /** Effective settings for one repository: its file over the server's defaults. */
 export interface RepoSettings {
@@ -133,8 +139,8 @@ export interface RepoSettings {
   reminderLadder: ReminderStep[];
   /** Approval gates: the approvals needed (an ask may ask for more, never fewer) and the denial policy. */
   approvals: { approvers: number; policy: ApprovalPolicy };
-  /** The agent's checkout: on or off, the branch template (`{issue}` filled per issue), and whether a finished round opens a pull request. */
-  workspace: { enabled: boolean; branch: string; pullRequest: boolean };
+  /** The agent's checkout: on or off, the branch template (`{issue}` filled per issue), and who opens the pull request from it. */
+  workspace: { enabled: boolean; branch: string; pullRequest: PullRequestMode };
 }
 
 export function serverDefaults(config: AppConfig): RepoSettings {
@@ -148,7 +154,7 @@ export function serverDefaults(config: AppConfig): RepoSettings {
     agentProfile: undefined,
     reminderLadder: [],
     approvals: { approvers: 1, policy: "any-deny" },
-    workspace: { enabled: config.workspace.enabled, branch: DEFAULT_BRANCH_TEMPLATE, pullRequest: true },
+    workspace: { enabled: config.workspace.enabled, branch: DEFAULT_BRANCH_TEMPLATE, pullRequest: "app" },
   };
 }
 
@@ -180,7 +186,7 @@ export function resolveRepoSettings(raw: unknown, defaults: RepoSettings): RepoC
       workspace: {
         enabled: defaults.workspace.enabled && (c.workspace?.enabled ?? true),
         branch: c.workspace?.branch ?? defaults.workspace.branch,
-        pullRequest: c.workspace?.pull_request ?? defaults.workspace.pullRequest,
+        pullRequest: c.workspace?.pull_request === undefined ? defaults.workspace.pullRequest : c.workspace.pull_request === "agent" ? "agent" : c.workspace.pull_request ? "app" : "off",
       },
     },
   };

@@ -8,6 +8,7 @@ import { cachedTemplate, renderTask } from "../agent/renderTask.js";
 import { setUpRecipe } from "../agent/recipes/setUpRecipe.js";
 import { runAgent, type AgentRun } from "../agent/runAgent.js";
 import { StopRequest } from "../agent/runningAgents.js";
+import type { RepoSettings } from "../config/repoConfig.js";
 import { fillPlaceholders } from "../config/splitCommand.js";
 import { AgentError, WorkspaceError } from "../errors.js";
 import type { Gate, RoundTiming } from "../gates/types.js";
@@ -89,7 +90,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const resumed = gate;
   const history = resumed && !stored.some((g) => g.id === resumed.id) ? [...stored, resumed] : stored;
   const log = services.log.child({ repo: data.repo, issue: data.issue, round, job: jobId });
-  const workspace = settings.workspace.enabled ? await openWorkspace(services, data, round, settings.workspace.branch, target) : undefined;
+  const workspace = settings.workspace.enabled ? await openWorkspace(services, data, round, settings.workspace, target) : undefined;
   if (workspace?.kind === "refused") {
     log.warn({ problem: workspace.problem }, "the workspace was refused");
     await finishRound(services, ref, jobId, gate);
@@ -161,7 +162,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   // Whatever the agent left is pushed before the round is recorded as ended, however it ended.
   const saved = prepared ? await saveRoundWork(prepared, log) : undefined;
   // A pull request's own conversation works on its head branch: that pull request is the delivery.
-  const delivered = prepared && saved?.onBranch && !run.failed && settings.workspace.pullRequest && !workspace?.ownPullRequest ? await deliverRound(services, data, prepared, issue?.title ?? "", Date.now() - run.durationMs, new Set(history.map((g) => g.id)), log) : "";
+  const delivered = prepared && saved?.onBranch && !run.failed && settings.workspace.pullRequest === "app" && !workspace?.ownPullRequest ? await deliverRound(services, data, prepared, issue?.title ?? "", Date.now() - run.durationMs, new Set(history.map((g) => g.id)), log) : "";
   const stop: unknown = signal?.reason;
   // Stopped by shutdown or a lost lock, the job runs this round again; a failure with attempts left
   // is retried. Anything else ends the round: recorded first, before the worker can die again.
@@ -206,9 +207,9 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
 }
 
 /** The workspace's checkout for the round, or why it cannot have one. */
-async function openWorkspace(services: Services, data: SpawnJob, round: number, branchTemplate: string, target: IssueTarget): Promise<RoundWorkspace> {
+async function openWorkspace(services: Services, data: SpawnJob, round: number, settings: RepoSettings["workspace"], target: IssueTarget): Promise<RoundWorkspace> {
   try {
-    return await openRoundWorkspace(services, { installationId: data.installationId, repo: data.repo, issue: data.issue, round, branchTemplate });
+    return await openRoundWorkspace(services, { installationId: data.installationId, repo: data.repo, issue: data.issue, round, branchTemplate: settings.branch, pullRequest: settings.pullRequest });
   } catch (error) {
     // Retried like an agent that could not start; the issue says why meanwhile.
     await sendFeedback(services, target, [], `round ${round}: could not prepare the checkout: ${(error as Error).message}`);

@@ -1,12 +1,19 @@
+import type { PullRequestMode } from "../config/repoConfig.js";
 import { GitHubError, WorkspaceError } from "../errors.js";
+import type { TokenPermissions } from "../github/agentToken.js";
 import type { Services } from "../services.js";
 import { gitAuthEnv } from "./gitCredentials.js";
 import { prepareWorkspace, type PreparedWorkspace } from "./prepareWorkspace.js";
 import { pullRequestBranch } from "./pullRequestBranch.js";
 import type { SavedWork } from "./saveWork.js";
 
-/** What the workspace needs of the token: the agent's token reads and pushes the repository's code. */
-export const WORKSPACE_PERMISSIONS = { contents: "write" } as const;
+/**
+ * What the workspace needs of the token: the agent's token reads and pushes the repository's code,
+ * and opens the pull request itself where the repository leaves that to the agent.
+ */
+export function workspacePermissions(pullRequest: PullRequestMode): TokenPermissions {
+  return pullRequest === "agent" ? { contents: "write", pull_requests: "write" } : { contents: "write" };
+}
 
 export type RoundWorkspace =
   /** `ownPullRequest`: the issue is a pull request and the checkout is on its head branch. */
@@ -19,11 +26,11 @@ export type RoundWorkspace =
  * `contents: write`); the same token and git authentication go to the agent. Failures other than a
  * refusal are thrown (a network blip): the round is retried like an agent that could not start.
  */
-export async function openRoundWorkspace(services: Services, input: { installationId: number; repo: string; issue: number; round: number; branchTemplate: string }): Promise<RoundWorkspace> {
+export async function openRoundWorkspace(services: Services, input: { installationId: number; repo: string; issue: number; round: number; branchTemplate: string; pullRequest: PullRequestMode }): Promise<RoundWorkspace> {
   const { installationId, repo, issue, round } = input;
   try {
     const [{ token }, info, { botLogin }, pull] = await Promise.all([
-      services.github.agentToken(installationId, repo, WORKSPACE_PERMISSIONS),
+      services.github.agentToken(installationId, repo, workspacePermissions(input.pullRequest)),
       services.github.repository(installationId, repo),
       services.github.identity(),
       pullRequestBranch(() => services.github.installation(installationId), repo, issue),

@@ -20,6 +20,8 @@ interface Seen {
   notes: string | null;
   status: string;
   pushed?: string;
+  /** GitHub's status for the pull request the agent opened itself ("[open-pr]"). */
+  openedPr?: number;
 }
 
 const seen = (out: string, round: number, issue: number, repo = REPO): Seen | undefined => {
@@ -116,6 +118,31 @@ describe("the agent's workspace end to end, through the simulator's git server",
     for (const comment of sim.comments(REPO, issue)) expect(forms.some((f) => comment.body.includes(f))).toBe(false);
     expect(ask.body).not.toContain(token);
   }, 120_000);
+
+  it("with `pull_request: agent` the agent's token may open the pull request and the app opens none; elsewhere the token may not", async () => {
+    const { sim } = loop;
+    sim.addRepo("acme/self");
+    sim.setPermission("acme/self", "maintainer", "write");
+    sim.setFile("acme/self", ".github/escalation.yml", "workspace:\n  pull_request: agent\n");
+    await sim.seedGit("acme/self", { "README.md": "# self\n" });
+    const issue = sim.createIssue("acme/self", { title: "Deliver it yourself [open-pr]", body: "", author: "maintainer" }).number;
+    const exited = new Promise<void>((resolve) => loop.app.services.events.on("agent.exited", (e) => e.repo === "acme/self" && e.issue === issue && resolve()));
+    sim.comment("acme/self", issue, "maintainer", "/agent");
+    await exited; // notified once the round's work is pushed and the app's delivery was decided
+    const run = await waitFor("the agent's record", () => seen(out, 0, issue, "acme/self"));
+    expect(run.openedPr).toBe(201);
+    expect(run.task).toContain("Opening its pull request into `main` is yours");
+    const opened = await pulls(`escalation/issue-${issue}`, "acme/self");
+    expect(opened.map((p) => p.title)).toEqual(["The agent's own pull request"]);
+
+    // With the default (the app opens it), the agent's token has no pull_requests: write.
+    const other = sim.createIssue(REPO, { title: "Not yours to open [open-pr]", body: "", author: "maintainer" }).number;
+    const otherExited = new Promise<void>((resolve) => loop.app.services.events.on("agent.exited", (e) => e.repo === REPO && e.issue === other && resolve()));
+    sim.comment(REPO, other, "maintainer", "/agent");
+    await otherExited;
+    expect((await waitFor("the other agent's record", () => seen(out, 0, other))).openedPr).toBe(403);
+    expect((await pulls(`escalation/issue-${other}`)).map((p) => p.title)).toEqual([expect.not.stringMatching(/agent's own/)]);
+  }, 90_000);
 
   it("a private repository is cloned with the narrowed token, and a repository that turns the workspace off gets a fresh directory", async () => {
     const { sim } = loop;

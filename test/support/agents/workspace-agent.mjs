@@ -6,6 +6,8 @@
 //   round 0   edits src/app.ts, adds NOTES.md, asks a question and exits 0 without committing
 //   "[sleep]" in the issue's title: writes HALFWAY.md, then runs for a minute (for /stop)
 //   round 1+  commits DONE.md ("Finished in round N") and pushes it with `git push origin HEAD`, then finishes
+//   "[open-pr]" in the issue's title: round 0 commits, pushes and opens its own pull request with its
+//             GITHUB_TOKEN (recording GitHub's status as openedPr), then finishes
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -40,6 +42,17 @@ if (/^# Task: .*\[sleep\]/m.test(task)) {
   writeFileSync("HALFWAY.md", "stopped halfway\n");
   writeFileSync(record, JSON.stringify(seen));
   await new Promise((resolve) => setTimeout(resolve, 60_000));
+} else if (/^# Task: .*\[open-pr\]/m.test(task)) {
+  writeFileSync("DONE.md", "Opened by the agent.\n");
+  git("add", "DONE.md");
+  git("commit", "-qm", "the agent's own commit");
+  git("push", "-q", "origin", "HEAD");
+  const response = await fetch(`${process.env.GITHUB_API_URL}/repos/${process.env.GITHUB_REPOSITORY}/pulls`, {
+    method: "POST",
+    headers: { authorization: `token ${process.env.GITHUB_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ title: "The agent's own pull request", head: process.env.ESCALATION_BRANCH, base: process.env.ESCALATION_BASE, body: `Closes #${process.env.ESCALATION_ISSUE}` }),
+  });
+  seen.openedPr = response.status;
 } else if (round === "0") {
   mkdirSync("src", { recursive: true });
   writeFileSync("src/app.ts", `${seen.app ?? ""}export const cache = "sqlite";\n`);

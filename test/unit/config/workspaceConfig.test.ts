@@ -2,6 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/env.js";
 import { resolveRepoSettings, serverDefaults } from "../../../src/config/repoConfig.js";
+import { workspacePermissions } from "../../../src/workspace/roundWorkspace.js";
 
 const { privateKey: PEM } = generateKeyPairSync("rsa", { modulusLength: 2048, publicKeyEncoding: { type: "spki", format: "pem" }, privateKeyEncoding: { type: "pkcs1", format: "pem" } });
 const env = (extra: Record<string, string> = {}) => loadConfig({ APP_ID: "1", WEBHOOK_SECRET: "s", PRIVATE_KEY: PEM, DATA_DIR: "/srv/escalation", ...extra });
@@ -10,7 +11,7 @@ const defaults = serverDefaults(env());
 describe("the workspace's settings", () => {
   it("is on by default, under DATA_DIR, with limits of 100 MiB and 10,000 files", () => {
     expect(env().workspace).toEqual({ enabled: true, root: "/srv/escalation/workspaces", maxBytes: 100 * 1024 * 1024, maxFiles: 10_000 });
-    expect(defaults.workspace).toEqual({ enabled: true, branch: "escalation/issue-{issue}", pullRequest: true });
+    expect(defaults.workspace).toEqual({ enabled: true, branch: "escalation/issue-{issue}", pullRequest: "app" });
   });
 
   it("reads AGENT_WORKSPACE, WORKSPACE_ROOT and the limits, and names a bad one", () => {
@@ -23,7 +24,19 @@ describe("the workspace's settings", () => {
   it("takes a repository's branch template and switch", () => {
     const { settings, problem } = resolveRepoSettings({ workspace: { enabled: false, branch: "agents/{issue}-work", pull_request: false } }, defaults);
     expect(problem).toBeUndefined();
-    expect(settings.workspace).toEqual({ enabled: false, branch: "agents/{issue}-work", pullRequest: false });
+    expect(settings.workspace).toEqual({ enabled: false, branch: "agents/{issue}-work", pullRequest: "off" });
+  });
+
+  it("reads who opens the pull request: the app (true, the default), the agent, or nobody (false)", () => {
+    const mode = (pull_request?: unknown) => resolveRepoSettings({ workspace: pull_request === undefined ? {} : { pull_request } }, defaults).settings.workspace.pullRequest;
+    expect([mode(), mode(true), mode("agent"), mode(false)]).toEqual(["app", "app", "agent", "off"]);
+    expect(resolveRepoSettings({ workspace: { pull_request: "yes" } }, defaults).problem).toMatch(/workspace\.pull_request/);
+  });
+
+  it("gives the agent's token pull_requests: write only where the agent opens the pull request", () => {
+    expect(workspacePermissions("app")).toEqual({ contents: "write" });
+    expect(workspacePermissions("off")).toEqual({ contents: "write" });
+    expect(workspacePermissions("agent")).toEqual({ contents: "write", pull_requests: "write" });
   });
 
   it("cannot turn the workspace on where the server turned it off", () => {

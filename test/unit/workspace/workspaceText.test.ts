@@ -10,7 +10,7 @@ const input: TaskInput = { repo: "acme/widgets", round: 2, issue: { number: 7, t
 describe("what the workspace tells the agent and the issue", () => {
   it("the task says where the code is, that nothing left is lost, that a round may run again, and how the work is delivered", async () => {
     const template = await loadTemplate(resolve(projectRoot, "templates/spawn-task.md"));
-    const task = renderTask(template, { ...input, workspace: { branch: "escalation/issue-7", base: "main", pullRequest: true } });
+    const task = renderTask(template, { ...input, workspace: { branch: "escalation/issue-7", base: "main", pullRequest: "app" } });
     expect(task).toContain("Your working directory is a git checkout of acme/widgets on the branch `escalation/issue-7`, which starts from\n`main`");
     expect(task).toContain("`git push origin HEAD` works with the token you were given");
     expect(task).toContain("whatever you left\n  uncommitted is committed and pushed to `escalation/issue-7`: nothing is lost");
@@ -18,10 +18,15 @@ describe("what the workspace tells the agent and the issue", () => {
     expect(task).toContain("A round may be run again");
     expect(task).toContain("a pull request from it into `main` is opened");
     expect(task).not.toContain("Someone pushed");
-    const diverted = renderTask(template, { ...input, workspace: { branch: "escalation/issue-7", base: "main", divertedTo: "escalation/issue-7-round-1", pullRequest: false } });
+    const diverted = renderTask(template, { ...input, workspace: { branch: "escalation/issue-7", base: "main", divertedTo: "escalation/issue-7-round-1", pullRequest: "off" } });
     expect(diverted).toContain("so that work is on\n`escalation/issue-7-round-1` instead");
     expect(diverted).not.toContain("pull request");
     expect(renderTask(template, input)).not.toContain("## Where the code is");
+    const agentOpens = renderTask(template, { ...input, workspace: { branch: "escalation/issue-7", base: "main", pullRequest: "agent" } });
+    expect(agentOpens).toContain("Opening its pull request into `main` is yours: your `GITHUB_TOKEN` may");
+    expect(agentOpens).toContain('"Closes #7"');
+    expect(agentOpens).not.toContain("is opened, or the one opened before is updated");
+    expect(task).not.toContain("is yours");
   });
 
   it("the status line says where the work went, and which pull request", () => {
