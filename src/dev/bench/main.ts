@@ -13,6 +13,7 @@ import { measureReplyToSpawn, type ReplyToSpawnResult } from "./scenarios/replyT
 import { measureThroughput, type ThroughputResult } from "./scenarios/throughput.js";
 import { distribution, spread, type Spread } from "./stats.js";
 import { fmt, markdownTable } from "./table.js";
+import { benchWorkspace } from "./workspace.js";
 
 /**
  * `npm run bench`: the loop measured on loopback (simulator, private Redis, the real app in its
@@ -359,6 +360,9 @@ async function main(): Promise<number> {
     const file = writeResults(resolve(projectRoot, "bench/results"), stamp, { machine: info, sizes, throttle: Boolean(values.throttle), quick: Boolean(values.quick), summary: figures, runs: results });
     console.log(`\nresults: ${file}`);
   }
+  console.error("the workspace: preparation, then reply → agent started with it on and off (workspace.ts)");
+  console.log("");
+  await benchWorkspace(values.quick ? { files: 5000, commits: 200, samples: 3, issues: 3 } : { files: 5000, commits: 200, samples: 7, issues: 7 });
   return 0;
 }
 

@@ -3,7 +3,7 @@ import { createSign } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseArgs, promisify } from "node:util";
+import { promisify } from "node:util";
 import { startApp } from "../../app/startApp.js";
 import { loadConfig } from "../../config/env.js";
 import { projectRoot } from "../../config/projectRoot.js";
@@ -16,14 +16,12 @@ import { distribution } from "./stats.js";
 import { fmt, markdownTable } from "./table.js";
 
 /**
- * `npm run bench:workspace`: what the agent's checkout costs before a spawn, on a repository of
+ * The last part of `npm run bench` (alone: `npm run bench:workspace`, workspaceMain.ts): what the agent's checkout costs before a spawn, on a repository of
  * 5,000 files and 200 commits served by the simulator's git server: the first round of an issue on
  * a cold cache, a first round on a warm cache (another issue of the same repository), and a later
  * round of the same issue with nothing new and with one new commit on the base. A warm round's
  * figure is what the workspace adds to "reply → agent started" (the token and the repository's
  * clone URL are cached in memory); then that figure through the real app, workspace on and off.
- *
- *   npm run bench:workspace -- --files 5000 --commits 200 --samples 7 --issues 7
  */
 const REPO = "bench/big";
 const OFF_REPO = "bench/plain";
@@ -155,9 +153,15 @@ async function replyToSpawn(sim: GitHubSimulator, issues: number): Promise<{ on:
   }
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { files: { type: "string", default: "5000" }, commits: { type: "string", default: "200" }, samples: { type: "string", default: "7" }, issues: { type: "string", default: "7" } } });
-  const [files, commits, samples, issues] = [Number(values.files), Number(values.commits), Number(values.samples), Number(values.issues)];
+export interface WorkspaceBenchSizes {
+  files: number;
+  commits: number;
+  samples: number;
+  issues: number;
+}
+
+/** The workspace's measurement: preparation alone, then reply → agent started with it on and off, side by side. Prints Markdown tables. */
+export async function benchWorkspace({ files, commits, samples, issues }: WorkspaceBenchSizes): Promise<void> {
   const sim = await GitHubSimulator.start({ webhookSecret: "bench" });
   const root = await mkdtemp(join(tmpdir(), "bench-ws-root-"));
   try {
@@ -220,8 +224,3 @@ async function main(): Promise<void> {
     await rm(root, { recursive: true, force: true });
   }
 }
-
-main().catch((error: unknown) => {
-  console.error(`bench:workspace failed: ${(error as Error).stack ?? String(error)}`);
-  process.exit(1);
-});
