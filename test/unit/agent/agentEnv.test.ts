@@ -11,6 +11,7 @@ const contract: AgentContract = {
   issue: 42,
   round: 3,
   taskFile: "/tmp/escalation-x/task.md",
+  askFile: "/tmp/escalation-x/.escalation/ask.json",
   serverUrl: "https://ghe.example.com",
 };
 
@@ -38,6 +39,7 @@ describe("agentEnv", () => {
       GITHUB_API_URL: contract.apiUrl,
       GITHUB_REPOSITORY: "octo/demo",
       ESCALATION_ISSUE: "42",
+      ESCALATION_ASK_FILE: "/tmp/escalation-x/.escalation/ask.json",
       ESCALATION_ROUND: "3",
       ESCALATION_TASK_FILE: contract.taskFile,
       GITHUB_SERVER_URL: "https://ghe.example.com",
