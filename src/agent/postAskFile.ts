@@ -17,7 +17,7 @@ export interface AskFileRound {
  * and returns a status-line suffix: "" when there was none or it was posted, a ⚠️ saying what to
  * fix otherwise. The same file in the same round is posted once, however often the job runs.
  */
-export async function postAskFile(services: Pick<Services, "store">, at: AskFileRound): Promise<string> {
+export async function postAskFile(services: { store: Pick<Services["store"], "firstTime"> }, at: AskFileRound): Promise<string> {
   const content = await takeAskFile(at.path);
   if (content.kind === "none") return "";
   const warn = (problem: string) => ` · ⚠️ the agent's ask file was not posted: ${problem}. It must be JSON with the ask_human tool's arguments (README, "The agent contract").`;

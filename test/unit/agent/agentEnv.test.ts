@@ -56,7 +56,7 @@ describe("agentEnv", () => {
   it("is an allowlist: nothing else of the parent's environment reaches the agent", () => {
     const env = agentEnv(contract, [], parent);
     expect(Object.keys(env).sort()).toEqual(
-      ["PATH", "HOME", "LANG", "TZ", "GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_TASK_FILE", "GITHUB_SERVER_URL"].sort(),
+      ["PATH", "HOME", "LANG", "TZ", "GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_TASK_FILE", "ESCALATION_ASK_FILE", "GITHUB_SERVER_URL"].sort(),
     );
     for (const secret of ["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "REDIS_URL", "APP_ID", "NODE_OPTIONS", "ANTHROPIC_API_KEY"]) {
       expect(env).not.toHaveProperty(secret);
