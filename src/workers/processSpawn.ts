@@ -18,6 +18,7 @@ import { choseRetry, isLadderGate, raiseLadderGate } from "../loop/ladders.js";
 import { formatDuration } from "../protocol/duration.js";
 import { SpawnJobSchema, type FeedbackOp, type SpawnJob } from "../queue/jobs.js";
 import type { Services } from "../services.js";
+import { excludePaths } from "../workspace/excludePaths.js";
 import { tokenForms } from "../workspace/gitCredentials.js";
 import type { PreparedWorkspace } from "../workspace/prepareWorkspace.js";
 import { askedSince, deliverPullRequest, deliveryLine } from "../workspace/pullRequest.js";
@@ -119,6 +120,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const askFile = join(workdir, ASK_FILE);
   await clearAskFile(askFile);
   // A recipe's config files (its MCP server) are written for the round, outside the checkout.
+  if (prepared && choice.recipe?.exclude) await excludePaths(prepared.checkout, choice.recipe.exclude);
   const recipe = choice.recipe ? await setUpRecipe(choice.recipe, services.config.agent.workdirRoot) : undefined;
   const argv = fillPlaceholders(command, { taskFile, repo: data.repo, issue: String(data.issue), round: String(round), workdir, ...recipe?.placeholders });
   const env = agentEnv(

@@ -192,6 +192,10 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
     expect(existsSync(round0.env.ESCALATION_ASK_FILE!)).toBe(false);
     expect(execFileSync("git", ["log", "--all", "--format=%H", "--", ".escalation"], { cwd: round0.cwd, encoding: "utf8" })).toBe("");
     expect(await sim.fileAt(repo, branch, ".escalation/ask.json")).toBeUndefined();
+    // aider's own files stay in the checkout, excluded there, and off the branch.
+    expect(readFileSync(join(round0.cwd, ".git", "info", "exclude"), "utf8").split("\n")).toContain(".aider*");
+    expect(existsSync(join(round0.cwd, ".aider.chat.history.md"))).toBe(true);
+    expect(await sim.fileAt(repo, branch, ".aider.chat.history.md")).toBeUndefined();
     await waitFor("the awaiting-human label", () => sim.issue(repo, issue).labels.includes("awaiting-human"), 30_000);
 
     sim.comment(repo, issue, "maintainer", "SQLite");
@@ -199,6 +203,7 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
     expect(round1.cwd).toBe(round0.cwd);
     expect(round1.task).toMatch(/Answer from human @maintainer .*choosing option "SQLite"/);
     expect(await waitFor("round 1's work on the branch", () => sim.fileAt(repo, branch, "DONE.md"), 30_000)).toBe("Finished in round 1.\n");
+    expect(await sim.fileAt(repo, branch, ".aider.chat.history.md")).toBeUndefined();
     // Round 1 has ended once the awaiting label is off: no second ask, no warning.
     await waitFor("the awaiting-human label off", () => !sim.issue(repo, issue).labels.includes("awaiting-human"), 30_000);
     expect(asks()).toHaveLength(1);

@@ -26,7 +26,7 @@ const CONVENTIONS = [
  * confirmations (creating files among them; it still refuses every shell command, so aider cannot run
  * `escalate ask` and asks through the ask file instead, as the conventions file tells it). The app
  * commits at exit, so aider's own commits are off; `--no-gitignore` keeps it from editing the
- * repository's .gitignore. The model is aider's choice from the key it finds, or AIDER_MODEL.
+ * repository's .gitignore (its `.aider*` files are excluded in the checkout's .git/info/exclude instead). The model is aider's choice from the key it finds, or AIDER_MODEL.
  * Flags: aider's options reference and "Scripting aider".
  */
 export const aider: AgentRecipe = {
@@ -47,6 +47,8 @@ export const aider: AgentRecipe = {
     "--analytics-disable",
   ],
   keyVariables: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
+  // Its chat and input histories and its repository map's tags cache, in the repository's root.
+  exclude: [".aider*"],
   askHuman: false,
   async prepare({ dir }) {
     const file = join(dir, "aider-conventions.md");

@@ -12,7 +12,7 @@
 // --message-file and, without an answer, writes the ask file its --read conventions name (refusing,
 // as aider does, a git-ignored path) instead of calling ask_human.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -74,6 +74,8 @@ function runAider(argv) {
   const task = readFileSync(value("--message-file"), "utf8");
   const record = { tool: "aider", argv, env: { ...process.env }, cwd: process.cwd(), task, files };
   writeFileSync(recordFile("aider"), JSON.stringify(record, null, 2));
+  // aider's --chat-history-file default, in the repository's root.
+  appendFileSync(".aider.chat.history.md", `# aider chat started, round ${process.env.ESCALATION_ROUND}\n`);
   if (answered(task)) {
     writeFileSync("DONE.md", `Finished in round ${process.env.ESCALATION_ROUND}.\n`);
     return;
