@@ -209,4 +209,24 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
     expect(asks()).toHaveLength(1);
     expect(sim.comments(repo, issue).filter((c) => c.body.includes("⚠️"))).toEqual([]);
   }, 90_000);
+
+  it("aider: an invalid ask file is not posted; the status comment says what is wrong, and the round counts as one that did not ask", async () => {
+    const { sim } = loop;
+    const repo = "acme/aider-bad-ask";
+    sim.addRepo(repo);
+    sim.setFile(repo, ".github/escalation.yml", "agent_profile: aider\n");
+    sim.setPermission(repo, "maintainer", "write");
+    await sim.seedGit(repo, { "README.md": "# app\n" });
+    const issue = sim.createIssue(repo, { title: "Add a cache [bad ask]", body: "Cache the lookups.", author: "maintainer" }).number;
+    sim.comment(repo, issue, "maintainer", "/agent");
+    const status = () => sim.comments(repo, issue).find((c) => c.user.login === sim.botLogin && c.body.startsWith("### 🤖 Escalation status"))?.body ?? "";
+    const line = await waitFor("the warning on the status comment", () => status().split("\n").find((l) => l.includes("⚠️ the agent's ask file was not posted")), 30_000);
+    expect(line).toContain("round 0: agent finished (exit 0");
+    expect(line).toContain('⚠️ the agent\'s ask file was not posted: questions: Too small: expected array to have >=1 items. It must be JSON with the ask_human tool\'s arguments (README, "The agent contract").');
+    // Like a round that did not ask: its branch is delivered as the pull request, and no question waits.
+    expect(line).toMatch(/ · pull request #\d+ opened \(/);
+    expect(sim.comments(repo, issue).filter((c) => parseAskComment(c.body) !== undefined)).toEqual([]);
+    expect(sim.issue(repo, issue).labels).not.toContain("awaiting-human");
+    expect(await sim.fileAt(repo, `escalation/issue-${issue}`, ".escalation/ask.json")).toBeUndefined();
+  }, 60_000);
 });

@@ -10,7 +10,8 @@
 //
 // aider has no MCP and runs no command under --yes-always: its stand-in reads the task from
 // --message-file and, without an answer, writes the ask file its --read conventions name (refusing,
-// as aider does, a git-ignored path) instead of calling ask_human.
+// as aider does, a git-ignored path) instead of calling ask_human; on an issue titled "[bad ask]",
+// an ask file without questions.
 import { execFileSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -97,7 +98,9 @@ function runAider(argv) {
     return;
   }
   mkdirSync(dirname(ask), { recursive: true });
-  writeFileSync(ask, JSON.stringify({ questions: [{ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"] }] }, null, 2));
+  // An issue titled "[bad ask]" gets an ask without questions, as a confused model might write.
+  const questions = task.includes("[bad ask]") ? [] : [{ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"] }];
+  writeFileSync(ask, JSON.stringify({ questions }, null, 2));
 }
 
 export async function run(tool) {
