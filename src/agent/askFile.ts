@@ -3,8 +3,8 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { describeIssues } from "../errors.js";
-import { draftFromTool, askHumanInput } from "../cli/commands/mcp.js";
-import { type AskDraft } from "../cli/commands/ask.js";
+import { askHumanInput, draftFromTool } from "../cli/commands/mcp.js";
+import type { AskDraft } from "../cli/commands/ask.js";
 
 /**
  * Where, relative to the agent's working directory, an agent that cannot run commands (aider) writes

@@ -119,8 +119,9 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   // One left by an earlier attempt was posted already, or belongs to a run that was cut short.
   const askFile = join(workdir, ASK_FILE);
   await clearAskFile(askFile);
-  // A recipe's config files (its MCP server) are written for the round, outside the checkout.
+  // Files a tool keeps in the checkout for itself (aider's .aider*) are never committed.
   if (prepared && choice.recipe?.exclude) await excludePaths(prepared.checkout, choice.recipe.exclude);
+  // A recipe's config files (its MCP server) are written for the round, outside the checkout.
   const recipe = choice.recipe ? await setUpRecipe(choice.recipe, services.config.agent.workdirRoot) : undefined;
   const argv = fillPlaceholders(command, { taskFile, repo: data.repo, issue: String(data.issue), round: String(round), workdir, ...recipe?.placeholders });
   const env = agentEnv(
