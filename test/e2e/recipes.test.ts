@@ -175,7 +175,7 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
       "--no-show-model-warnings",
       "--no-pretty",
       "--no-stream",
-      "--analytics-disable",
+      "--no-analytics",
     ]);
     // The conventions the app wrote, outside the checkout, tell aider where to write its question.
     expect(Object.keys(round0.files)).toEqual([conventions]);

@@ -26,8 +26,11 @@ const CONVENTIONS = [
  * confirmations (creating files among them; it still refuses every shell command, so aider cannot run
  * `escalate ask` and asks through the ask file instead, as the conventions file tells it). The app
  * commits at exit, so aider's own commits are off; `--no-gitignore` keeps it from editing the
- * repository's .gitignore (its `.aider*` files are excluded in the checkout's .git/info/exclude instead). The model is aider's choice from the key it finds, or AIDER_MODEL.
- * Flags: aider's options reference and "Scripting aider".
+ * repository's .gitignore (its `.aider*` files are excluded in the checkout's .git/info/exclude instead).
+ * `--no-analytics`, not `--analytics-disable`: off for the run, where the latter writes a permanent
+ * opt-out into the operator's HOME; without either, aider may ask to opt in, and --yes-always says yes.
+ * The model is aider's choice from the key it finds, or AIDER_MODEL.
+ * Flags: aider's options reference, "Scripting aider" and "Analytics".
  */
 export const aider: AgentRecipe = {
   name: "aider",
@@ -44,7 +47,7 @@ export const aider: AgentRecipe = {
     "--no-show-model-warnings",
     "--no-pretty",
     "--no-stream",
-    "--analytics-disable",
+    "--no-analytics",
   ],
   keyVariables: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
   // Its chat and input histories and its repository map's tags cache, in the repository's root.
