@@ -12,6 +12,8 @@ export interface AgentContract {
   issue: number;
   round: number;
   taskFile: string;
+  /** Where an agent that cannot run `escalate ask` writes its question (src/agent/askFile.ts). */
+  askFile: string;
   /** The web and git host, e.g. https://github.com. */
   serverUrl: string;
   /** Where the workspace is on: the branch, its base, and git's authentication for origin (gitCredentials.ts). */
@@ -38,6 +40,7 @@ export function agentEnv(contract: AgentContract, passthrough: readonly string[]
   env.ESCALATION_ISSUE = String(contract.issue);
   env.ESCALATION_ROUND = String(contract.round);
   env.ESCALATION_TASK_FILE = contract.taskFile;
+  env.ESCALATION_ASK_FILE = contract.askFile;
   env.GITHUB_SERVER_URL = contract.serverUrl;
   if (contract.workspace) {
     env.ESCALATION_BRANCH = contract.workspace.branch;

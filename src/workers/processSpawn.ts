@@ -3,6 +3,8 @@ import { join } from "node:path";
 import type { Job } from "bullmq";
 import { chooseAgentCommand } from "../agent/agentCommand.js";
 import { agentEnv } from "../agent/agentEnv.js";
+import { ASK_FILE, clearAskFile } from "../agent/askFile.js";
+import { postAskFile } from "../agent/postAskFile.js";
 import { maskSecrets } from "../agent/maskSecrets.js";
 import { cachedTemplate, renderTask } from "../agent/renderTask.js";
 import { setUpRecipe } from "../agent/recipes/setUpRecipe.js";
@@ -17,6 +19,7 @@ import { choseRetry, isLadderGate, raiseLadderGate } from "../loop/ladders.js";
 import { formatDuration } from "../protocol/duration.js";
 import { SpawnJobSchema, type FeedbackOp, type SpawnJob } from "../queue/jobs.js";
 import type { Services } from "../services.js";
+import { excludePaths } from "../workspace/excludePaths.js";
 import { tokenForms } from "../workspace/gitCredentials.js";
 import type { PreparedWorkspace } from "../workspace/prepareWorkspace.js";
 import { askedSince, deliverPullRequest, deliveryLine } from "../workspace/pullRequest.js";
@@ -114,6 +117,11 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const workdir = prepared?.checkout ?? (await mkdtemp(join(services.config.agent.workdirRoot, "escalation-")));
   const taskFile = prepared?.taskFile ?? join(workdir, "task.md");
   await writeFile(taskFile, task, "utf8");
+  // One left by an earlier attempt was posted already, or belongs to a run that was cut short.
+  const askFile = join(workdir, ASK_FILE);
+  await clearAskFile(askFile);
+  // Files a tool keeps in the checkout for itself (aider's .aider*) are never committed.
+  if (prepared && choice.recipe?.exclude) await excludePaths(prepared.checkout, choice.recipe.exclude);
   // A recipe's config files (its MCP server) are written for the round, outside the checkout.
   const recipe = choice.recipe ? await setUpRecipe(choice.recipe, services.config.agent.workdirRoot) : undefined;
   const argv = fillPlaceholders(command, { taskFile, repo: data.repo, issue: String(data.issue), round: String(round), workdir, ...recipe?.placeholders });
@@ -126,6 +134,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
       issue: data.issue,
       round,
       taskFile,
+      askFile,
       ...(workspace ? { workspace: { branch: workspace.prepared.branch, base: workspace.prepared.base, gitAuth: workspace.gitAuth } } : {}),
     },
     services.config.agent.envPassthrough,
@@ -135,6 +144,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const attempt = job.attemptsMade + 1;
   const maxAttempts = job.opts.attempts ?? 1;
   let run: AgentRun;
+  let askLine: string;
   try {
     run = await runAgent({
       argv,
@@ -154,6 +164,8 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
         );
       },
     });
+    // Posted however the agent exited, and before the save: the file is never committed.
+    askLine = await postAskFile(services, { path: askFile, env, repo: data.repo, issue: data.issue, round });
   } finally {
     await recipe?.dispose();
     if (!prepared && !services.config.agent.keepWorkdir) await rm(workdir, { recursive: true, force: true });
@@ -173,12 +185,12 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   services.events.notify("agent.exited", { repo: data.repo, issue: data.issue, round, outcome, durationMs: run.durationMs });
   if (!interrupted) await recordTiming(services, ref, round, run, outcome, gate).catch((error: unknown) => log.warn({ err: error }, "could not record the round's timing"));
   if (run.cancelled && stop instanceof StopRequest) {
-    await sendFeedback(services, target, gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], `round ${round}: agent ${stop.message} (after ${formatDuration(run.durationMs / 1000)})${saved?.line ?? ""}`);
+    await sendFeedback(services, target, gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], `round ${round}: agent ${stop.message} (after ${formatDuration(run.durationMs / 1000)})${askLine}${saved?.line ?? ""}`);
     return { round, run };
   }
   if (run.cancelled) return { round, run }; // shutdown: the worker rethrows so BullMQ retries the round
   if (run.failed && attempt < maxAttempts) {
-    await sendFeedback(services, target, [], endLine(round, run, secrets, ` · attempt ${attempt} of ${maxAttempts}; retrying with backoff${saved?.line ?? ""}`));
+    await sendFeedback(services, target, [], endLine(round, run, secrets, ` · attempt ${attempt} of ${maxAttempts}; retrying with backoff${askLine}${saved?.line ?? ""}`));
     throw new AgentError(`agent failed in round ${round} (attempt ${attempt} of ${maxAttempts})`);
   }
   // The round that took the answer is over: the label comes off, a moment later so that a question
@@ -187,9 +199,9 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   // Not when the agent asked again and that newer question was already answered: reconciliation
   // reads the label coming off after the newest question as that question's round having finished.
   const labelOff = gate && !run.failed && (await services.store.lastGate(ref))?.id === gate.id;
-  await sendFeedback(services, target, labelOff ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], endLine(round, run, secrets, `${saved?.line ?? ""}${delivered}`), undefined, {
+  await sendFeedback(services, target, labelOff ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], endLine(round, run, secrets, `${askLine}${saved?.line ?? ""}${delivered}`), undefined, {
     // A status comment the issue has already is kept current; work that went elsewhere is always told.
-    quiet: run.failed || saved?.notable ? false : "unless-shown",
+    quiet: run.failed || saved?.notable || askLine ? false : "unless-shown",
     ...(labelOff ? { delayMs: services.config.statusDebounceMs } : {}),
   });
   if (run.failed) {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, delimiter, dirname, join, resolve } from "node:path";
@@ -23,7 +24,7 @@ interface Record {
 }
 
 /** The variables every agent gets (src/agent/agentEnv.ts) with the workspace on, whatever the recipe. */
-const CONTRACT = ["PATH", "GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_TASK_FILE", "GITHUB_SERVER_URL", "ESCALATION_BRANCH", "ESCALATION_BASE"];
+const CONTRACT = ["PATH", "GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_TASK_FILE", "ESCALATION_ASK_FILE", "GITHUB_SERVER_URL", "ESCALATION_BRANCH", "ESCALATION_BASE"];
 const LOCALE = ["HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM"];
 const PASSTHROUGH = ["STAND_IN_OUT", "ANTHROPIC_API_KEY", "CODEX_API_KEY"];
 
@@ -80,7 +81,7 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
     loop = await startLoop({
       AGENT_WORKSPACE: "on",
       WORKSPACE_ROOT: root,
-      AGENT_PROFILES: JSON.stringify(Object.fromEntries(CASES.map((c) => [c.tool, { recipe: c.recipe }]))),
+      AGENT_PROFILES: JSON.stringify({ ...Object.fromEntries(CASES.map((c) => [c.tool, { recipe: c.recipe }])), aider: { recipe: "aider" } }),
       AGENT_ENV_PASSTHROUGH: PASSTHROUGH.join(","),
     });
   });
@@ -143,4 +144,89 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
     expect(readFileSync(join(round1.cwd, "NOTES.md"), "utf8")).toBe("Asked which cache to use.\n");
     expect(await waitFor("round 1's work on the branch", () => sim.fileAt(repo, branch, "DONE.md"), 30_000)).toBe("Finished in round 1.\n");
   }, 90_000);
+
+  it("aider: round 0 edits, writes the ask file and exits; the app posts the ask once and never commits the file; round 1 starts with the answer", async () => {
+    const { sim } = loop;
+    const repo = "acme/aider-app";
+    sim.addRepo(repo);
+    sim.setFile(repo, ".github/escalation.yml", "agent_profile: aider\n");
+    sim.setPermission(repo, "maintainer", "write");
+    await sim.seedGit(repo, { "README.md": "# app\n" });
+    const issue = sim.createIssue(repo, { title: "Add a cache", body: "Cache the lookups.", author: "maintainer" }).number;
+    const branch = `escalation/issue-${issue}`;
+    sim.comment(repo, issue, "maintainer", "/agent");
+    const asks = () => sim.comments(repo, issue).filter((c) => parseAskComment(c.body) !== undefined);
+
+    const ask = await waitFor("the question from the ask file", () => asks()[0], 30_000);
+    expect(parseAskComment(ask.body)).toMatchObject({ round: 0, questions: [{ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"] }] });
+    // Posted as `escalate ask` would post it: with the agent's token, so as the App's bot.
+    expect(ask.user.login).toBe(sim.botLogin);
+    const round0 = recorded("aider", repo, issue, 0)!;
+    const conventions = round0.argv[round0.argv.indexOf("--read") + 1]!;
+    expect(round0.argv).toEqual([
+      "--message-file",
+      round0.env.ESCALATION_TASK_FILE,
+      "--read",
+      conventions,
+      "--yes-always",
+      "--no-auto-commits",
+      "--no-gitignore",
+      "--no-check-update",
+      "--no-show-model-warnings",
+      "--no-pretty",
+      "--no-stream",
+      "--no-analytics",
+    ]);
+    // The conventions the app wrote, outside the checkout, tell aider where to write its question.
+    expect(Object.keys(round0.files)).toEqual([conventions]);
+    expect(round0.files[conventions]).toContain("create the file `.escalation/ask.json`");
+    expect(basename(dirname(conventions))).toMatch(/^escalation-recipe-/);
+    expect(conventions.startsWith(root)).toBe(false);
+    expect(round0.task).toContain("Cache the lookups.");
+    const expected = [...LOCALE.filter((n) => process.env[n] !== undefined), ...PASSTHROUGH, ...CONTRACT, ...Object.keys(gitAuthEnv("http://x", "t"))];
+    expect(Object.keys(round0.env).sort()).toEqual([...new Set(expected)].sort());
+    expect(round0.env).toMatchObject({ ESCALATION_ASK_FILE: join(round0.cwd, ".escalation", "ask.json"), ESCALATION_BRANCH: branch, ESCALATION_ROUND: "0", ANTHROPIC_API_KEY: "sk-ant-test" });
+
+    // The edit is on the branch; the ask file is in no commit and gone from the checkout.
+    expect(await waitFor("round 0's work on the branch", () => sim.fileAt(repo, branch, "NOTES.md"), 30_000)).toBe("Asked which cache to use.\n");
+    expect(existsSync(round0.env.ESCALATION_ASK_FILE!)).toBe(false);
+    expect(execFileSync("git", ["log", "--all", "--format=%H", "--", ".escalation"], { cwd: round0.cwd, encoding: "utf8" })).toBe("");
+    expect(await sim.fileAt(repo, branch, ".escalation/ask.json")).toBeUndefined();
+    // aider's own files stay in the checkout, excluded there, and off the branch.
+    expect(readFileSync(join(round0.cwd, ".git", "info", "exclude"), "utf8").split("\n")).toContain(".aider*");
+    expect(existsSync(join(round0.cwd, ".aider.chat.history.md"))).toBe(true);
+    expect(await sim.fileAt(repo, branch, ".aider.chat.history.md")).toBeUndefined();
+    await waitFor("the awaiting-human label", () => sim.issue(repo, issue).labels.includes("awaiting-human"), 30_000);
+
+    sim.comment(repo, issue, "maintainer", "SQLite");
+    const round1 = await waitFor("round 1's record", () => recorded("aider", repo, issue, 1), 30_000);
+    expect(round1.cwd).toBe(round0.cwd);
+    expect(round1.task).toMatch(/Answer from human @maintainer .*choosing option "SQLite"/);
+    expect(await waitFor("round 1's work on the branch", () => sim.fileAt(repo, branch, "DONE.md"), 30_000)).toBe("Finished in round 1.\n");
+    expect(await sim.fileAt(repo, branch, ".aider.chat.history.md")).toBeUndefined();
+    // Round 1 has ended once the awaiting label is off: no second ask, no warning.
+    await waitFor("the awaiting-human label off", () => !sim.issue(repo, issue).labels.includes("awaiting-human"), 30_000);
+    expect(asks()).toHaveLength(1);
+    expect(sim.comments(repo, issue).filter((c) => c.body.includes("⚠️"))).toEqual([]);
+  }, 90_000);
+
+  it("aider: an invalid ask file is not posted; the status comment says what is wrong, and the round counts as one that did not ask", async () => {
+    const { sim } = loop;
+    const repo = "acme/aider-bad-ask";
+    sim.addRepo(repo);
+    sim.setFile(repo, ".github/escalation.yml", "agent_profile: aider\n");
+    sim.setPermission(repo, "maintainer", "write");
+    await sim.seedGit(repo, { "README.md": "# app\n" });
+    const issue = sim.createIssue(repo, { title: "Add a cache [bad ask]", body: "Cache the lookups.", author: "maintainer" }).number;
+    sim.comment(repo, issue, "maintainer", "/agent");
+    const status = () => sim.comments(repo, issue).find((c) => c.user.login === sim.botLogin && c.body.startsWith("### 🤖 Escalation status"))?.body ?? "";
+    const line = await waitFor("the warning on the status comment", () => status().split("\n").find((l) => l.includes("⚠️ the agent's ask file was not posted")), 30_000);
+    expect(line).toContain("round 0: agent finished (exit 0");
+    expect(line).toContain('⚠️ the agent\'s ask file was not posted: questions: Too small: expected array to have >=1 items. It must be JSON with the ask_human tool\'s arguments (README, "The agent contract").');
+    // Like a round that did not ask: its branch is delivered as the pull request, and no question waits.
+    expect(line).toMatch(/ · pull request #\d+ opened \(/);
+    expect(sim.comments(repo, issue).filter((c) => parseAskComment(c.body) !== undefined)).toEqual([]);
+    expect(sim.issue(repo, issue).labels).not.toContain("awaiting-human");
+    expect(await sim.fileAt(repo, `escalation/issue-${issue}`, ".escalation/ask.json")).toBeUndefined();
+  }, 60_000);
 });

@@ -4,7 +4,7 @@ import { ConfigError } from "../../src/errors.js";
 import { SecureLoop, WEBHOOK_SECRET } from "./support.js";
 
 /** The variables an agent may see (README, "The agent contract"), plus the configured passthrough. */
-const CONTRACT = ["GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_TASK_FILE", "GITHUB_SERVER_URL", "PATH"];
+const CONTRACT = ["GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_TASK_FILE", "ESCALATION_ASK_FILE", "GITHUB_SERVER_URL", "PATH"];
 const HARMLESS = ["HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM"];
 
 /**

@@ -25,6 +25,8 @@ export interface AgentRecipe {
   argv: readonly string[];
   /** Where the tool reads its API key; none reaches it unless AGENT_ENV_PASSTHROUGH names it. */
   keyVariables: readonly string[];
+  /** Patterns of files the tool keeps in the checkout for itself, added to `.git/info/exclude` so they are never committed. */
+  exclude?: readonly string[];
   /** Whether the tool has the `ask_human` MCP tool (the task says so); otherwise it asks with `escalate ask`. */
   askHuman: boolean;
   prepare(input: RecipeInput): Promise<RecipeSetup>;

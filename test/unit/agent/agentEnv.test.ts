@@ -11,6 +11,7 @@ const contract: AgentContract = {
   issue: 42,
   round: 3,
   taskFile: "/tmp/escalation-x/task.md",
+  askFile: "/tmp/escalation-x/.escalation/ask.json",
   serverUrl: "https://ghe.example.com",
 };
 
@@ -38,6 +39,7 @@ describe("agentEnv", () => {
       GITHUB_API_URL: contract.apiUrl,
       GITHUB_REPOSITORY: "octo/demo",
       ESCALATION_ISSUE: "42",
+      ESCALATION_ASK_FILE: "/tmp/escalation-x/.escalation/ask.json",
       ESCALATION_ROUND: "3",
       ESCALATION_TASK_FILE: contract.taskFile,
       GITHUB_SERVER_URL: "https://ghe.example.com",
@@ -54,7 +56,7 @@ describe("agentEnv", () => {
   it("is an allowlist: nothing else of the parent's environment reaches the agent", () => {
     const env = agentEnv(contract, [], parent);
     expect(Object.keys(env).sort()).toEqual(
-      ["PATH", "HOME", "LANG", "TZ", "GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_TASK_FILE", "GITHUB_SERVER_URL"].sort(),
+      ["PATH", "HOME", "LANG", "TZ", "GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_TASK_FILE", "ESCALATION_ASK_FILE", "GITHUB_SERVER_URL"].sort(),
     );
     for (const secret of ["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "REDIS_URL", "APP_ID", "NODE_OPTIONS", "ANTHROPIC_API_KEY"]) {
       expect(env).not.toHaveProperty(secret);

@@ -54,7 +54,7 @@ describe("AGENT_PROFILES", () => {
   });
 
   it.each<[string, string, RegExp]>([
-    ["an unknown recipe", '{"ai": {"recipe": "cursor"}}', /AGENT_PROFILES\.ai names the recipe "cursor", which does not exist; the recipes are "claude-code", "codex"/],
+    ["an unknown recipe", '{"ai": {"recipe": "cursor"}}', /AGENT_PROFILES\.ai names the recipe "cursor", which does not exist; the recipes are "claude-code", "codex", "aider"/],
     ["a recipe with other keys", '{"ai": {"recipe": "codex", "args": []}}', /AGENT_PROFILES\.ai must be a command string or a JSON array of argv words, or \{"recipe": "<name>"\}/],
     ["not JSON", "fast=agent", /AGENT_PROFILES must be a JSON object/],
     ["a JSON array", '["agent"]', /AGENT_PROFILES must be a JSON object/],

@@ -7,8 +7,14 @@
 //                                   starting the MCP server its config names exactly as the tool
 //                                   would (command, args, the environment the tool gives it), and exits 0
 //   with one                        writes DONE.md and exits 0
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+//
+// aider has no MCP and runs no command under --yes-always: its stand-in reads the task from
+// --message-file and, without an answer, writes the ask file its --read conventions name (refusing,
+// as aider does, a git-ignored path) instead of calling ask_human; on an issue titled "[bad ask]",
+// an ask file without questions.
+import { execFileSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
@@ -55,16 +61,58 @@ function codexServer(_argv, files) {
 
 const SERVERS = { claude: claudeServer, codex: codexServer };
 
+const recordFile = (tool) => join(process.env.STAND_IN_OUT, `${tool}-${process.env.GITHUB_REPOSITORY.replace("/", "-")}-${process.env.ESCALATION_ISSUE}-round-${process.env.ESCALATION_ROUND}.json`);
+
+/** True when the task holds a human's answer: the round after the ask. */
+const answered = (task) => task.includes("## Questions asked so far");
+
+function runAider(argv) {
+  readFileSync(0); // the app writes the task to stdin too; aider takes it from --message-file
+  const value = (flag) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
+  const files = {};
+  const conventions = value("--read");
+  if (conventions) files[conventions] = readFileSync(conventions, "utf8");
+  const task = readFileSync(value("--message-file"), "utf8");
+  const record = { tool: "aider", argv, env: { ...process.env }, cwd: process.cwd(), task, files };
+  writeFileSync(recordFile("aider"), JSON.stringify(record, null, 2));
+  // aider's --chat-history-file default, in the repository's root.
+  appendFileSync(".aider.chat.history.md", `# aider chat started, round ${process.env.ESCALATION_ROUND}\n`);
+  if (answered(task)) {
+    writeFileSync("DONE.md", `Finished in round ${process.env.ESCALATION_ROUND}.\n`);
+    return;
+  }
+  writeFileSync("NOTES.md", "Asked which cache to use.\n");
+  const ask = /create the file `([^`]+)`/.exec(files[conventions] ?? "")?.[1];
+  if (!ask) throw new Error("aider stand-in: the --read conventions name no ask file");
+  // aider's base_coder.allowed_to_edit: "Skipping edits to … that matches gitignore spec."
+  const ignored = (() => {
+    try {
+      execFileSync("git", ["check-ignore", "-q", ask]);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  if (ignored) {
+    console.log(`Skipping edits to ${ask} that matches gitignore spec.`);
+    return;
+  }
+  mkdirSync(dirname(ask), { recursive: true });
+  // An issue titled "[bad ask]" gets an ask without questions, as a confused model might write.
+  const questions = task.includes("[bad ask]") ? [] : [{ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"] }];
+  writeFileSync(ask, JSON.stringify({ questions }, null, 2));
+}
+
 export async function run(tool) {
   const argv = process.argv.slice(2);
+  if (tool === "aider") return runAider(argv);
   const task = readFileSync(0, "utf8");
   const files = {};
   const server = SERVERS[tool](argv, files);
   const record = { tool, argv, env: { ...process.env }, cwd: process.cwd(), task, files };
-  const out = join(process.env.STAND_IN_OUT, `${tool}-${process.env.GITHUB_REPOSITORY.replace("/", "-")}-${process.env.ESCALATION_ISSUE}-round-${process.env.ESCALATION_ROUND}.json`);
-  const save = () => writeFileSync(out, JSON.stringify(record, null, 2));
+  const save = () => writeFileSync(recordFile(tool), JSON.stringify(record, null, 2));
   save();
-  if (task.includes("## Questions asked so far")) {
+  if (answered(task)) {
     writeFileSync("DONE.md", `Finished in round ${process.env.ESCALATION_ROUND}.\n`);
     return;
   }
