@@ -81,9 +81,10 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   } else {
     args.push("--appendonly", "no");
   }
+  // A stopped server's password is of no use to anyone: its files go with it.
   const cleanUp = () => {
     if (urlPath) rmSync(urlPath, { force: true });
-    if (!dataDir) rmSync(confDir, { recursive: true, force: true });
+    rmSync(dataDir ? confPath : confDir, { recursive: true, force: true });
   };
   let child: ChildProcess;
   try {
