@@ -42,8 +42,12 @@ export async function freePort(): Promise<number> {
 
 /** Creates `dir` if needed and makes it 0700: it holds the password and the data only the app may read. */
 function privateDirectory(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+  } catch (error) {
+    throw new ConfigError(`Could not make ${dir} private (mode 0700) for the private Redis's password: ${(error as Error).message}. Give the app's user ownership of DATA_DIR, or set DATA_DIR to a directory it owns.`, { cause: error });
+  }
 }
 
 /** Writes `text` to a file only its owner can read, never briefly readable by others (a stale file is replaced, not reused). */

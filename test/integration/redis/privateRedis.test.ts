@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -94,5 +94,14 @@ describe("the app's private redis-server", () => {
     const again = client(server.url);
     await again.connect();
     expect(await again.ping()).toBe("PONG");
+  });
+
+  it("takes its password files away when it stops", async () => {
+    const stopped = await startPrivateRedis({ dataDir: join(dataDir, "other") });
+    expect(existsSync(join(dataDir, "other", REDIS_CONF_FILE))).toBe(true);
+    expect(existsSync(join(dataDir, "other", REDIS_URL_FILE))).toBe(true);
+    await stopped.stop();
+    expect(existsSync(join(dataDir, "other", REDIS_CONF_FILE))).toBe(false);
+    expect(existsSync(join(dataDir, "other", REDIS_URL_FILE))).toBe(false);
   });
 });
