@@ -2,6 +2,7 @@ import { loadConfig } from "./config/env.js";
 import { EscalationError } from "./errors.js";
 import { createLogger } from "./logging.js";
 import { startPrivateRedis, type PrivateRedis } from "./redis/privateRedis.js";
+import { safeRedisUrl, unauthenticatedRedisWarning } from "./redis/safeUrl.js";
 import { startApp } from "./app/startApp.js";
 import { recipeKeyWarnings } from "./agent/recipes/keyWarnings.js";
 
@@ -14,7 +15,10 @@ async function main(): Promise<void> {
   if (!redisUrl) {
     redis = await startPrivateRedis({ dataDir: config.dataDir });
     redisUrl = redis.url;
-    log.info({ dataDir: config.dataDir, url: redisUrl }, "REDIS_URL unset: started a private redis-server with append-only persistence");
+    log.info({ dataDir: config.dataDir, url: safeRedisUrl(redisUrl) }, "REDIS_URL unset: started a private, password-protected redis-server with append-only persistence; its URL is in DATA_DIR/redis.url for operator commands");
+  } else {
+    const warning = unauthenticatedRedisWarning(redisUrl);
+    if (warning) log.warn(warning);
   }
   if (!config.agent.command) log.warn("AGENT_COMMAND is unset: gates and answers are recorded, but no agent can be spawned");
   for (const warning of recipeKeyWarnings(config.agent)) log.warn(warning);

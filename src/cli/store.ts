@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import { z } from "zod";
 import { EscalationError, StoreUnavailableError, describeIssues } from "../errors.js";
 import { GateStore } from "../gates/store.js";
+import { safeRedisUrl } from "../redis/safeUrl.js";
 import { UsageError } from "./usage.js";
 
 const StoreEnv = z.object({
@@ -14,17 +15,6 @@ export interface OpenedStore {
   /** The prefix in use, for messages. */
   prefix: string;
   close(): Promise<void>;
-}
-
-/** The URL without its password, for error messages. */
-export function safeRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(unparseable REDIS_URL)";
-  }
 }
 
 /**

@@ -7,6 +7,7 @@ import { loadConfig } from "../config/env.js";
 import { projectRoot } from "../config/projectRoot.js";
 import { createLogger } from "../logging.js";
 import { startPrivateRedis, freePort, type PrivateRedis } from "../redis/privateRedis.js";
+import { safeRedisUrl } from "../redis/safeUrl.js";
 import { GitHubSimulator, isContentCreating, type SimComment } from "./simulator/index.js";
 
 /**
@@ -79,7 +80,7 @@ async function main(): Promise<number> {
   };
 
   try {
-    console.log(`escalation demo: GitHub simulator at ${sim.url}, app at ${app.url}, Redis at ${redisUrl}`);
+    console.log(`escalation demo: GitHub simulator at ${sim.url}, app at ${app.url}, Redis at ${safeRedisUrl(redisUrl)}`);
     const issue = sim.createIssue(REPO, { title: "Add a cache for the lookups", body: "The lookups are slow; cache them.", author: "maintainer" });
     console.log(`\n📝 @maintainer opened ${REPO}#${issue.number}: "${issue.title}"`);
     const dispatch = sim.comment(REPO, issue.number, "maintainer", "/agent");

@@ -1,12 +1,16 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 
 export interface PrivateRedis {
+  /** redis://:PASSWORD@127.0.0.1:PORT: log it only through safeRedisUrl. */
   url: string;
   port: number;
+  password: string;
   stop(): Promise<void>;
 }
 
@@ -14,7 +18,14 @@ export interface PrivateRedisOptions {
   /** Directory for the append-only file; omit for a throw-away in-memory server. */
   dataDir?: string;
   port?: number;
+  /** Reuse a password (a restart on the same files whose clients keep their URL); a new random one otherwise. */
+  password?: string;
 }
+
+/** Written into the data directory, mode 0600: redis-server's settings, with its password. */
+export const REDIS_CONF_FILE = "redis.conf";
+/** Written into DATA_DIR, mode 0600: the URL with the password, for an operator's `escalate status` (README, "Operator commands"). */
+export const REDIS_URL_FILE = "redis.url";
 
 /** Asks the kernel for a free loopback port. */
 export async function freePort(): Promise<number> {
@@ -29,35 +40,68 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Creates `dir` if needed and makes it 0700: it holds the password and the data only the app may read. */
+function privateDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+  } catch (error) {
+    throw new ConfigError(`Could not make ${dir} private (mode 0700) for the private Redis's password: ${(error as Error).message}. Give the app's user ownership of DATA_DIR, or set DATA_DIR to a directory it owns.`, { cause: error });
+  }
+}
+
+/** Writes `text` to a file only its owner can read, never briefly readable by others (a stale file is replaced, not reused). */
+function writePrivateFile(path: string, text: string): void {
+  rmSync(path, { force: true });
+  writeFileSync(path, text, { mode: 0o600, flag: "wx" });
+}
+
 /**
  * Starts a redis-server of our own on a free loopback port, so nobody's running Redis is touched.
  * Used by `npm start` and `npm run demo` when REDIS_URL is unset, and by the test suite.
+ *
+ * Agents run as the app's user and could dial loopback, so the server requires a password. It
+ * reaches redis-server in a 0600 config file: on the command line any process could read it from
+ * /proc/PID/cmdline.
  */
 export async function startPrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
   const port = options.port ?? (await freePort());
+  const password = options.password ?? randomBytes(32).toString("base64url");
+  const dataDir = options.dataDir ? resolve(options.dataDir) : undefined;
+  // Without a data directory the config file still needs a private home; it goes when the server does.
+  const confDir = dataDir ?? mkdtempSync(join(tmpdir(), "escalation-redis-"));
+  privateDirectory(confDir);
+  const confPath = join(confDir, REDIS_CONF_FILE);
+  writePrivateFile(confPath, `requirepass ${password}\n`);
+  const url = `redis://:${password}@127.0.0.1:${port}`;
+  const urlPath = dataDir ? join(dataDir, REDIS_URL_FILE) : undefined;
   // A gate's hash holds its ask as JSON, longer than Redis's default 64-byte limit for the compact
   // (listpack) encoding: with 1024 a parked gate costs about a third less (README, "Bringing your
   // own Redis"). The older ziplist name is the one Redis 6 knows too; Redis 7 reads it as
   // hash-max-listpack-value.
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--protected-mode", "yes", "--hash-max-ziplist-value", "1024"];
-  if (options.dataDir) {
-    const dir = resolve(options.dataDir);
-    mkdirSync(dir, { recursive: true });
-    args.push("--dir", dir, "--appendonly", "yes", "--appendfsync", "everysec");
+  const args = [confPath, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--protected-mode", "yes", "--hash-max-ziplist-value", "1024"];
+  if (dataDir) {
+    args.push("--dir", dataDir, "--appendonly", "yes", "--appendfsync", "everysec");
   } else {
     args.push("--appendonly", "no");
   }
+  // A stopped server's password is of no use to anyone: its files go with it.
+  const cleanUp = () => {
+    if (urlPath) rmSync(urlPath, { force: true });
+    rmSync(dataDir ? confPath : confDir, { recursive: true, force: true });
+  };
   let child: ChildProcess;
   try {
     child = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
   } catch (error) {
+    cleanUp();
     throw missingRedis(error);
   }
   const output: string[] = [];
   child.stdout?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
   const exited = new Promise<number | null>((resolveExit) => child.once("exit", (code) => resolveExit(code)));
-  await new Promise<void>((ready, fail) => {
+  const ready = new Promise<void>((resolveReady, fail) => {
     const timer = setTimeout(() => fail(new ConfigError(`redis-server did not start on port ${port} within 10s:\n${output.join("")}`)), 10_000);
     child.once("error", (error) => {
       clearTimeout(timer);
@@ -70,13 +114,21 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
     child.stdout?.on("data", () => {
       if (output.join("").includes("Ready to accept connections")) {
         clearTimeout(timer);
-        ready();
+        resolveReady();
       }
     });
   });
+  try {
+    await ready;
+  } catch (error) {
+    cleanUp();
+    throw error;
+  }
+  if (urlPath) writePrivateFile(urlPath, `${url}\n`);
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url,
     port,
+    password,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGTERM");
@@ -85,6 +137,7 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
         await exited;
         clearTimeout(timer);
       }
+      cleanUp();
     },
   };
 }

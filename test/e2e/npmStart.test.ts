@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, inject, it } from "vitest";
 import { GitHubSimulator } from "../../src/dev/simulator/index.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { REPO, WEBHOOK_SECRET, waitFor } from "../support/harness.js";
@@ -47,7 +47,7 @@ describe("npm start", () => {
     sim.setPermission(REPO, "maintainer", "write");
     const out = mkdtempSync(join(tmpdir(), "esc-start-"));
     const dataDir = mkdtempSync(join(tmpdir(), "esc-data-"));
-    const { url } = await start({
+    const { url, output } = await start({
       ...sim.appEnv(),
       DATA_DIR: dataDir,
       AGENT_COMMAND: JSON.stringify([process.execPath, resolve("test/support/agents/recording-agent.mjs"), out, "{round}", "ask"]),
@@ -59,9 +59,40 @@ describe("npm start", () => {
     sim.comment(REPO, issue.number, "maintainer", "2");
     await waitFor("round 1", () => readdirSync(out).some((f) => f.startsWith("round-1-")), 20_000);
     expect(readdirSync(dataDir)).toEqual(expect.arrayContaining([expect.stringMatching(/appendonly/)]));
+    // The private Redis has a password: the operator finds it in DATA_DIR; no log line and no agent does.
+    const password = /^requirepass (\S+)$/m.exec(readFileSync(join(dataDir, "redis.conf"), "utf8"))![1];
+    expect(readFileSync(join(dataDir, "redis.url"), "utf8")).toContain(`:${password}@127.0.0.1:`);
+    const agentRecords = readdirSync(out).filter((f) => f.startsWith("round-"));
+    expect(agentRecords.length).toBeGreaterThanOrEqual(2);
+    for (const record of agentRecords) expect(JSON.stringify(JSON.parse(readFileSync(join(out, record), "utf8")).env)).not.toContain(password);
+    expect(output()).toContain("redis://:***@127.0.0.1:");
+    expect(output()).not.toMatch(/has no password/);
     const exited = new Promise<number | null>((r) => child!.once("exit", (code) => r(code)));
     child!.kill("SIGTERM");
     expect(await exited).toBe(0);
+    expect(output()).not.toContain(password);
+  });
+
+  it("warns once at start that a REDIS_URL without a password is within agents' reach", async () => {
+    sim = await GitHubSimulator.start({ webhookSecret: WEBHOOK_SECRET });
+    // The suite's Redis without its password: the line comes before the app's first command.
+    const url = new URL(inject("redisUrl"));
+    url.password = "";
+    let output = "";
+    child = spawn(process.execPath, [resolve("dist/main.js")], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(await freePort()), HOST: "127.0.0.1", LOG_FORMAT: "json", ...sim.appEnv(), REDIS_URL: url.toString() },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+    await waitFor("the warning", () => output.includes("has no password"), 10_000);
+    const exited = new Promise((r) => child!.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+    child = undefined; // ended by the signal: nothing left for afterEach
+    const warnings = output.split("\n").filter((line) => line.includes("has no password"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/REDIS_URL \(redis:\/\/127\.0\.0\.1:\d+\/?\) has no password: agents on this host could reach Redis/);
   });
 
   it("refuses to start with one clear line naming what is missing", async () => {
@@ -75,3 +106,4 @@ describe("npm start", () => {
     expect(stderr).toMatch(/WEBHOOK_SECRET/);
   });
 });
+

@@ -91,6 +91,8 @@ export class RedisServer {
   private constructor(
     readonly dataDir: string,
     readonly port: number,
+    readonly url: string,
+    private readonly password: string,
     server: PrivateRedis,
   ) {
     this.#server = server;
@@ -98,11 +100,7 @@ export class RedisServer {
 
   static async start(dataDir: string): Promise<RedisServer> {
     const server = await startPrivateRedis({ dataDir });
-    return new RedisServer(dataDir, server.port, server);
-  }
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    return new RedisServer(dataDir, server.port, server.url, server.password, server);
   }
 
   /** SIGTERM (redis-server flushes its append-only file and exits). */
@@ -111,10 +109,10 @@ export class RedisServer {
     this.#server = undefined;
   }
 
-  /** Starts again on the same port and directory: the data comes back from the append-only file. */
+  /** Starts again on the same port, directory and password: the data comes back from the append-only file, the app's URL still works. */
   async start(): Promise<void> {
     if (this.#server) return;
-    this.#server = await startPrivateRedis({ dataDir: this.dataDir, port: this.port });
+    this.#server = await startPrivateRedis({ dataDir: this.dataDir, port: this.port, password: this.password });
   }
 }
 
