@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { ASK_ENV_NAMES } from "../../cli/commands/ask.js";
 import type { AgentRecipe } from "./recipe.js";
 
-/** A TOML basic string: JSON's string escapes (\", \\, \n, \uXXXX) are TOML's too. */
+/** A TOML basic string: JSON's string escapes (\", \\, \n, \u0000) are TOML's too. */
 const tomlString = (text: string): string => JSON.stringify(text);
 
 /**
