@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,6 +6,7 @@ import { parseAskComment } from "../../src/protocol/ask.js";
 import { basicAuthorization } from "../../src/workspace/gitCredentials.js";
 import { installationToken } from "../support/gitServer.js";
 import { REPO, startLoop, waitFor, type Loop } from "../support/harness.js";
+import { allFiles } from "../support/files.js";
 
 const AGENT = resolve("test/support/agents/workspace-agent.mjs");
 
@@ -28,12 +29,6 @@ const seen = (out: string, round: number, issue: number, repo = REPO): Seen | un
   const file = join(out, `round-${round}-${repo.replace("/", "-")}-${issue}.json`);
   return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Seen) : undefined;
 };
-
-function allFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .map((f) => join(dir, f))
-    .filter((f) => statSync(f).isFile());
-}
 
 describe("the agent's workspace end to end, through the simulator's git server", () => {
   let loop: Loop;

@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { basicAuthorization } from "../../src/workspace/gitCredentials.js";
 import { REPO, SecureLoop, waitFor } from "./support.js";
+import { allFiles } from "../support/files.js";
 
 const AGENT = resolve("test/support/agents/workspace-agent.mjs");
 
@@ -37,7 +38,7 @@ describe("security: the workspace's token", { timeout: 90_000 }, () => {
     const logs = loop.logs.join("\n");
     for (const form of forms) expect(logs).not.toContain(form);
     for (const comment of loop.comments(issue)) for (const form of forms) expect(comment.body).not.toContain(form);
-    const files = readdirSync(root, { recursive: true, encoding: "utf8" }).map((f) => join(root, f)).filter((f) => statSync(f).isFile());
+    const files = allFiles(root);
     expect(files.length).toBeGreaterThan(10);
     for (const file of files) {
       const text = readFileSync(file, "latin1");

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,18 +9,12 @@ import { basicAuthorization } from "../../../src/workspace/gitCredentials.js";
 import { prepareWorkspace, type PrepareInput } from "../../../src/workspace/prepareWorkspace.js";
 import { saveWork } from "../../../src/workspace/saveWork.js";
 import { installationToken, runGit } from "../../support/gitServer.js";
+import { allFiles } from "../../support/files.js";
 
 const PRIVATE = "acme/secret";
 const PUBLIC = "acme/open";
 const BOT = { name: "escalation[bot]", email: "escalation[bot]@users.noreply.github.com" };
 const LIMITS = { maxBytes: 1024 * 1024, maxFiles: 100 };
-
-/** Every file under `dir`, .git included. */
-function allFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .map((f) => join(dir, f))
-    .filter((f) => statSync(f).isFile());
-}
 
 describe("the simulator's git server and the workspace", () => {
   let sim: GitHubSimulator;
