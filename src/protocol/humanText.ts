@@ -6,8 +6,8 @@
  * spell out. All of that is removed here, and what was removed is counted.
  *
  * The output is Markdown-safe text: it contains no HTML comment opener, no tag, no image syntax,
- * no control or invisible character. `<` followed by a letter, `/`, `!` or `?`, a `&` that would
- * start an entity, and `![` are written as `&lt;`, `&amp;` and `&#33;[`; decoding those entities
+ * no control or invisible character. `<` followed by a letter, `/`, `!` or `?` (or opening an
+ * autolink), a `&` that would start an entity, and `![` are written as `&lt;`, `&amp;` and `&#33;[`; decoding those entities
  * once gives the visible text. Cleaning is idempotent.
  *
  * The model errs on the side of removing: text that looks like a tag (`<` and a letter) is
@@ -379,13 +379,19 @@ function decodeEntities(s: string, stripped?: StrippedCounts): string {
 
 /**
  * The inverse of one decoding pass, for exactly the characters that would form markup again:
- * `<` before a letter, `/`, `!` or `?`; `&` before a reference that would decode; `![`.
+ * `<` before a letter, `/`, `!` or `?`, or opening an autolink (`<^@a>`: an e-mail's local part may
+ * start with a symbol); `&` before a reference that would decode; `![`.
  */
 function escapeMarkup(s: string): string {
   return s
     .replace(/&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|([A-Za-z][A-Za-z0-9]{1,31});)/g, (amp, name?: string) =>
       name === undefined || Object.hasOwn(NAMED_ENTITIES, name) ? "&amp;" : amp,
     )
-    .replace(/<(?=[A-Za-z/!?])/g, "&lt;")
+    .replace(/</g, (lt, at: number, text: string) => (/[A-Za-z/!?]/.test(text.charAt(at + 1)) || opensAutolink(text, at) ? "&lt;" : lt))
     .replace(/!(?=\[)/g, "&#33;");
+}
+
+function opensAutolink(text: string, at: number): boolean {
+  AUTOLINK.lastIndex = at;
+  return AUTOLINK.test(text);
 }
