@@ -1,24 +1,16 @@
 import { execFile } from "node:child_process";
-import { createSign } from "node:crypto";
 import { promisify } from "node:util";
 import type { GitHubSimulator } from "../../src/dev/simulator/index.js";
 
 /** Test helpers for the simulator's git server: tokens as the app mints them, and plain git. */
 
-function appJwt(sim: GitHubSimulator): string {
-  const now = Math.floor(Date.now() / 1000);
-  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
-  const unsigned = `${encode({ alg: "RS256", typ: "JWT" })}.${encode({ iat: now - 30, exp: now + 570, iss: sim.appId })}`;
-  return `${unsigned}.${createSign("RSA-SHA256").update(unsigned).sign(sim.privateKey).toString("base64url")}`;
-}
-
 /** An installation token of `repo`'s installation, narrowed to it and `permissions` as the app's agent token is. */
 export async function installationToken(sim: GitHubSimulator, repo: string, permissions: Record<string, string>): Promise<string> {
-  const found = await fetch(`${sim.apiUrl}/repos/${repo}/installation`, { headers: { authorization: `Bearer ${appJwt(sim)}` } });
+  const found = await fetch(`${sim.apiUrl}/repos/${repo}/installation`, { headers: { authorization: `Bearer ${sim.appJwt()}` } });
   const { id: installationId } = (await found.json()) as { id: number };
   const response = await fetch(`${sim.apiUrl}/app/installations/${installationId}/access_tokens`, {
     method: "POST",
-    headers: { authorization: `Bearer ${appJwt(sim)}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${sim.appJwt()}`, "content-type": "application/json" },
     body: JSON.stringify({ repositories: [repo.split("/")[1]], permissions }),
   });
   if (response.status !== 201) throw new Error(`token: ${response.status} ${await response.text()}`);

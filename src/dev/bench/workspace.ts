@@ -1,5 +1,4 @@
 import { execFile } from "node:child_process";
-import { createSign } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -37,17 +36,10 @@ async function git(args: string[], cwd: string, env: Record<string, string> = {}
   return stdout;
 }
 
-function appJwt(sim: GitHubSimulator): string {
-  const now = Math.floor(Date.now() / 1000);
-  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
-  const unsigned = `${encode({ alg: "RS256", typ: "JWT" })}.${encode({ iat: now - 30, exp: now + 570, iss: sim.appId })}`;
-  return `${unsigned}.${createSign("RSA-SHA256").update(unsigned).sign(sim.privateKey).toString("base64url")}`;
-}
-
 async function token(sim: GitHubSimulator, installationId: number): Promise<string> {
   const response = await fetch(`${sim.apiUrl}/app/installations/${installationId}/access_tokens`, {
     method: "POST",
-    headers: { authorization: `Bearer ${appJwt(sim)}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${sim.appJwt()}`, "content-type": "application/json" },
     body: JSON.stringify({ repositories: [REPO.split("/")[1]], permissions: { contents: "write" } }),
   });
   return ((await response.json()) as { token: string }).token;

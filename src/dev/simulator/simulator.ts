@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPair, randomBytes } from "node:crypto";
+import { createPublicKey, createSign, generateKeyPair, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
@@ -60,6 +60,14 @@ export class GitHubSimulator {
   /** Each repository's bare git repository, served over smart HTTP at `${url}/{owner}/{repo}.git`. */
   readonly git: GitRepos;
   private readonly ownsGitRoot: boolean;
+
+  /** A JWT of this App, as the app signs one for `/app` routes (for rigs and tests that act as the App). */
+  appJwt(): string {
+    const now = Math.floor(Date.now() / 1000);
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    const unsigned = `${encode({ alg: "RS256", typ: "JWT" })}.${encode({ iat: now - 30, exp: now + 570, iss: this.appId })}`;
+    return `${unsigned}.${createSign("RSA-SHA256").update(unsigned).sign(this.privateKey).toString("base64url")}`;
+  }
 
   /** The environment that points the app at this simulator as its GitHub App host. */
   appEnv(): { APP_ID: string; PRIVATE_KEY: string; WEBHOOK_SECRET: string; GHE_HOST: string; GHE_PROTOCOL: "http" } {
