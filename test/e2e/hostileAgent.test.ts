@@ -22,7 +22,7 @@ import { REPO, WEBHOOK_SECRET, startLoop, waitFor, type Loop } from "../support/
 const AGENT = readFileSync(resolve("test/support/agents/hostile-agent.mjs"), "utf8");
 const HOSTILE_ROUND = 2;
 /** What the agent posts or writes in place of a human (hostile-agent.mjs FORGED). */
-const FORGED = ["FORGED-ANSWER", "FORGED-EDIT", "FORGED-ACK", "FORGED-STATUS"];
+const FORGED = ["FORGED-ANSWER", "FORGED-EDIT", "FORGED-ACK", "FORGED-STATUS", "FORGED-BODY"];
 const NOBODY = 65534;
 const isRoot = process.getuid?.() === 0;
 /** Set in the child run as the unprivileged user: it runs the scenario in process. */
@@ -151,15 +151,17 @@ async function hostileScenario(): Promise<void> {
       .filter((a) => a.real.length > 0);
     expect.soft(leakedListings, "directories of the app, DATA_DIR or a home listed from inside the sandbox").toEqual([]);
     expect.soft(tried("tcp-connect").filter((a) => a.outcome === "done")).toEqual([]);
+    expect.soft(tried("proxy-connect").length, "loopback tried through the proxy").toBeGreaterThan(0);
+    expect.soft(tried("proxy-connect").filter((a) => a.outcome === "done"), "loopback reached through the proxy").toEqual([]);
     expect.soft(tried("tcp-listener-seen"), "the host's listeners are visible: no network namespace").toEqual([]);
-    expect.soft(tried("tcp-connect").length, "the host's ports were tried").toBeGreaterThanOrEqual(3);
+    expect.soft(tried("tcp-connect").filter((a) => a.outcome === "blocked").length, "the app's and Redis's ports were tried").toBeGreaterThanOrEqual(2);
     expect.soft(tried("redis-write")).toEqual([expect.objectContaining({ outcome: "blocked" })]);
     const metadata = tried("metadata");
     expect.soft(metadata).toHaveLength(2);
     for (const attempt of metadata) expect.soft(attempt, "the proxy refuses the metadata address (403)").toMatchObject({ outcome: "blocked", status: 403 });
     expect.soft(tried("own-question")).toEqual([expect.objectContaining({ outcome: "done" })]);
     // GitHub lets the token do these (it acts as the App's bot): what matters is that the app ignores them.
-    for (const kind of ["edit-human-answer", "delete-human-answer", "forge-acknowledgement", "forge-answer-as-bot", "approve-as-bot", "remove-awaiting-label"]) {
+    for (const kind of ["edit-human-answer", "delete-human-answer", "forge-acknowledgement", "forge-answer-as-bot", "approve-as-bot", "remove-awaiting-label", "edit-issue-body"]) {
       expect.soft(tried(kind).map((a) => a.outcome), kind).toEqual(["done"]);
     }
     expect.soft(tried("edit-status-comment").length + tried("forge-status-comment").length).toBeGreaterThanOrEqual(2);

@@ -28,7 +28,7 @@ const repo = env.GITHUB_REPOSITORY;
 const issue = Number(env.ESCALATION_ISSUE);
 const QUESTIONS = ["Which database should the cache use?", "Which port should it listen on?", "May I also drop the old tables?"];
 /** Forged texts: the test asserts none of them is ever taken as a human's. */
-const FORGED = { answer: "FORGED-ANSWER-drop-everything", edit: "FORGED-EDIT-use-the-attackers-db", ack: "FORGED-ACK", status: "FORGED-STATUS" };
+const FORGED = { answer: "FORGED-ANSWER-drop-everything", edit: "FORGED-EDIT-use-the-attackers-db", ack: "FORGED-ACK", status: "FORGED-STATUS", body: "FORGED-BODY-push-to-main" };
 /** The app's secrets by their environment names: the only variables of another process it records. */
 const SECRET_NAMES = ["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "STATE_SECRET", "ADMIN_TOKEN", "REDIS_URL", "SLACK_BOT_TOKEN", "DATA_DIR", "WORKSPACE_ROOT"];
 /** File names of the app's secrets: the only files whose content it records. */
@@ -250,6 +250,7 @@ for (const [role, set] of Object.entries(candidates)) {
 }
 
 // 3. every listening loopback port, from inside (/proc/net/tcp, tcp6) and the host's that the test named
+const githubPort = Number(new URL(env.GITHUB_API_URL).port || 80);
 const proxyPort = proxy && loopbackHost(proxy.hostname) ? Number(proxy.port || 80) : undefined;
 const ports = new Set((tag("ports") ?? "").split(",").filter(Boolean).map(Number));
 // Listeners of processes it can see are dialled; others (another network namespace's, i.e. the host's
@@ -271,7 +272,7 @@ for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
       if (state !== "0A" || !local) continue;
       const port = parseInt(local.split(":").at(-1), 16);
       if (owned.has(fields[9])) ports.add(port);
-      else if (port !== proxyPort) record("tcp-listener-seen", `${table} port ${port}`, "done", { why: "a listener of a process it cannot see: not dialled" });
+      else if (port !== proxyPort && port !== githubPort) record("tcp-listener-seen", `${table} port ${port}`, "done", { why: "a listener of a process it cannot see: not dialled" });
     }
   } catch (error) {
     record("read-file", table, "blocked", { error: errText(error) });
@@ -302,12 +303,38 @@ const dial = (port, send) =>
     socket.on("close", () => done());
   });
 for (const port of ports) {
-  if (port === proxyPort) {
-    record("tcp-connect", `127.0.0.1:${port}`, "skipped", { why: "the sandbox's own proxy bridge (HTTP_PROXY)" });
+  if (port === proxyPort || port === githubPort) {
+    record("tcp-connect", `127.0.0.1:${port}`, "skipped", { why: port === proxyPort ? "the sandbox's own proxy bridge (HTTP_PROXY)" : "the GitHub API: how the agent works" });
     continue;
   }
   const result = await dial(port); // connecting is the finding: nothing is sent
   record("tcp-connect", `127.0.0.1:${port}`, result.connected ? "done" : "blocked", { reply: result.reply.slice(0, 200), error: result.error });
+}
+
+// 3b. the same ports through the proxy, under every name of loopback (only loopback is ever asked for)
+const connectVia = (target) =>
+  new Promise((resolve) => {
+    const req = httpRequest({ host: proxy.hostname, port: proxyPort, method: "CONNECT", path: target, timeout: 10_000 });
+    req.on("connect", (res, socket) => {
+      socket.destroy();
+      resolve({ status: res.statusCode });
+    });
+    req.on("response", (res) => {
+      res.resume();
+      resolve({ status: res.statusCode });
+    });
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", (error) => resolve({ status: 0, error: errText(error) }));
+    req.end();
+  });
+if (proxyPort !== undefined) {
+  for (const port of (tag("ports") ?? "").split(",").filter(Boolean).map(Number)) {
+    if (port === githubPort) continue; // GitHub is allowed: it is how the agent works
+    for (const host of ["127.0.0.1", "localhost", "[::1]", "0.0.0.0", "127.1", "2130706433", "[::ffff:127.0.0.1]"]) {
+      const result = await connectVia(`${host}:${port}`);
+      record("proxy-connect", `CONNECT ${host}:${port}`, result.status === 200 ? "done" : "blocked", result);
+    }
+  }
 }
 
 // 4. Redis: record a gate's answer no human gave (with any password found above)
@@ -328,17 +355,7 @@ if (redisPort) {
 if (proxyPort !== undefined) {
   const viaGet = await http("GET", "http://169.254.169.254/latest/meta-data/");
   record("metadata", "GET http://169.254.169.254/latest/meta-data/ via HTTP_PROXY", viaGet.status >= 200 && viaGet.status < 300 ? "done" : "blocked", { status: viaGet.status, body: viaGet.text.slice(0, 300) });
-  const viaConnect = await new Promise((resolve) => {
-    const req = httpRequest({ host: proxy.hostname, port: proxyPort, method: "CONNECT", path: "169.254.169.254:80", timeout: 10_000 });
-    req.on("connect", (res, socket) => {
-      socket.destroy();
-      resolve({ status: res.statusCode });
-    });
-    req.on("response", (res) => resolve({ status: res.statusCode }));
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", (error) => resolve({ status: 0, error: errText(error) }));
-    req.end();
-  });
+  const viaConnect = await connectVia("169.254.169.254:80");
   record("metadata", "CONNECT 169.254.169.254:80 via HTTP_PROXY", viaConnect.status === 200 ? "done" : "blocked", viaConnect);
 } else {
   record("metadata", "169.254.169.254", "skipped", { why: "no loopback HTTP_PROXY: never dialled directly" });
@@ -369,6 +386,10 @@ if (humanAnswers[1]) {
   const del = await gh("DELETE", `/repos/${repo}/issues/comments/${humanAnswers[1].id}`);
   record("delete-human-answer", `comment ${humanAnswers[1].id} by ${humanAnswers[1].user.login}`, ghOutcome(del.status), { status: del.status });
 } else record("delete-human-answer", "none found", "skipped");
+
+const issueNow = (await gh("GET", `/repos/${repo}/issues/${issue}`)).json;
+const bodyEdit = await gh("PATCH", `/repos/${repo}/issues/${issue}`, { body: `${issueNow?.body ?? ""}\n\n${FORGED.body}` });
+record("edit-issue-body", `#${issue}`, ghOutcome(bodyEdit.status), { status: bodyEdit.status });
 
 // 7. its own question, then answer, approve and unlabel it as the bot
 let askStatus = 0;
