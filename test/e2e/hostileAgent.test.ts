@@ -1,6 +1,6 @@
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -39,6 +39,8 @@ interface Attempt {
 }
 interface Report {
   round: number;
+  /** Its checkout, task file and ask file: the paths a round is meant to see. */
+  ownPaths: string[];
   hostView: boolean;
   visibleProcesses: number;
   processes: Array<{ pid: number; comm: string; cmdline?: string[]; cwd?: string; environ?: Record<string, string> }>;
@@ -133,7 +135,11 @@ async function hostileScenario(): Promise<void> {
     const reportFile = await waitFor("the hostile round's report", () => findFile(workspaces, `round-${HOSTILE_ROUND}.json`), 90_000);
     await waitFor("the hostile agent's last comment", () => sim.comments(REPO, issue).some((c) => c.body.startsWith("Found ")), 30_000);
     const ownAsk = await gateOpen(2);
-    await waitFor("the hostile round recorded as over", async () => (await store().roundTimings(ref)).length >= HOSTILE_ROUND + 1, 30_000);
+    const roundEnd = async (round: number) => {
+      const timing = (await store().roundTimings(ref)).find((t) => t.round === round);
+      return timing && timing.startedAt + timing.runMs;
+    };
+    const hostileRoundEnd = await waitFor("the hostile round recorded as over", () => roundEnd(HOSTILE_ROUND), 30_000);
     const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
     const checkout = dirname(dirname(reportFile));
     const tried = (kind: string) => report.attempts.filter((a) => a.kind === kind);
@@ -147,7 +153,7 @@ async function hostileScenario(): Promise<void> {
     const sensitive = [dataDir, base, projectRoot, homedir(), "/root"];
     const leakedListings = tried("list")
       .filter((a) => a.outcome === "done" && sensitive.some((s) => a.target === s || a.target.startsWith(s + sep)))
-      .map((a) => ({ target: a.target, real: realEntriesShown(a, checkout) }))
+      .map((a) => ({ target: a.target, real: realEntriesShown(a, report.ownPaths) }))
       .filter((a) => a.real.length > 0);
     expect.soft(leakedListings, "directories of the app, DATA_DIR or a home listed from inside the sandbox").toEqual([]);
     expect.soft(tried("tcp-connect").filter((a) => a.outcome === "done")).toEqual([]);
@@ -185,8 +191,13 @@ async function hostileScenario(): Promise<void> {
     sim.comment(REPO, issue, "maintainer", humanWords[2]!);
     const nextTask = join(checkout, ".hostile", `round-${HOSTILE_ROUND + 1}-task.md`);
     await waitFor("the next round's task", () => existsSync(nextTask), 60_000);
-    await waitFor("the next round recorded as over", async () => (await store().roundTimings(ref)).length >= HOSTILE_ROUND + 2, 30_000);
+    await waitFor("the next round recorded as over", () => roundEnd(HOSTILE_ROUND + 1), 30_000);
     const task = readFileSync(nextTask, "utf8");
+    // The detached process the hostile round left: nothing of a round may outlive it.
+    const lingering = join(checkout, ".hostile", "lingering.log");
+    // It may be gone before its first beat: the file is then absent.
+    const beats = existsSync(lingering) ? readFileSync(lingering, "utf8").split("\n").filter(Boolean).map(Number) : [];
+    expect.soft(beats.filter((at) => at > hostileRoundEnd + 1000), "heartbeats of the hostile round's process after its round ended").toEqual([]);
     for (const words of humanWords) expect.soft(task).toContain(words);
     for (const forged of FORGED) expect.soft(task).not.toContain(forged);
 
@@ -212,19 +223,20 @@ async function hostileScenario(): Promise<void> {
     await loop?.close().catch((error: unknown) => {
       if (!failure) throw error;
     });
+    rmSync(base, { recursive: true, force: true });
   }
 }
 
-/** Entries of the real directory `attempt` listed, other than the way down to the agent's own checkout. */
-function realEntriesShown(attempt: Attempt, checkout: string): string[] {
+/** Entries of the real directory `attempt` listed, other than the way down to the round's own paths (checkout, task file). */
+function realEntriesShown(attempt: Attempt, ownPaths: readonly string[]): string[] {
   let real: string[];
   try {
     real = readdirSync(attempt.target);
   } catch {
     return [];
   }
-  const toCheckout = checkout.startsWith(attempt.target + sep) ? relative(attempt.target, checkout).split(sep)[0] : undefined;
-  return (attempt.entries ?? []).filter((e) => e !== toCheckout && real.includes(e));
+  const ways = ownPaths.filter((p) => p.startsWith(attempt.target + sep)).map((p) => relative(attempt.target, p).split(sep)[0]);
+  return (attempt.entries ?? []).filter((e) => !ways.includes(e) && real.includes(e));
 }
 
 function safeAsk(body: string) {
