@@ -8,6 +8,7 @@ import { parseDuration } from "../protocol/duration.js";
 import { RECIPES, type AgentRecipe } from "../agent/recipes/index.js";
 import { fillPlaceholders, splitCommand } from "./splitCommand.js";
 import { projectRoot } from "./projectRoot.js";
+import { parseAllowList, type AllowRule } from "../sandbox/egress/allowList.js";
 
 /** The placeholders AGENT_COMMAND may use; filled per spawn. */
 export const AGENT_PLACEHOLDERS = ["taskFile", "repo", "issue", "round", "workdir"] as const;
@@ -40,6 +41,8 @@ export interface AppConfig {
     tokenPermissions: Record<string, "read" | "write">;
     killGraceSeconds: number;
     maxAttempts: number;
+    /** AGENT_NETWORK_ALLOW: hosts the sandboxed agent may reach through the egress proxy besides GitHub (src/sandbox/egress/). */
+    networkAllow: AllowRule[];
   };
   /** The agent's checkout of the repository (src/workspace/); a repository may turn it off. */
   workspace: {
@@ -143,6 +146,14 @@ const EnvSchema = z.object({
   AGENT_TOKEN_PERMISSIONS: z.string().default("issues:write,metadata:read"),
   AGENT_KILL_GRACE: duration("AGENT_KILL_GRACE", "10s"),
   AGENT_LOGINS: list,
+  AGENT_NETWORK_ALLOW: z
+    .string()
+    .default("")
+    .transform((value, ctx) => {
+      const { rules, errors } = parseAllowList(value);
+      for (const message of errors) ctx.addIssue({ code: "custom", message });
+      return errors.length > 0 ? z.NEVER : rules;
+    }),
   AGENT_WORKSPACE: flagDefaulting("true"),
   WORKSPACE_ROOT: z.string().optional(),
   WORKSPACE_MAX_BYTES: z.string().default("100M").transform((value, ctx) => {
@@ -299,6 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       tokenPermissions: parsePermissions(e.AGENT_TOKEN_PERMISSIONS),
       killGraceSeconds: e.AGENT_KILL_GRACE,
       maxAttempts: e.AGENT_MAX_ATTEMPTS,
+      networkAllow: e.AGENT_NETWORK_ALLOW,
     },
     workspace: {
       enabled: e.AGENT_WORKSPACE,
