@@ -294,3 +294,21 @@ describe("loadConfig: PORT range", () => {
     expect(loadConfig(minimal({ PORT: "65535" })).port).toBe(65535);
   });
 });
+
+describe("loadConfig: AGENT_NETWORK_ALLOW", () => {
+  it("is empty by default and reads host, *.domain and host:port entries", () => {
+    expect(loadConfig(minimal()).agent.networkAllow).toEqual([]);
+    expect(loadConfig(minimal({ AGENT_NETWORK_ALLOW: " API.Anthropic.com , *.openai.com, pypi.example.org:8443 " })).agent.networkAllow).toEqual([
+      { kind: "host", host: "api.anthropic.com", port: 443 },
+      { kind: "subdomains", domain: "openai.com", port: 443 },
+      { kind: "host", host: "pypi.example.org", port: 8443 },
+    ]);
+  });
+
+  it("names the variable and every bad entry", () => {
+    const message = configError(minimal({ AGENT_NETWORK_ALLOW: "ok.example.com, https://x.com, y.com:99999" })).message;
+    expect(message).toContain("AGENT_NETWORK_ALLOW");
+    expect(message).toContain('"https://x.com"');
+    expect(message).toContain('"y.com:99999"');
+  });
+});
