@@ -40,7 +40,7 @@ export interface EgressLimits {
   dialMs: number;
 }
 
-export const DEFAULT_EGRESS_LIMITS: EgressLimits = { maxConnections: 256, maxHeaderBytes: 16 * 1024, idleMs: 10 * 60_000, dialMs: 15_000 };
+const DEFAULT_EGRESS_LIMITS: EgressLimits = { maxConnections: 256, maxHeaderBytes: 16 * 1024, idleMs: 10 * 60_000, dialMs: 15_000 };
 
 export interface EgressProxyOptions {
   /** Created (mode 0755) if missing; holds nothing but the proxy's sockets. */
@@ -56,7 +56,7 @@ export interface EgressProxyOptions {
 
 /** The proxy's directory under DATA_DIR. */
 export const EGRESS_DIR = "egress";
-export const PROXY_SOCKET = "proxy.sock";
+const PROXY_SOCKET = "proxy.sock";
 /** Unix socket paths are limited to 107 bytes on Linux. */
 const MAX_SOCKET_PATH = 107;
 

@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync, statSync, existsSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseAllowList } from "../../../src/sandbox/egress/allowList.js";
 import { startEgressProxy, type EgressLog, type EgressProxy } from "../../../src/sandbox/egress/egressProxy.js";
@@ -213,6 +215,16 @@ describe("the egress proxy: pass-through and files", () => {
     expect(statSync(proxy.endpoints.dir).mode & 0o777).toBe(0o755);
     expect(statSync(proxyPath()).mode & 0o777).toBe(0o666);
     expect(statSync(join(proxy.endpoints.dir, "github-0.sock")).mode & 0o777).toBe(0o666);
+  });
+});
+
+describe("the egress proxy: another user", () => {
+  // The sandbox may run the agent under another uid than the app's (root dropping privileges).
+  it.runIf(process.getuid?.() === 0)("lets an unprivileged user tunnel through the proxy socket", async () => {
+    chmodSync(tmp, 0o711);
+    const script = `const s = require("node:net").connect(${JSON.stringify(proxyPath())}, () => s.write("CONNECT 127.0.0.1:${github.port} HTTP/1.1\\r\\n\\r\\n")); s.once("data", (d) => { console.log(d.toString().split("\\r\\n")[0]); s.destroy(); }); s.on("error", (e) => console.log(e.code));`;
+    const { stdout } = await promisify(execFile)("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", script]);
+    expect(stdout.trim()).toBe("HTTP/1.1 200 Connection Established");
   });
 });
 
