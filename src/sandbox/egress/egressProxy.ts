@@ -112,7 +112,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     else if (admitted.literal) decision = decideEgress(admitted.host, port, [admitted.host], policy);
     else {
       const addresses = await resolve(admitted.host).catch((error: unknown) => {
-        log.warn({ host: admitted.host, port, err: (error as Error).message }, "egress: could not resolve an allowed host");
+        // The refusal below is the warn line; this keeps the resolver's own words.
+        log.debug({ host: admitted.host, port, err: (error as Error).message }, "egress: could not resolve an allowed host");
         return [];
       });
       decision = decideEgress(admitted.host, port, addresses, policy);
