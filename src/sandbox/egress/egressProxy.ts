@@ -1,12 +1,12 @@
-import { chmodSync, mkdirSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer as createHttpServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createNetServer, type Server, type Socket } from "node:net";
-import { dirname, join } from "node:path";
-import { ConfigError } from "../../errors.js";
-import { classifyAddress } from "./address.js";
+import { join } from "node:path";
 import { admitHost, decideEgress, hostPort, type EgressDecision } from "./decideEgress.js";
 import { dialFirst, systemResolve, tcpDial, type Dial, type Resolve } from "./dial.js";
+import { loopbackEndpoints, passThroughConnection, pipeBoth } from "./passThrough.js";
 import type { EgressPolicy } from "./policy.js";
+import { listenOn, prepareDirectory } from "./socketDir.js";
 
 export interface EgressEndpoints {
   /** Directory holding the unix sockets below; the sandbox binds it read-only (mode 0755 dir; sockets usable by the agent's uid, also an unprivileged app). */
@@ -57,8 +57,6 @@ export interface EgressProxyOptions {
 /** The proxy's directory under DATA_DIR. */
 export const EGRESS_DIR = "egress";
 const PROXY_SOCKET = "proxy.sock";
-/** Unix socket paths are limited to 107 bytes on Linux. */
-const MAX_SOCKET_PATH = 107;
 
 /** Headers that belong to one hop, never forwarded (RFC 9110 §7.6.1), plus the proxy's own credentials. */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
@@ -210,14 +208,14 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   try {
     prepareDirectory(dir);
-    await listen(proxy, dir, PROXY_SOCKET, limits.maxConnections);
+    await listenOn(proxy, dir, PROXY_SOCKET, limits.maxConnections);
     servers.push(proxy);
     names.push(PROXY_SOCKET);
     const passThrough: EgressEndpoints["passThrough"] = [];
     for (const [index, endpoint] of (await loopbackEndpoints(policy, resolve)).entries()) {
       const socket = `github-${index}.sock`;
       const server = createNetServer((client) => void passThroughConnection(track(client), endpoint, dial, limits, track));
-      await listen(server, dir, socket, limits.maxConnections);
+      await listenOn(server, dir, socket, limits.maxConnections);
       servers.push(server);
       names.push(socket);
       passThrough.push({ ...endpoint, socket });
@@ -228,80 +226,4 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     await close();
     throw error;
   }
-}
-
-/** The configured GitHub endpoints whose address is loopback: the sandbox's own loopback must reach them through a pipe. */
-async function loopbackEndpoints(policy: EgressPolicy, resolve: Resolve): Promise<{ host: string; port: number }[]> {
-  const found: { host: string; port: number }[] = [];
-  for (const endpoint of policy.github) {
-    const admitted = admitHost(endpoint.host, endpoint.port, policy);
-    if (!admitted.allow) continue;
-    const addresses = admitted.literal ? [admitted.host] : await resolve(admitted.host).catch(() => []);
-    const decision = decideEgress(endpoint.host, endpoint.port, addresses, policy);
-    if (!decision.allow) continue;
-    const loopback = decision.addresses.find((a) => classifyAddress(a) === "loopback");
-    if (loopback && !found.some((f) => f.host === loopback && f.port === endpoint.port)) found.push({ host: loopback, port: endpoint.port });
-  }
-  return found;
-}
-
-async function passThroughConnection(client: Socket, to: { host: string; port: number }, dial: Dial, limits: EgressLimits, track: (s: Socket) => Socket) {
-  client.on("error", () => client.destroy());
-  client.pause();
-  try {
-    const upstream = track(await dialFirst(dial, [to.host], to.port, limits.dialMs));
-    if (client.destroyed) return upstream.destroy();
-    pipeBoth(client, upstream, limits.idleMs);
-    client.resume();
-  } catch {
-    client.destroy();
-  }
-}
-
-/** Pipes two sockets both ways; either end closing, failing or idling closes both. */
-function pipeBoth(a: Socket, b: Socket, idleMs: number): void {
-  const end = () => {
-    a.destroy();
-    b.destroy();
-  };
-  for (const socket of [a, b]) {
-    socket.setTimeout(idleMs, end);
-    socket.on("error", end);
-    socket.on("close", end);
-  }
-  a.pipe(b);
-  b.pipe(a);
-}
-
-/**
- * The sockets' directory: 0755 so the agent's user can reach the sockets, holding nothing else. A
- * missing parent (DATA_DIR) is created private (0700): only this directory is bound into the sandbox.
- */
-function prepareDirectory(dir: string): void {
-  try {
-    mkdirSync(dirname(dir), { recursive: true, mode: 0o700 });
-    mkdirSync(dir, { recursive: true, mode: 0o755 });
-    chmodSync(dir, 0o755);
-  } catch (error) {
-    throw new ConfigError(`Could not create the egress proxy's socket directory ${dir}: ${(error as Error).message}. Give the app's user ownership of DATA_DIR.`, { cause: error });
-  }
-}
-
-/** Listens on `dir/name` (a stale socket from a crash is replaced), usable by any user who can reach `dir`. */
-async function listen(server: Server, dir: string, name: string, maxConnections: number): Promise<void> {
-  const path = join(dir, name);
-  if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
-    throw new ConfigError(`The egress proxy's socket path ${path} is longer than ${MAX_SOCKET_PATH} bytes, the limit of a unix socket: set DATA_DIR to a shorter path.`);
-  }
-  rmSync(path, { force: true });
-  server.maxConnections = maxConnections;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(path, () => {
-      server.removeListener("error", reject);
-      resolve();
-    });
-  });
-  // The agent may run as another user than the app (root starting the sandbox with a dropped uid).
-  chmodSync(path, 0o666);
 }
