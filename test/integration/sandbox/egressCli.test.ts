@@ -12,7 +12,7 @@ import { parseAskComment } from "../../../src/protocol/ask.js";
 import { startEgressProxy, type EgressLog, type EgressProxy } from "../../../src/sandbox/egress/egressProxy.js";
 import { egressPolicy } from "../../../src/sandbox/egress/policy.js";
 import { ensureBuilt } from "../../support/build.js";
-import { installationToken } from "../../support/gitServer.js";
+import { installationToken, runGit } from "../../support/gitServer.js";
 
 const BIN = join(projectRoot, "bin", "escalate");
 const REPO = "octo/demo";
@@ -127,5 +127,19 @@ describe("escalate through the egress proxy", () => {
     }
     expect(sim.comments(REPO, issue).some((c) => parseAskComment(c.body)?.questions[0]?.text === "Keep the old API?")).toBe(true);
     expect(logged.slice(before)).toContainEqual(expect.objectContaining({ message: "egress allowed" }));
+  });
+
+  it("git clones and pushes over plain HTTP through the proxy (absolute-form requests with bodies)", async () => {
+    await sim.seedGit(REPO, { "README.md": "hello" });
+    const pushToken = await installationToken(sim, REPO, { contents: "write", metadata: "read" });
+    const before = logged.length;
+    const checkout = join(tmp, "checkout");
+    const remote = `http://x-access-token:${pushToken}@${sim.host}/${REPO}.git`;
+    await runGit(["clone", remote, checkout], { env: { http_proxy: proxyUrl } });
+    await runGit(["-C", checkout, "-c", "user.name=agent", "-c", "user.email=agent@example.com", "commit", "--allow-empty", "-m", "through the proxy"]);
+    await runGit(["-C", checkout, "push", "origin", "HEAD:refs/heads/through-proxy"], { env: { http_proxy: proxyUrl } });
+    expect(Object.keys(await sim.branches(REPO))).toContain("through-proxy");
+    const forwarded = logged.slice(before).filter((l) => l.message === "egress allowed").map((l) => l.fields.via);
+    expect(forwarded).toEqual(expect.arrayContaining(["GET", "POST"]));
   });
 });
