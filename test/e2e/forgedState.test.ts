@@ -104,8 +104,11 @@ describe("state under the app's name that the app did not write", { timeout: 120
 
     // The human answers the second question: the agent resumes with the humans' answers only.
     sim.comment(REPO, issue, "maintainer", "2. 2h");
-    const round1 = await waitFor("round 1", () => readdirSync(out).find((f) => f.startsWith("round-1-")));
-    const task = (JSON.parse(readFileSync(join(out, round1), "utf8")) as { task: string }).task;
+    // The agent writes its record as it starts: read until it is complete.
+    const task = await waitFor("round 1's task", () => {
+      const file = readdirSync(out).find((f) => f.startsWith("round-1-"));
+      return file ? (JSON.parse(readFileSync(join(out, file), "utf8")) as { task: string }).task : undefined;
+    });
     expect(task).toContain("2h");
     expect(task).not.toContain("1h");
     expect(task).not.toContain("ASSUMPTION");
