@@ -312,3 +312,18 @@ describe("loadConfig: AGENT_NETWORK_ALLOW", () => {
     expect(message).toContain('"y.com:99999"');
   });
 });
+
+describe("STATE_SECRET: the key of the app's signed comment state", () => {
+  const scope = { repo: "acme/widgets", issue: 1 };
+  const signature = (env: NodeJS.ProcessEnv) => loadConfig(minimal(env)).stateKey.sign(scope, "status", "e30");
+
+  it("defaults to a key derived from WEBHOOK_SECRET; a set STATE_SECRET gives another; an empty one means unset", () => {
+    expect(signature({})).toBe(signature({ STATE_SECRET: "" }));
+    expect(signature({ STATE_SECRET: "a-state-secret-of-32-characters!" })).not.toBe(signature({}));
+    expect(signature({ STATE_SECRET: "a-state-secret-of-32-characters!" })).toBe(signature({ STATE_SECRET: "a-state-secret-of-32-characters!", WEBHOOK_SECRET: "another-hook" }));
+  });
+
+  it("refuses one shorter than 16 characters, naming the variable", () => {
+    expect(() => loadConfig(minimal({ STATE_SECRET: "short" }))).toThrow(/STATE_SECRET: must be at least 16 characters/);
+  });
+});
