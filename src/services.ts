@@ -9,6 +9,7 @@ import type { Codeowners } from "./github/codeowners.js";
 import type { AgentToken, TokenPermissions } from "./github/agentToken.js";
 import type { RepositoryInfo } from "./workspace/repositoryInfo.js";
 import type { Queues } from "./queue/queues.js";
+import type { EgressEndpoints } from "./sandbox/egress/egressProxy.js";
 
 export type InstallationOctokit = InstanceType<typeof ProbotOctokit>;
 
@@ -22,6 +23,8 @@ export interface Services {
   events: LoopEvents;
   /** Agents running in this process, and the channel that stops them from any replica. */
   agents: RunningAgents;
+  /** The egress proxy's sockets for sandboxed agents (src/sandbox/egress/); undefined when the app runs no proxy. */
+  egress?: EgressEndpoints;
   /** The repository's `.github/escalation.yml` over the server defaults (cached briefly). */
   settings(installationId: number, repo: string): Promise<RepoConfigResult>;
   /** The repository's CODEOWNERS file, if it has one the app can read (cached like the settings). */

@@ -13,6 +13,7 @@ import { CodeownersLoader } from "../github/codeownersLoader.js";
 import { RepoSettingsLoader } from "../github/repoSettings.js";
 import type { Queues } from "../queue/queues.js";
 import type { Services } from "../services.js";
+import type { EgressEndpoints } from "../sandbox/egress/egressProxy.js";
 
 export interface OctokitSwitches {
   throttle: boolean;
@@ -51,7 +52,7 @@ export function secondaryLimitHandler(log: Pick<Logger, "warn">) {
 }
 
 /** The services the loop shares, built around one Probot instance. Used by the server and the CLI. */
-export function createServices(app: Probot, config: AppConfig, log: Logger, commands: Redis, queues: Queues): Services {
+export function createServices(app: Probot, config: AppConfig, log: Logger, commands: Redis, queues: Queues, egress?: EgressEndpoints): Services {
   const store = new GateStore(commands, config.redisPrefix);
   const settingsLoader = new RepoSettingsLoader(serverDefaults(config), config.repoConfigCacheSeconds * 1000);
   const codeownersLoader = new CodeownersLoader(config.repoConfigCacheSeconds * 1000);
@@ -62,6 +63,7 @@ export function createServices(app: Probot, config: AppConfig, log: Logger, comm
     queues,
     log,
     agents: new RunningAgents(commands, store.keys.controlChannel()),
+    egress,
     settings: (installationId, repo) => settingsLoader.load(() => app.auth(installationId), repo),
     codeowners: (installationId, repo) => codeownersLoader.load(() => app.auth(installationId), repo),
     events: new LoopEvents((error, event) => log.warn({ err: error, event }, "a loop observer failed")),

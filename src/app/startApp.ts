@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Server } from "probot";
@@ -10,6 +11,8 @@ import { commandConnection, producerConnection, workerConnection } from "../queu
 import { Queues } from "../queue/queues.js";
 import { withDeadline } from "../deadline.js";
 import type { Services } from "../services.js";
+import { EGRESS_DIR, startEgressProxy, type EgressProxy } from "../sandbox/egress/egressProxy.js";
+import { egressPolicy } from "../sandbox/egress/policy.js";
 import { withQuietAccessLog } from "./accessLog.js";
 import { createServices, probotClass, type OctokitSwitches } from "./createServices.js";
 import { startWorkers, type LoopWorkers } from "./workers.js";
@@ -21,6 +24,8 @@ export interface StartAppOptions {
   octokit?: OctokitSwitches;
   /** Run the queue workers in this process (default true). */
   workers?: boolean;
+  /** Run the agents' egress proxy under DATA_DIR/egress (default false): on whenever agents run sandboxed. */
+  egress?: boolean;
 }
 
 export interface RunningApp {
@@ -52,12 +57,15 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   let services: Services | undefined;
   let workers: LoopWorkers | undefined;
   let mirror: ReturnType<typeof startMirror> | undefined;
+  let egress: EgressProxy | undefined;
   // One way down, for close() and for a start that fails part-way (a port in use, Redis gone):
   // nothing the start opened stays open behind its error. With Redis gone, closing the queues and
   // QUIT would wait for it forever: give up after a few seconds.
   const close = async () => {
     await server.stop().catch(() => undefined);
     await workers?.close(config.shutdownGraceSeconds * 1000);
+    // After the workers: agents finishing within SHUTDOWN_GRACE still reach GitHub through it.
+    await egress?.close();
     await mirror?.close();
     const giveUp = () => new Error("Redis did not answer during shutdown");
     await withDeadline(queues.close(), 3000, giveUp).catch(() => undefined);
@@ -65,8 +73,12 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   };
 
   try {
+    if (options.egress) {
+      const policy = egressPolicy({ baseUrl: config.baseUrl, serverUrl: config.serverUrl, networkAllow: config.agent.networkAllow });
+      egress = await startEgressProxy({ dir: join(config.dataDir, EGRESS_DIR), policy, log });
+    }
     await server.load(async (app, { addHandler }) => {
-      services = createServices(app, config, log, commands, queues);
+      services = createServices(app, config, log, commands, queues, egress?.endpoints);
       registerWebhooks(app, services);
       registerHttp(services, addHandler);
     });

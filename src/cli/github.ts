@@ -1,11 +1,14 @@
 import { Octokit } from "@octokit/rest";
 import { GitHubError } from "../errors.js";
+import { proxiedFetch, type PROXY_ENV_SHAPE } from "./proxyFetch.js";
 import { UsageError } from "./usage.js";
 
 export interface GitHubTarget {
   token: string | undefined;
   /** REST base, e.g. https://api.github.com; a trailing slash is ignored. */
   apiUrl: string;
+  /** The proxy variables of the command's environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
+  proxy: { [K in keyof typeof PROXY_ENV_SHAPE]?: string };
 }
 
 /**
@@ -16,7 +19,8 @@ export interface GitHubTarget {
 export async function postIssueComment(target: GitHubTarget, repo: string, issue: number, body: string, missingToken: string): Promise<string> {
   if (!target.token) throw new UsageError(missingToken);
   const [owner, name] = repo.split("/") as [string, string];
-  const octokit = new Octokit({ auth: target.token, baseUrl: target.apiUrl.replace(/\/$/, ""), log: { debug() {}, info() {}, warn() {}, error() {} } });
+  const fetch = await proxiedFetch(target.proxy);
+  const octokit = new Octokit({ auth: target.token, baseUrl: target.apiUrl.replace(/\/$/, ""), log: { debug() {}, info() {}, warn() {}, error() {} }, request: fetch ? { fetch } : {} });
   try {
     const { data } = await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
       owner,
@@ -29,8 +33,15 @@ export async function postIssueComment(target: GitHubTarget, repo: string, issue
     const response = (error as { response?: { status?: number; data?: { message?: string } } }).response;
     // Without a response (refused, DNS, reset) @octokit/request reports a synthetic 500: GitHub never said that.
     const status = response?.status;
-    const message = response?.data?.message ?? (error as Error).message;
+    const message = response?.data?.message ?? innermostMessage(error);
     const what = status ? `GitHub refused the comment on ${repo}#${issue} (HTTP ${status})` : `GitHub could not be reached to post the comment on ${repo}#${issue}`;
     throw new GitHubError(`${what}: ${message}`, status, { cause: error });
   }
+}
+
+/** The message of the deepest `cause`: fetch wraps what went wrong ("Proxy response (403) !== 200 …") in "fetch failed". */
+function innermostMessage(error: unknown): string {
+  let current = error as { message?: string; cause?: unknown };
+  while (current.cause && typeof current.cause === "object") current = current.cause as typeof current;
+  return current.message ?? String(error);
 }

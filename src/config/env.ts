@@ -8,6 +8,8 @@ import { parseDuration } from "../protocol/duration.js";
 import { RECIPES, type AgentRecipe } from "../agent/recipes/index.js";
 import { fillPlaceholders, splitCommand } from "./splitCommand.js";
 import { projectRoot } from "./projectRoot.js";
+import { parseAllowList, type AllowRule } from "../sandbox/egress/allowList.js";
+import { StateKey } from "../protocol/stateKey.js";
 
 /** The placeholders AGENT_COMMAND may use; filled per spawn. */
 export const AGENT_PLACEHOLDERS = ["taskFile", "repo", "issue", "round", "workdir"] as const;
@@ -16,6 +18,8 @@ export interface AppConfig {
   appId: number;
   privateKey: string;
   webhookSecret: string;
+  /** Signs the state the app writes into comments; from STATE_SECRET, else derived from WEBHOOK_SECRET. */
+  stateKey: StateKey;
   port: number;
   host: string | undefined;
   logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
@@ -40,6 +44,8 @@ export interface AppConfig {
     tokenPermissions: Record<string, "read" | "write">;
     killGraceSeconds: number;
     maxAttempts: number;
+    /** AGENT_NETWORK_ALLOW: hosts the sandboxed agent may reach through the egress proxy besides GitHub (src/sandbox/egress/). */
+    networkAllow: AllowRule[];
   };
   /** The agent's checkout of the repository (src/workspace/); a repository may turn it off. */
   workspace: {
@@ -118,11 +124,12 @@ const unsetWhenEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (
 const label = (fallback: string) => z.string().trim().min(1).max(50).default(fallback);
 
 /** The app's secrets: no configuration may hand them to an agent. */
-const NEVER_TO_AGENT = ["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "REDIS_URL", "ADMIN_TOKEN", "SLACK_BOT_TOKEN"];
+const NEVER_TO_AGENT = ["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "STATE_SECRET", "REDIS_URL", "ADMIN_TOKEN", "SLACK_BOT_TOKEN"];
 
 const EnvSchema = z.object({
   APP_ID: z.string({ error: "is required: the numeric ID of your GitHub App" }).regex(/^\d+$/, "must be the App's numeric ID"),
   WEBHOOK_SECRET: z.string({ error: "is required: the secret set in the App's webhook settings" }).min(1),
+  STATE_SECRET: unsetWhenEmpty(z.string().min(16, "must be at least 16 characters (e.g. `openssl rand -hex 32`)")),
   PORT: z.string().regex(/^\d+$/, "must be a port number").refine((p) => Number(p) <= 65_535, "must be a port number from 0 to 65535").default("3000"),
   HOST: z.string().optional(),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
@@ -138,11 +145,19 @@ const EnvSchema = z.object({
   AGENT_WORKDIR_ROOT: z.string().optional(),
   AGENT_KEEP_WORKDIR: flag,
   AGENT_ENV_PASSTHROUGH: list.refine((names) => !names.some((n) => NEVER_TO_AGENT.includes(n)), {
-    message: `may not name the app's own secrets (${"PRIVATE_KEY, WEBHOOK_SECRET, REDIS_URL, ADMIN_TOKEN, SLACK_BOT_TOKEN"})`,
+    message: `may not name the app's own secrets (${NEVER_TO_AGENT.join(", ")})`,
   }),
   AGENT_TOKEN_PERMISSIONS: z.string().default("issues:write,metadata:read"),
   AGENT_KILL_GRACE: duration("AGENT_KILL_GRACE", "10s"),
   AGENT_LOGINS: list,
+  AGENT_NETWORK_ALLOW: z
+    .string()
+    .default("")
+    .transform((value, ctx) => {
+      const { rules, errors } = parseAllowList(value);
+      for (const message of errors) ctx.addIssue({ code: "custom", message });
+      return errors.length > 0 ? z.NEVER : rules;
+    }),
   AGENT_WORKSPACE: flagDefaulting("true"),
   WORKSPACE_ROOT: z.string().optional(),
   WORKSPACE_MAX_BYTES: z.string().default("100M").transform((value, ctx) => {
@@ -279,6 +294,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     appId: Number(e.APP_ID),
     privateKey: privateKey.toString(),
     webhookSecret: e.WEBHOOK_SECRET,
+    stateKey: StateKey.derive(e.STATE_SECRET ?? e.WEBHOOK_SECRET),
     port: Number(e.PORT),
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
@@ -299,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       tokenPermissions: parsePermissions(e.AGENT_TOKEN_PERMISSIONS),
       killGraceSeconds: e.AGENT_KILL_GRACE,
       maxAttempts: e.AGENT_MAX_ATTEMPTS,
+      networkAllow: e.AGENT_NETWORK_ALLOW,
     },
     workspace: {
       enabled: e.AGENT_WORKSPACE,

@@ -16,6 +16,7 @@ export function registerWebhooks(app: Probot, services: Services): void {
       "issue_comment.edited",
       "issue_comment.deleted",
       "issues.labeled",
+      "issues.unlabeled",
       "issues.closed",
       "pull_request.labeled",
       "pull_request.closed",

@@ -196,6 +196,11 @@ function fromIssue(name: string, payload: unknown, deliveryId: string, receivedA
     // configuration, decided by the worker.
     return isBot(common.sender) ? undefined : { kind: "labeled", label: p.label.name, ...common };
   }
+  if (name === "issues" && p.action === "unlabeled" && p.label) {
+    // Only a bot's: the agent acts as the App's bot and may take the awaiting label off a question
+    // that still waits (the worker puts it back). A person's choice to take a label off stands.
+    return isBot(common.sender) ? { kind: "unlabeled", label: p.label.name, ...common } : undefined;
+  }
   if (name === "issues" && p.action === "closed") return { kind: "closed", ...common };
   return undefined;
 }
@@ -225,12 +230,12 @@ function isBot(user: { login: string; type: string }): boolean {
 }
 
 /**
- * A status comment's or reminder's body: a readable status or ladder marker and nothing that looks
+ * A status comment's, reminder's or notice's body: a readable marker of the app's state and nothing that looks
  * like an ask marker (a broken ask is kept, so the loop can report it).
  */
 function isStatusOnly(body: string): boolean {
   try {
-    return !body.includes("escalation:ask") && (findMarker(body, "status") !== undefined || findMarker(body, "ladder") !== undefined);
+    return !body.includes("escalation:ask") && (["status", "ladder", "notice"] as const).some((kind) => findMarker(body, kind) !== undefined);
   } catch {
     return false;
   }

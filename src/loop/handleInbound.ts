@@ -15,6 +15,7 @@ import { commentDeleted, commentEdited } from "./commentChanges.js";
 import { dispatch } from "./dispatch.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 import { openGate } from "./openGate.js";
+import { labelTakenOff } from "./labelTakenOff.js";
 import { answerSuperseded, commitsPushed, questionEdited } from "./staleQuestions.js";
 import { reconcileIssue, type IssueSnapshot } from "../reconcile/reconcileIssue.js";
 
@@ -40,6 +41,8 @@ export async function handleInbound(services: Services, event: InboundEvent): Pr
       if (event.label.toLowerCase() !== settings.labels.dispatch.toLowerCase()) return "ignored: other label";
       if (!(await maySteer(services, event, event.sender.login, event.sender.type, settings))) return "ignored: sender may not dispatch";
       return dispatch(services, event, event.sender.login);
+    case "unlabeled":
+      return labelTakenOff(services, event, settings);
     case "comment":
       return handleComment(services, event, settings);
     case "pushed":

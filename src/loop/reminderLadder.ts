@@ -1,5 +1,6 @@
 import type { RepoSettings, ReminderStep } from "../config/repoConfig.js";
 import type { Gate } from "../gates/types.js";
+import { sealOf } from "../protocol/marker.js";
 import { renderOverdueComment, renderReminderComment } from "../protocol/reminders.js";
 import type { LadderJob } from "../queue/jobs.js";
 import type { Services } from "../services.js";
@@ -37,7 +38,7 @@ export async function processLadderStep(services: Services, job: LadderJob): Pro
   const now = Date.now();
   // Marked first: a rebuild that finds the overdue comment already posted must still mark the gate.
   if (!(await services.store.markOverdue(gate.id, now))) return outcome;
-  await postOnce(services, gate, job.step, renderOverdueComment({ gateId: gate.id, step: job.step, questions: withoutDefault.map((i) => gate.ask.questions[i]!.text), at: iso(now), askUrl: gate.askUrl }), `gate ${gate.id} is overdue: the reminder ladder ran out without an answer`);
+  await postOnce(services, gate, job.step, renderOverdueComment({ gateId: gate.id, step: job.step, questions: withoutDefault.map((i) => gate.ask.questions[i]!.text), at: iso(now), askUrl: gate.askUrl }, sealOf(services.config.stateKey, gate)), `gate ${gate.id} is overdue: the reminder ladder ran out without an answer`);
   return "overdue";
 }
 
@@ -56,7 +57,7 @@ async function remind(services: Services, gate: Gate, job: LadderJob, unanswered
     questions: unanswered.map((i) => gate.ask.questions[i]!.text),
     waitedSeconds: (Date.now() - gate.askedAt) / 1000,
     askUrl: gate.askUrl,
-  });
+  }, sealOf(services.config.stateKey, gate));
   return (await postOnce(services, gate, job.step, body, `reminder ${job.step + 1} for gate ${gate.id}${people.size ? ` to ${[...people].join(" ")}` : ""}`)) ? "reminded" : "already reminded";
 }
 

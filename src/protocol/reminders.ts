@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { formatDuration } from "./duration.js";
-import { findMarker, renderMarker } from "./marker.js";
+import { readSignedMarker, renderSignedMarker, type MarkerSeal } from "./marker.js";
 
 /**
  * The comments of the reminder ladder (README, "Reminders that escalate"). Each carries a small
@@ -22,11 +22,11 @@ export interface ReminderInput {
 
 const quoteQuestions = (questions: readonly string[]) => questions.map((q) => `**${q}**`).join(", ");
 
-export function renderReminderComment(input: ReminderInput): string {
+export function renderReminderComment(input: ReminderInput, seal: MarkerSeal): string {
   const who = input.people.length > 0 ? ` for ${input.people.join(" ")}` : "";
   return [
     `⏰ Reminder${who}: the agent has been waiting ${formatDuration(input.waitedSeconds)} for an answer to ${quoteQuestions(input.questions)} ([the question](${input.askUrl})). Reply on this issue to answer it.`,
-    renderMarker("ladder", { v: 1, gate: input.gateId, step: input.step } satisfies LadderMarker),
+    renderSignedMarker("ladder", { v: 1, gate: input.gateId, step: input.step } satisfies LadderMarker, seal),
   ].join("\n\n");
 }
 
@@ -39,21 +39,19 @@ export interface OverdueInput {
   askUrl: string;
 }
 
-export function renderOverdueComment(input: OverdueInput): string {
+export function renderOverdueComment(input: OverdueInput, seal: MarkerSeal): string {
   return [
     `⏰ No answer by ${input.at}: ${quoteQuestions(input.questions)} ([the question](${input.askUrl})) is now **overdue**. It has no default to take, so nothing proceeds until someone answers; the gate is listed as overdue on the status page.`,
-    renderMarker("ladder", { v: 1, gate: input.gateId, step: input.step } satisfies LadderMarker),
+    renderSignedMarker("ladder", { v: 1, gate: input.gateId, step: input.step } satisfies LadderMarker, seal),
   ].join("\n\n");
 }
 
-/** The ladder step a comment of the app records, if it is one. */
-export function parseLadderMarker(body: string): LadderMarker | undefined {
-  let payload: unknown;
-  try {
-    payload = findMarker(body, "ladder");
-  } catch {
-    return undefined; // damaged by hand: the step is taken as not posted, at worst posted again
-  }
-  const parsed = LadderMarkerSchema.safeParse(payload);
-  return parsed.success ? parsed.data : undefined;
+/** What a comment's ladder marker is worth: only a valid one records a step the app posted. */
+export type LadderReading = { outcome: "absent" | "unsigned" | "mismatching" | "unreadable" } | { outcome: "valid"; marker: LadderMarker };
+
+export function readLadderMarker(body: string, seal: MarkerSeal): LadderReading {
+  const reading = readSignedMarker(body, "ladder", seal);
+  if (reading.outcome !== "valid") return reading;
+  const parsed = LadderMarkerSchema.safeParse(reading.payload);
+  return parsed.success ? { outcome: "valid", marker: parsed.data } : { outcome: "unreadable" };
 }

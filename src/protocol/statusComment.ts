@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ProtocolError } from "../errors.js";
 import { formatDuration } from "./duration.js";
 import { APPROVAL_POLICIES } from "./approval.js";
-import { findMarker, renderMarker } from "./marker.js";
+import { readSignedMarker, renderSignedMarker, type MarkerSeal } from "./marker.js";
 
 /**
  * The app's one status comment per issue: a readable log for people, and a hidden state marker
@@ -118,8 +118,8 @@ const MAX_LINE_CHARS = 4000;
 const MAX_BODY_CHARS = 65_000;
 
 /** The newest log lines that fit beside the hidden state, each cut to a readable length. */
-export function renderStatusComment(lines: readonly string[], state: StatusState): string {
-  const marker = renderStateWithin(state);
+export function renderStatusComment(lines: readonly string[], state: StatusState, seal: MarkerSeal): string {
+  const marker = renderStateWithin(state, seal);
   let budget = MAX_BODY_CHARS - marker.length - 200;
   const shown: string[] = [];
   for (const line of [...lines].reverse()) {
@@ -159,11 +159,11 @@ function roundTable(rounds: NonNullable<StatusState["rounds"]>): string[] {
  * Keeps the newest notes, then the newest gates, when the whole history would not fit in one
  * comment: the gates are what reconciliation cannot do without.
  */
-function renderStateWithin(state: StatusState): string {
+function renderStateWithin(state: StatusState, seal: MarkerSeal): string {
   let { gates, notes } = state;
   for (;;) {
     try {
-      return renderMarker("status", { ...state, gates, ...(notes ? { notes } : {}) });
+      return renderSignedMarker("status", { ...state, gates, ...(notes ? { notes } : {}) }, seal);
     } catch (error) {
       if (!(error instanceof ProtocolError) || (gates.length === 0 && !notes?.length)) throw error;
       if (notes?.length) notes = notes.slice(Math.ceil(notes.length / 2));
@@ -172,9 +172,24 @@ function renderStateWithin(state: StatusState): string {
   }
 }
 
-export function parseStatusComment(body: string): StatusState | undefined {
-  const payload = findMarker(body, "status");
-  if (payload === undefined) return undefined;
-  const parsed = StatusStateSchema.safeParse(payload);
-  return parsed.success ? parsed.data : undefined;
+/** What a comment's status marker is worth to a rebuild: only a valid one is the app's record. */
+export type StatusReading =
+  | { outcome: "absent" }
+  | { outcome: "valid"; state: StatusState }
+  | { outcome: "unsigned" }
+  | { outcome: "mismatching" }
+  /** Signed by the app, but not a state this version reads. */
+  | { outcome: "unreadable" };
+
+export function readStatusComment(body: string, seal: MarkerSeal): StatusReading {
+  const reading = readSignedMarker(body, "status", seal);
+  if (reading.outcome !== "valid") return reading;
+  const parsed = StatusStateSchema.safeParse(reading.payload);
+  return parsed.success ? { outcome: "valid", state: parsed.data } : { outcome: "unreadable" };
+}
+
+/** The app's signed state in a status comment, or undefined (none, unsigned, mismatching or unreadable). */
+export function parseStatusComment(body: string, seal: MarkerSeal): StatusState | undefined {
+  const reading = readStatusComment(body, seal);
+  return reading.outcome === "valid" ? reading.state : undefined;
 }

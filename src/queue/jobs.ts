@@ -59,6 +59,8 @@ export const InboundEventSchema = z.discriminatedUnion("kind", [
     }),
   }),
   z.object({ kind: z.literal("labeled"), label: z.string().max(100), ...Common }),
+  /** A label taken off by a bot (which may be the agent, acting as the App's bot). */
+  z.object({ kind: z.literal("unlabeled"), label: z.string().max(100), ...Common }),
   z.object({ kind: z.literal("closed"), ...Common }),
   /** New commits on a pull request (`pull_request.synchronize`): its open question may be stale. */
   z.object({ kind: z.literal("pushed"), ...Common, headSha: z.string().regex(/^[0-9a-f]{7,64}$/), pushedAt: z.number() }),

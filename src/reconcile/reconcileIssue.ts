@@ -6,13 +6,15 @@ import { approvalRule } from "../loop/approvalGate.js";
 import { handleInbound, maySteer } from "../loop/handleInbound.js";
 import { parseAskComment, type Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
-import { parseLadderMarker } from "../protocol/reminders.js";
+import { sealOf, type MarkerSeal } from "../protocol/marker.js";
+import { readLadderMarker } from "../protocol/reminders.js";
 import type { StatusState } from "../protocol/statusComment.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
 import { isIssueComment } from "../github/replyIds.js";
 import { inWrittenOrder, reviewReplies, type ReplySnapshot } from "./reviewReplies.js";
 import { goneReplies, issueCommentIdOf, withoutDeletedComments } from "./deletedComments.js";
+import { ignoredState, reportIgnoredState } from "./ignoredState.js";
 import { readStatusRecord } from "./statusRecord.js";
 import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "./timeline.js";
 
@@ -74,7 +76,12 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
   const replies = inWrittenOrder(comments, base.issue.isPullRequest ? await reviewReplies(octokit, owner, name, issue.number) : []);
   await services.store.upsertIssue({ ...ref, installationId, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state });
 
-  const record = readStatusRecord(comments, isAgent);
+  // The app's own state counts only where its signature verifies (README, "Signed state"); the rest is
+  // reported once and the issue rebuilt from its questions and replies instead.
+  const seal = sealOf(services.config.stateKey, ref);
+  const isApp = (login: string) => login === identity.botLogin;
+  const record = readStatusRecord(comments, isApp, seal);
+  changes.push(...(await reportIgnoredState(services, { installationId, repo, issue: issue.number }, comments, ignoredState(comments, isAgent, seal), seal)));
   const present = new Set(comments.map((c) => c.id));
   let state = record && withoutDeletedComments(record.state, (id) => present.has(id), Date.now());
   if (record) await services.store.restoreIssueCounters(ref, record.state.nextRound, record.commentId);
@@ -86,7 +93,7 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
   }
 
   // Reminder-ladder steps the issue already shows are not posted again by the steps rescheduled below.
-  for (const [gateId, steps] of ladderStepsShown(comments, (login) => login === identity.botLogin)) await services.store.markLadderStepsPosted(gateId, steps);
+  for (const [gateId, steps] of ladderStepsShown(comments, isApp, seal)) await services.store.markLadderStepsPosted(gateId, steps);
 
   const asks = comments.flatMap((c) => {
     if (!c.user || !isAgent(c.user.login) || !c.body) return [];
@@ -200,7 +207,7 @@ async function withTimelineIfNeeded(
     appLogin: identity.botLogin,
     awaitingLabel: settings.labels.awaiting,
     isAnswerer: (c: TimelineComment) => c.user !== null && answerers.has(c.user.login),
-    recorded: (id) => (state?.gates.find((g) => g.id === id)?.answers.length ?? 0) > 0,
+    recorded: (id) => ["answered", "resuming"].includes(state?.gates.find((g) => g.id === id)?.state ?? ""),
     approvalRule: (ask) => approvalRule(ask, settings),
   });
   return withTimeline(state, resumed);
@@ -214,11 +221,12 @@ function editedAt(comment: CommentSnapshot): number | undefined {
 }
 
 /** Per gate, the reminder-ladder steps whose comments the app posted on the issue. */
-function ladderStepsShown(comments: readonly CommentSnapshot[], isApp: (login: string) => boolean): Map<string, number[]> {
+function ladderStepsShown(comments: readonly CommentSnapshot[], isApp: (login: string) => boolean, seal: MarkerSeal): Map<string, number[]> {
   const shown = new Map<string, number[]>();
   for (const c of comments) {
     if (!c.user || !isApp(c.user.login) || !c.body) continue;
-    const marker = parseLadderMarker(c.body);
+    const reading = readLadderMarker(c.body, seal);
+    const marker = reading.outcome === "valid" ? reading.marker : undefined;
     if (marker) shown.set(marker.gate, [...(shown.get(marker.gate) ?? []), marker.step]);
   }
   return shown;

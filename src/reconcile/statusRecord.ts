@@ -1,3 +1,4 @@
+import type { MarkerSeal } from "../protocol/marker.js";
 import { parseStatusComment, type StatusState } from "../protocol/statusComment.js";
 
 type GateRecord = StatusState["gates"][number];
@@ -22,13 +23,14 @@ const PROGRESS: Record<string, number> = { open: 0, answered: 1, resuming: 2, re
  * Reads the hidden state of every status comment the app posted on the issue. Normally there is
  * one; after Redis lost the issue (a wipe), the app posts a second that knows only the gates it has
  * seen since, so the newest comment alone would forget the older gates. Per gate, the record that
- * got furthest wins; the round counter is the highest any comment saw.
+ * got furthest wins; the round counter is the highest any comment saw. Only state whose signature
+ * verifies for this issue counts (src/reconcile/ignoredState.ts reports the rest).
  */
-export function readStatusRecord(comments: readonly StatusComment[], isApp: (login: string) => boolean): StatusRecord | undefined {
+export function readStatusRecord(comments: readonly StatusComment[], isApp: (login: string) => boolean, seal: MarkerSeal): StatusRecord | undefined {
   let record: StatusRecord | undefined;
   for (const comment of comments) {
     if (!comment.user || !isApp(comment.user.login) || !comment.body) continue;
-    const state = safeParse(comment.body);
+    const state = parseStatusComment(comment.body, seal);
     if (!state) continue;
     record = record ? { state: merge(record.state, state), commentId: comment.id } : { state, commentId: comment.id };
   }
@@ -52,12 +54,4 @@ function merge(older: StatusState, newer: StatusState): StatusState {
     ...(notes.size > 0 ? { notes: [...notes.values()].sort((a, b) => a.at - b.at) } : {}),
     ...(rounds.size > 0 ? { rounds: [...rounds.values()].sort((a, b) => a.round - b.round) } : {}),
   };
-}
-
-function safeParse(body: string): StatusState | undefined {
-  try {
-    return parseStatusComment(body);
-  } catch {
-    return undefined; // a damaged marker (edited by hand): the other comments still count
-  }
 }

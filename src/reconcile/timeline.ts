@@ -36,7 +36,7 @@ export interface TimelineInput {
   awaitingLabel: string;
   /** Whose replies answer (a permitted human, not a bot or agent). */
   isAnswerer: (comment: TimelineComment) => boolean;
-  /** Gates the status comment holds (with their answers), though not as settled. */
+  /** Gates the app's signed status record holds answered (all questions), though not as settled. */
   recorded?: (gateId: string) => boolean;
   /** What an approval ask needs (the repository's settings apply); without it, the ask's own count and any-deny. */
   approvalRule?: (ask: Ask) => ApprovalRule;
@@ -48,12 +48,16 @@ const SETTLED = new Set(["resumed", "superseded", "cancelled"]);
 /**
  * The gates the issue's timeline shows resumed, for the happy path that writes no status comment
  * (README, "GitHub's limits"): an ask followed by an ask of a later round was resumed (that round's
- * agent asked); the newest ask was resumed, and its round ran to its end, once the app took the
- * awaiting label off after it (it does so when that round ends, not when it starts, so a round
- * that died with its app is not taken for finished) and a human had answered it before (or the
- * status comment holds its answers). The answers are read again from the replies in between, as
- * the app read them: merged by question, until every question had one; questions still open then
- * took their default at timeout.
+ * agent asked); the newest ask was resumed, and its round ran to its end, once the awaiting label
+ * came off under the app's name after it (the app does so when that round ends, not when it starts,
+ * so a round that died with its app is not taken for finished) and humans had answered it before (or
+ * the app's signed status record holds it answered). The answers are read again from the replies in
+ * between, as the app read them: merged by question, until every question had one.
+ *
+ * Asks and label changes under the app's name may be the agent's (it shares the App's bot identity),
+ * so the timeline alone never answers for a human: a gate counts only when permitted humans answered
+ * every question (or decided the approval); a default taken at a timeout is believed only from the
+ * app's signed record (README, "Signed state").
  */
 export function resumedOnTimeline(input: TimelineInput): GateRecord[] {
   const out: GateRecord[] = [];
@@ -71,9 +75,8 @@ export function resumedOnTimeline(input: TimelineInput): GateRecord[] {
     const id = String(comment.id);
     const answered = answersBetween(input, ask, comment, askedAt, until);
     // The newest ask: the label may have come off for another reason (Redis lost the gate while the
-    // round before it ended); without an answer of a human it was not resumed.
-    const byHuman = answered?.answers.some((a) => a.source === "human") ?? false;
-    if (later.length === 0 && !byHuman) {
+    // round before it ended, or the agent took it off); without the humans' answers it was not resumed.
+    if (later.length === 0 && !answered) {
       if (input.recorded?.(id)) out.push({ id, state: "resumed", round: ask.round, answers: [] });
       return;
     }
@@ -134,17 +137,13 @@ function answersBetween(input: TimelineInput, ask: Ask, askComment: TimelineComm
     last = reply;
     if (byQuestion.size === ask.questions.length) break;
   }
-  const taken = Math.max(from, until);
-  ask.questions.forEach((q, i) => {
-    if (!byQuestion.has(i) && q.default !== undefined) byQuestion.set(i, { ...answerOf(q, i, q.default), by: "escalation", at: taken, source: "default" });
-  });
-  if (byQuestion.size === 0) return undefined;
-  const completedByReply = last !== undefined && [...byQuestion.values()].some((a) => a.source === "human");
+  // Every question answered by a human, or nothing: defaults are taken at timeouts, which the signed record holds.
+  if (last === undefined || byQuestion.size < ask.questions.length) return undefined;
   return {
     answers: [...byQuestion.values()].sort((a, b) => a.question - b.question),
-    answeredBy: completedByReply ? (last!.user?.login ?? "ghost") : "escalation",
-    answeredAt: completedByReply ? Date.parse(last!.created_at) : taken,
-    ...(completedByReply ? { answerCommentId: last!.id } : {}),
+    answeredBy: last.user?.login ?? "ghost",
+    answeredAt: Date.parse(last.created_at),
+    answerCommentId: last.id,
   };
 }
 

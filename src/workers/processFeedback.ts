@@ -2,6 +2,7 @@ import { DelayedError, type Job } from "bullmq";
 import { foldedSha256 } from "../agent/renderTask.js";
 import { limitSignalOf, WriteBudget } from "../github/writeBudget.js";
 import { ANSWER_CHARS, MAX_NOTES, MAX_ROUNDS_SHOWN, renderStatusComment, type StatusState } from "../protocol/statusComment.js";
+import { sealOf } from "../protocol/marker.js";
 import { FeedbackJobSchema, type FeedbackOp } from "../queue/jobs.js";
 import type { InstallationOctokit, Services } from "../services.js";
 
@@ -278,7 +279,7 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
       : {}),
     ...(rounds.length > 0 ? { rounds: rounds.slice(-MAX_ROUNDS_SHOWN) } : {}),
   };
-  const body = renderStatusComment(lines, state);
+  const body = renderStatusComment(lines, state, sealOf(services.config.stateKey, ref));
   let commentId = issue?.statusCommentId;
   if (commentId) {
     try {

@@ -59,7 +59,7 @@ const CASES: Case[] = [
       "[mcp_servers.escalation]",
       `command = ${JSON.stringify(ESCALATE)}`,
       'args = ["mcp"]',
-      'env_vars = ["GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND"]',
+      'env_vars = ["GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "no_proxy", "NO_PROXY"]',
       "",
     ].join("\n"),
     env: (config) => ({ CODEX_HOME: dirname(config) }),

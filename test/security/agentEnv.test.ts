@@ -28,6 +28,7 @@ describe("security: the agent's environment", { timeout: 60_000 }, () => {
       PRIVATE_KEY: loop.sim.privateKey,
       PRIVATE_KEY_PATH: "/etc/escalation/app.pem",
       WEBHOOK_SECRET,
+      STATE_SECRET: "state-secret-0123456789abcdef",
       REDIS_URL: loop.config.redisUrl,
       ADMIN_TOKEN: "admin-token-0123456789abcdef",
       SLACK_BOT_TOKEN: "xoxb-0000000000-secret",
@@ -49,7 +50,7 @@ describe("security: the agent's environment", { timeout: 60_000 }, () => {
     if (redisPassword) expect(loop.logs.join("\n")).not.toContain(redisPassword);
   });
 
-  it.each(["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "REDIS_URL", "ADMIN_TOKEN", "SLACK_BOT_TOKEN"])("AGENT_ENV_PASSTHROUGH may not name %s", (name) => {
+  it.each(["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "STATE_SECRET", "REDIS_URL", "ADMIN_TOKEN", "SLACK_BOT_TOKEN"])("AGENT_ENV_PASSTHROUGH may not name %s", (name) => {
     const env = { APP_ID: "1", WEBHOOK_SECRET: "s", PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----", AGENT_ENV_PASSTHROUGH: `HOME,${name}` };
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(/AGENT_ENV_PASSTHROUGH: may not name the app's own secrets/);

@@ -3,12 +3,14 @@ import { z } from "zod";
 import { EscalationError, describeIssues } from "../../errors.js";
 import type { Gate } from "../../gates/types.js";
 import { postIssueComment } from "../github.js";
+import { PROXY_ENV_SHAPE } from "../proxyFetch.js";
 import { withStore } from "../store.js";
 import { UsageError } from "../usage.js";
 
 const AnswerEnv = z.object({
   GITHUB_TOKEN: z.string().min(1).optional(),
   GITHUB_API_URL: z.string().url().default("https://api.github.com"),
+  ...PROXY_ENV_SHAPE,
 });
 
 export type AnswerMode = { mode: "choice"; choice: number } | { mode: "text"; text: string } | { mode: "defaults" } | { mode: "raw"; answers: Map<number, string> };
@@ -124,7 +126,7 @@ export async function answerCommand(argv: string[], env: NodeJS.ProcessEnv, out:
     throw new EscalationError(`Gate ${gate.id} on ${gate.repo}#${gate.issue} is ${gate.state}${gate.answeredBy ? ` (answered by @${gate.answeredBy})` : ""}; there is nothing to answer.`);
   }
   const body = answerComment(gate, mode);
-  const url = await postIssueComment({ token: e.data.GITHUB_TOKEN, apiUrl: e.data.GITHUB_API_URL }, gate.repo, gate.issue, body, "GITHUB_TOKEN is not set.");
+  const url = await postIssueComment({ token: e.data.GITHUB_TOKEN, apiUrl: e.data.GITHUB_API_URL, proxy: e.data }, gate.repo, gate.issue, body, "GITHUB_TOKEN is not set.");
   out(url);
   return { gate, body, url };
 }

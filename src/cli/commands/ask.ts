@@ -5,6 +5,7 @@ import { APPROVAL_KIND } from "../../protocol/approval.js";
 import { MAX_APPROVERS, newAskId, renderAskComment, validateAsk, type Ask, type AskInput } from "../../protocol/ask.js";
 import { parseDuration } from "../../protocol/duration.js";
 import { postIssueComment } from "../github.js";
+import { PROXY_ENV_SHAPE } from "../proxyFetch.js";
 import { UsageError } from "../usage.js";
 
 const CliEnv = z.object({
@@ -13,6 +14,7 @@ const CliEnv = z.object({
   GITHUB_REPOSITORY: z.string().optional(),
   ESCALATION_ISSUE: z.string().optional(),
   ESCALATION_ROUND: z.string().regex(/^\d+$/).optional(),
+  ...PROXY_ENV_SHAPE,
 });
 
 /** The variables `escalate ask` and `escalate mcp` read: a tool that clears its MCP servers' environment must pass these. */
@@ -159,7 +161,7 @@ export async function submitAsk(draft: AskDraft, where: { env: AskEnv; repo?: st
   }
   if (where.dryRun) return { url: "", body, ask };
   const url = await postIssueComment(
-    { token: env.GITHUB_TOKEN, apiUrl: env.GITHUB_API_URL },
+    { token: env.GITHUB_TOKEN, apiUrl: env.GITHUB_API_URL, proxy: env },
     repo,
     Number(issueText),
     body,

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { parseStatusComment } from "../../../src/protocol/statusComment.js";
 import { Gates, REPO, settle, waitFor } from "./support.js";
+import { sealFor } from "../../support/seal.js";
+import { WEBHOOK_SECRET } from "../../support/harness.js";
 
 async function metricsText(g: Gates): Promise<string> {
   return (await fetch(`${g.loop.app.url}/metrics`)).text();
@@ -31,7 +33,7 @@ describe("gates: human wait and agent run time per round", { timeout: 60_000 }, 
     const [, wait] = /^\| 1 \| (\d+)s \(@maintainer\) \| \d+s, finished \|$/m.exec(body) ?? [];
     expect(Number(wait)).toBeGreaterThanOrEqual(1);
     expect(body).toMatch(/^\| \*\*all\*\* \| \*\*\d+s\*\* \| \*\*\d+s\*\* \|$/m);
-    const rounds = parseStatusComment(body)?.rounds;
+    const rounds = parseStatusComment(body, sealFor(WEBHOOK_SECRET, issue))?.rounds;
     expect(rounds).toEqual([
       expect.objectContaining({ round: 0, outcome: "success" }),
       expect.objectContaining({ round: 1, outcome: "success", gate: String(ask.id), answeredBy: "maintainer", waitMs: expect.any(Number) }),

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { parseStatusComment } from "../../../src/protocol/statusComment.js";
 import { Gates, REPO, settle } from "./support.js";
+import { sealFor } from "../../support/seal.js";
+import { WEBHOOK_SECRET } from "../../support/harness.js";
 
 /** Issue 3, "Defaults and timeouts": real delayed BullMQ jobs on the real Redis, seconds long. */
 describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
@@ -28,7 +30,7 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
     await g.statusLine(issue, `round 1: agent started with the defaults taken at timeout to gate ${ask.id}`);
     await g.statusLine(issue, "round 1: agent finished");
     // The status comment's hidden state (what a rebuild reads) records the gate as taken by the app.
-    const state = parseStatusComment(g.statusBody(issue));
+    const state = parseStatusComment(g.statusBody(issue), sealFor(WEBHOOK_SECRET, issue));
     expect(state?.gates.find((gate) => gate.id === String(ask.id))).toMatchObject({ answeredBy: "escalation", answers: [{ text: "SQLite", source: "default" }] });
 
     const correction = g.comment(issue, "maintainer", "/reopen Postgres, we already run it");

@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseStatusComment } from "../../../src/protocol/statusComment.js";
 import { jobIds } from "../../../src/queue/names.js";
 import { Gates, REPO, waitFor } from "./support.js";
+import { sealFor } from "../../support/seal.js";
+import { WEBHOOK_SECRET } from "../../support/harness.js";
 
 /** Issue 13, "Deleted and edited answers": a deleted answer or note is withdrawn, an edited one replaced, everywhere. */
 describe("gates: withdrawn and edited answers", () => {
@@ -38,7 +40,7 @@ describe("gates: withdrawn and edited answers", () => {
 
   /** The status comment's hidden record (base64url JSON: invisible to a plain text search), as JSON text. */
   function statusRecord(gates: Gates, issue: number): string {
-    return JSON.stringify(parseStatusComment(gates.statusBody(issue)) ?? {});
+    return JSON.stringify(parseStatusComment(gates.statusBody(issue), sealFor(WEBHOOK_SECRET, issue)) ?? {});
   }
 
   /** Waits until no comment on the issue quotes `text` (the app's echo of a reply is redacted with it). */

@@ -7,6 +7,9 @@ import type { Gate } from "../../../src/gates/types.js";
 import { validateAsk } from "../../../src/protocol/ask.js";
 import { ANSWER_CHARS, parseStatusComment, renderStatusComment, type StatusState } from "../../../src/protocol/statusComment.js";
 import { readStatusRecord } from "../../../src/reconcile/statusRecord.js";
+import { testSeal } from "../../support/seal.js";
+
+const seal = testSeal();
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 const URL = "https://github.com/acme/widgets/issues/7";
@@ -114,17 +117,17 @@ describe("the status comment's hidden state carries the same record", () => {
       gates: [{ id: "1001", state: "resumed", round: 0, answers: [{ question: 0, text: "SQLite", by: "alice", at: 1, source: "human", url: `${URL}#c`, sha256: foldedSha256("SQLite") }] }],
       notes: [{ by: "bob", at: 3, url: `${URL}#n`, text: "Prefer small PRs.", round: 0, sha256: foldedSha256("Prefer small PRs.") }],
     };
-    expect(parseStatusComment(renderStatusComment(["a line"], state))).toEqual(state);
+    expect(parseStatusComment(renderStatusComment(["a line"], state, seal), seal)).toEqual(state);
   });
 
   it("an older status comment without hashes or notes still parses", () => {
     const old = { v: 1, nextRound: 1, gates: [{ id: "1", state: "resumed", round: 0, answers: [{ question: 0, text: "x", by: "a", at: 1, source: "human" }] }] };
-    expect(parseStatusComment(renderStatusComment([], old as StatusState))).toEqual(old);
+    expect(parseStatusComment(renderStatusComment([], old as StatusState, seal), seal)).toEqual(old);
   });
 
   it("a malformed hash makes the state unreadable rather than trusted", () => {
     const bad = { v: 1, nextRound: 1, gates: [{ id: "1", state: "resumed", round: 0, answers: [{ question: 0, text: "x", by: "a", at: 1, source: "human", sha256: "not-a-hash" }] }] };
-    expect(parseStatusComment(renderStatusComment([], bad as StatusState))).toBeUndefined();
+    expect(parseStatusComment(renderStatusComment([], bad as StatusState, seal), seal)).toBeUndefined();
   });
 
   it("a status comment posted after a wipe does not make reconciliation forget the notes an older one recorded", () => {
@@ -133,11 +136,11 @@ describe("the status comment's hidden state carries the same record", () => {
     const newer: StatusState = { v: 1, nextRound: 1, gates: [], notes: [note(3)] };
     const bot = { login: "escalation[bot]" };
     const comments = [
-      { id: 1, body: renderStatusComment([], older), user: bot },
-      { id: 2, body: renderStatusComment([], { v: 1, nextRound: 1, gates: [] }), user: bot },
-      { id: 3, body: renderStatusComment([], newer), user: bot },
+      { id: 1, body: renderStatusComment([], older, seal), user: bot },
+      { id: 2, body: renderStatusComment([], { v: 1, nextRound: 1, gates: [] }, seal), user: bot },
+      { id: 3, body: renderStatusComment([], newer, seal), user: bot },
     ];
-    expect(readStatusRecord(comments, (login) => login === bot.login)?.state.notes).toEqual([note(1), note(2), note(3)]);
+    expect(readStatusRecord(comments, (login) => login === bot.login, seal)?.state.notes).toEqual([note(1), note(2), note(3)]);
   });
 
   it("when the state is too large, notes are dropped before gates", () => {
@@ -148,7 +151,7 @@ describe("the status comment's hidden state carries the same record", () => {
       round: i,
       answers: Array.from({ length: 3 }, (_, q) => ({ question: q, text: "a".repeat(ANSWER_CHARS), by: "alice", at: 1, source: "human" as const, sha256: "f".repeat(64) })),
     }));
-    const parsed = parseStatusComment(renderStatusComment([], { v: 1, nextRound: 30, gates, notes }))!;
+    const parsed = parseStatusComment(renderStatusComment([], { v: 1, nextRound: 30, gates, notes }, seal), seal)!;
     expect(parsed.gates.length).toBeGreaterThan(0);
     expect(parsed.notes!.length).toBeLessThan(20);
     expect(parsed.gates.at(-1)!.id).toBe("29");

@@ -294,3 +294,36 @@ describe("loadConfig: PORT range", () => {
     expect(loadConfig(minimal({ PORT: "65535" })).port).toBe(65535);
   });
 });
+
+describe("loadConfig: AGENT_NETWORK_ALLOW", () => {
+  it("is empty by default and reads host, *.domain and host:port entries", () => {
+    expect(loadConfig(minimal()).agent.networkAllow).toEqual([]);
+    expect(loadConfig(minimal({ AGENT_NETWORK_ALLOW: " API.Anthropic.com , *.openai.com, pypi.example.org:8443 " })).agent.networkAllow).toEqual([
+      { kind: "host", host: "api.anthropic.com", port: 443 },
+      { kind: "subdomains", domain: "openai.com", port: 443 },
+      { kind: "host", host: "pypi.example.org", port: 8443 },
+    ]);
+  });
+
+  it("names the variable and every bad entry", () => {
+    const message = configError(minimal({ AGENT_NETWORK_ALLOW: "ok.example.com, https://x.com, y.com:99999" })).message;
+    expect(message).toContain("AGENT_NETWORK_ALLOW");
+    expect(message).toContain('"https://x.com"');
+    expect(message).toContain('"y.com:99999"');
+  });
+});
+
+describe("STATE_SECRET: the key of the app's signed comment state", () => {
+  const scope = { repo: "acme/widgets", issue: 1 };
+  const signature = (env: NodeJS.ProcessEnv) => loadConfig(minimal(env)).stateKey.sign(scope, "status", "e30");
+
+  it("defaults to a key derived from WEBHOOK_SECRET; a set STATE_SECRET gives another; an empty one means unset", () => {
+    expect(signature({})).toBe(signature({ STATE_SECRET: "" }));
+    expect(signature({ STATE_SECRET: "a-state-secret-of-32-characters!" })).not.toBe(signature({}));
+    expect(signature({ STATE_SECRET: "a-state-secret-of-32-characters!" })).toBe(signature({ STATE_SECRET: "a-state-secret-of-32-characters!", WEBHOOK_SECRET: "another-hook" }));
+  });
+
+  it("refuses one shorter than 16 characters, naming the variable", () => {
+    expect(() => loadConfig(minimal({ STATE_SECRET: "short" }))).toThrow(/STATE_SECRET: must be at least 16 characters/);
+  });
+});

@@ -3,7 +3,8 @@ import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { ProtocolError } from "../../../src/errors.js";
 import { toInboundEvent } from "../../../src/handlers/toInboundEvent.js";
-import { renderMarker } from "../../../src/protocol/marker.js";
+import { renderMarker, renderSignedMarker } from "../../../src/protocol/marker.js";
+import { testSeal } from "../../support/seal.js";
 
 // Real payloads contributed to octokit/webhooks. Read as data (the file is 4 MB; typing it as a JSON
 // module would make tsc slow) and narrowed to what these tests touch.
@@ -299,6 +300,28 @@ describe("toInboundEvent: pull_request.synchronize", () => {
   it("drops the app's own reminders like its status comment: nothing in them to act on", () => {
     const p = commentEvent("created", asBot(`⏰ Reminder\n\n${renderMarker("ladder", { v: 1, gate: "1", step: 0 })}`));
     expect(convert("issue_comment", p)).toBeUndefined();
+  });
+});
+
+describe("toInboundEvent: a label taken off", () => {
+  const unlabeled = (sender: { login: string; type: string }) => {
+    const p = labeled("awaiting-human");
+    p.action = "unlabeled";
+    p.sender = { ...p.sender, ...sender };
+    return p;
+  };
+
+  it("maps one taken off by a bot (perhaps the agent, acting as the App's bot) to an unlabeled event", () => {
+    expect(convert("issues", unlabeled({ login: "escalation[bot]", type: "Bot" }))).toMatchObject({ kind: "unlabeled", label: "awaiting-human", sender: { login: "escalation[bot]", type: "Bot" } });
+  });
+
+  it("drops one taken off by a person: their choice stands", () => {
+    expect(convert("issues", unlabeled({ login: "maintainer", type: "User" }))).toBeUndefined();
+  });
+
+  it("drops a bot's comment carrying only a signed notice of the app, like its status comment", () => {
+    const notice = `⚠️ A comment under the app's name …\n\n${renderSignedMarker("notice", { v: 1, ignored: 5 }, testSeal())}`;
+    expect(convert("issue_comment", commentEvent("created", asBot(notice)))).toBeUndefined();
   });
 });
 

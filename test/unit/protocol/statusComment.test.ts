@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ProtocolError } from "../../../src/errors.js";
-import { MAX_MARKER_CHARS, renderMarker } from "../../../src/protocol/marker.js";
-import { ANSWER_CHARS, StatusStateSchema, parseStatusComment, renderStatusComment, type StatusState } from "../../../src/protocol/statusComment.js";
+import { MAX_MARKER_CHARS, renderMarker, renderSignedMarker } from "../../../src/protocol/marker.js";
+import { ANSWER_CHARS, StatusStateSchema, parseStatusComment, readStatusComment, renderStatusComment, type StatusState } from "../../../src/protocol/statusComment.js";
+import { testSeal } from "../../support/seal.js";
+
+const seal = testSeal();
 
 type StatusGate = StatusState["gates"][number];
 type StatusAnswer = StatusGate["answers"][number];
@@ -45,19 +47,19 @@ const markerOf = (body: string) => body.split("\n").at(-1)!;
 
 describe("renderStatusComment", () => {
   it("renders a heading, one bullet per line and the state marker last", () => {
-    const body = renderStatusComment(["round 0: agent started", "round 0: agent finished (exit 0, 3s)"], state);
+    const body = renderStatusComment(["round 0: agent started", "round 0: agent finished (exit 0, 3s)"], state, seal);
     const lines = body.split("\n");
     expect(lines[0]).toBe("### 🤖 Escalation status");
     expect(lines).toContain("- round 0: agent started");
     expect(lines).toContain("- round 0: agent finished (exit 0, 3s)");
-    expect(markerOf(body)).toMatch(/^<!-- escalation:status:v1 [A-Za-z0-9_-]+ -->$/);
+    expect(markerOf(body)).toMatch(/^<!-- escalation:status:v1 [A-Za-z0-9_-]+ sig=[A-Za-z0-9_-]{43} -->$/);
     expect(body).not.toContain("omitted");
   });
 
   it("keeps the state recoverable from the comment alone", () => {
-    expect(parseStatusComment(renderStatusComment(["x"], state))).toEqual(state);
+    expect(parseStatusComment(renderStatusComment(["x"], state, seal), seal)).toEqual(state);
     const empty: StatusState = { v: 1, nextRound: 0, gates: [] };
-    expect(parseStatusComment(renderStatusComment([], empty))).toEqual(empty);
+    expect(parseStatusComment(renderStatusComment([], empty, seal), seal)).toEqual(empty);
   });
 
   it.each<[number, number, number]>([
@@ -67,7 +69,7 @@ describe("renderStatusComment", () => {
     [150, 60, 90],
   ])("with %i lines shows the last %i and says %i were omitted", (count, shown, omitted) => {
     const lines = Array.from({ length: count }, (_, i) => `entry ${i + 1}`);
-    const body = renderStatusComment(lines, state);
+    const body = renderStatusComment(lines, state, seal);
     const bullets = body.split("\n").filter((l) => l.startsWith("- "));
     expect(bullets).toHaveLength(shown);
     expect(bullets.at(-1)).toBe(`- entry ${count}`);
@@ -80,7 +82,7 @@ describe("renderStatusComment", () => {
 describe("renderStatusComment: large histories", () => {
   it("keeps the whole state of 50 gates (what processFeedback sends)", () => {
     const big: StatusState = { v: 1, nextRound: 50, gates: gates(50) }; // processFeedback keeps the last 50
-    expect(parseStatusComment(renderStatusComment(["x"], big))).toEqual(big);
+    expect(parseStatusComment(renderStatusComment(["x"], big, seal), seal)).toEqual(big);
   });
 
   it.each<[string, number, number, number]>([
@@ -91,9 +93,9 @@ describe("renderStatusComment: large histories", () => {
   ])("%s: renders, within the marker limit, the newest gates that fit", (_name, n, answers, chars) => {
     const full: StatusState = { v: 1, nextRound: n, gates: gates(n, answers, chars) };
     expect(StatusStateSchema.safeParse(full).success).toBe(true);
-    const body = renderStatusComment(["round 0: agent started"], full);
+    const body = renderStatusComment(["round 0: agent started"], full, seal);
     expect(markerOf(body).length).toBeLessThanOrEqual(MAX_MARKER_CHARS.status + "<!-- escalation:status:v1  -->".length);
-    const parsed = parseStatusComment(body);
+    const parsed = parseStatusComment(body, seal);
     expect(parsed).toBeDefined();
     expect(parsed!.nextRound).toBe(n);
     expect(parsed!.gates.length).toBeGreaterThan(0);
@@ -110,15 +112,15 @@ describe("renderStatusComment: large histories", () => {
   it("keeps the whole comment within GitHub's 65,536-character limit", () => {
     const failure = (round: number) => `round ${round}: agent failed (exit 1) after 2m\n\n  \`\`\`text\n${Array.from({ length: 20 }, () => `  ${"e".repeat(790)}`).join("\n")}\n  \`\`\``;
     const lines = [failure(0), failure(1), failure(2), failure(3)];
-    const body = renderStatusComment(lines, { v: 1, nextRound: 4, gates: gates(200, 20, ANSWER_CHARS) });
+    const body = renderStatusComment(lines, { v: 1, nextRound: 4, gates: gates(200, 20, ANSWER_CHARS) }, seal);
     expect(body.length).toBeLessThanOrEqual(65_536);
   });
 });
 
 describe("parseStatusComment", () => {
   it("returns undefined for a comment without a status marker (an ask marker does not count)", () => {
-    expect(parseStatusComment("### 🤖 Escalation status\n\n- nothing")).toBeUndefined();
-    expect(parseStatusComment(renderMarker("ask", state))).toBeUndefined();
+    expect(parseStatusComment("### 🤖 Escalation status\n\n- nothing", seal)).toBeUndefined();
+    expect(parseStatusComment(renderMarker("ask", state), seal)).toBeUndefined();
   });
 
   it.each<[string, unknown]>([
@@ -132,17 +134,17 @@ describe("parseStatusComment", () => {
     ["an over-long answer text", { v: 1, nextRound: 0, gates: [{ id: "g", state: "answered", round: 0, answers: [answer({ text: "x".repeat(ANSWER_CHARS + 2) })] }] }],
     ["201 gates", { v: 1, nextRound: 0, gates: gates(201, 0) }],
   ])("returns undefined for a status marker with %s", (_name, payload) => {
-    expect(parseStatusComment(`text\n${renderMarker("status", payload)}`)).toBeUndefined();
+    expect(readStatusComment(`text\n${renderSignedMarker("status", payload, seal)}`, seal)).toEqual({ outcome: "unreadable" });
   });
 
   it("reads the last status marker when the comment was edited to carry two", () => {
     const older: StatusState = { v: 1, nextRound: 1, gates: [] };
-    const body = `${renderMarker("status", older)}\n${renderMarker("status", state)}`;
-    expect(parseStatusComment(body)).toEqual(state);
+    const body = `${renderSignedMarker("status", older, seal)}\n${renderSignedMarker("status", state, seal)}`;
+    expect(parseStatusComment(body, seal)).toEqual(state);
   });
 
-  it("throws ProtocolError when the status marker is not JSON", () => {
-    expect(() => parseStatusComment("<!-- escalation:status:v1 bm90IGpzb24 -->")).toThrow(ProtocolError);
+  it("a status marker that is not JSON carries no signature: not the app's state", () => {
+    expect(readStatusComment("<!-- escalation:status:v1 bm90IGpzb24 -->", seal)).toEqual({ outcome: "unsigned" });
   });
 });
 
@@ -158,7 +160,7 @@ describe("status comment: human time and agent time per round", () => {
         { round: 2, startedAt: 3, runMs: 5_000, outcome: "success" as const, gate: "8", waitMs: 3_600_000, answeredBy: "escalation" },
       ],
     };
-    const body = renderStatusComment(["a line"], state);
+    const body = renderStatusComment(["a line"], state, seal);
     expect(body).toContain(
       [
         "| Round | Human wait (ask → answer) | Agent run (spawn → exit) |",
@@ -169,11 +171,11 @@ describe("status comment: human time and agent time per round", () => {
         "| **all** | **3h 5m** | **2m 17s** |",
       ].join("\n"),
     );
-    expect(parseStatusComment(body)?.rounds).toEqual(state.rounds);
+    expect(parseStatusComment(body, seal)?.rounds).toEqual(state.rounds);
   });
 
   it("shows no table before any round has run", () => {
-    expect(renderStatusComment(["a line"], { v: 1, nextRound: 0, gates: [] })).not.toContain("| Round |");
+    expect(renderStatusComment(["a line"], { v: 1, nextRound: 0, gates: [] }, seal)).not.toContain("| Round |");
   });
 });
 
@@ -189,7 +191,7 @@ describe("status record of an approval", () => {
       ],
     };
     const withApproval: StatusState = { v: 1, nextRound: 2, gates: [{ id: "gateAPPROVAL", state: "resumed", round: 0, answers: [answer({ text: "denied", option: undefined, optionIndex: undefined, note: "not before the freeze", approval })] }] };
-    expect(parseStatusComment(renderStatusComment(["line"], withApproval))).toEqual(withApproval);
+    expect(parseStatusComment(renderStatusComment(["line"], withApproval, seal), seal)).toEqual(withApproval);
     expect(StatusStateSchema.safeParse({ ...withApproval, gates: [{ ...withApproval.gates[0]!, answers: [{ ...answer(), approval: { ...approval, policy: "unanimous" } }] }] }).success).toBe(false);
   });
 });

@@ -69,14 +69,28 @@ describe("resumedOnTimeline: what a happy round trip leaves on GitHub", () => {
     expect(resumedOnTimeline(input([first, again], [comment(2, 10, "maintainer", "1")], [label("labeled", 1)]))).toEqual([]);
   });
 
-  it("several questions: replies merge by question; a question left open took its default", () => {
+  it("several questions: replies merge by question until each has its answer", () => {
     const two = { comment: comment(1, 0, APP, "ask"), ask: validateAsk({ v: 1, id: "twoqs123456", round: 0, questions: [{ text: "Database?", options: ["Postgres", "SQLite"] }, { text: "Expire?", default: "yes" }] }) };
-    const [gate] = resumedOnTimeline(input([two], [comment(2, 10, "maintainer", "1. SQLite"), comment(4, 12, "maintainer", "/note unrelated")], [label("unlabeled", 20)]));
+    const [gate] = resumedOnTimeline(input([two], [comment(2, 10, "maintainer", "1. SQLite"), comment(4, 12, "maintainer", "/note unrelated"), comment(5, 14, "maintainer", "2. no")], [label("unlabeled", 20)]));
     expect(gate?.answers.map((a) => [a.question, a.text, a.source])).toEqual([
       [0, "SQLite", "human"],
-      [1, "yes", "default"],
+      [1, "no", "human"],
     ]);
-    expect(gate?.answerCommentId).toBe(2);
+    expect(gate?.answerCommentId).toBe(5);
+  });
+
+  it("the label taken off under the app's name (maybe by the agent) after a partial answer: no default is inferred, the gate is not answered", () => {
+    const two = { comment: comment(1, 0, APP, "ask"), ask: validateAsk({ v: 1, id: "twoqs123456", round: 0, questions: [{ text: "Database?", options: ["Postgres", "SQLite"] }, { text: "Expire?", default: "yes" }] }) };
+    expect(resumedOnTimeline(input([two], [comment(2, 10, "maintainer", "1. SQLite")], [label("labeled", 1), label("unlabeled", 20)]))).toEqual([]);
+    // Nor for an older ask followed by a later round's ask (also under the app's name).
+    const later = { comment: comment(6, 30, APP, "ask"), ask: ask(1) };
+    expect(resumedOnTimeline(input([two, later], [comment(2, 10, "maintainer", "1. SQLite")], [label("labeled", 1)]))).toEqual([]);
+  });
+
+  it("without the humans' answers, only the app's signed record of the gate as answered counts", () => {
+    const events = [label("labeled", 1), label("unlabeled", 20)];
+    expect(resumedOnTimeline({ ...input([first], [], events), recorded: () => false })).toEqual([]);
+    expect(resumedOnTimeline({ ...input([first], [], events), recorded: (id) => id === "1" })).toEqual([{ id: "1", state: "resumed", round: 0, answers: [] }]);
   });
 });
 

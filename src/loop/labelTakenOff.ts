@@ -1,0 +1,46 @@
+import type { RepoSettings } from "../config/repoConfig.js";
+import type { InboundEvent } from "../queue/jobs.js";
+import type { Services } from "../services.js";
+import { sendFeedback, targetOf } from "./feedback.js";
+
+type Unlabeled = Extract<InboundEvent, { kind: "unlabeled" }>;
+
+/**
+ * A bot took the awaiting label off. The app takes it off itself only once no question is open
+ * (processFeedback coalesces a removal while one is) and then records it as off, so while a
+ * question still waits, with the app's record saying the label is on and GitHub showing it off,
+ * this was not the app: most likely the agent, which acts as the App's bot. The gate is untouched
+ * (a label is never an answer) and the label goes back on, so people still find the question and a
+ * rebuild does not read the issue's events as the round having ended.
+ */
+export async function labelTakenOff(services: Services, event: Unlabeled, settings: RepoSettings): Promise<string> {
+  if (event.label.toLowerCase() !== settings.labels.awaiting.toLowerCase()) return "ignored: other label";
+  const ref = { repo: event.repo, issue: event.issue.number };
+  const issue = await services.store.getIssue(ref);
+  if (!issue?.openGate) return "ignored: no question waits";
+  const gate = await services.store.getGate(issue.openGate);
+  if (gate?.state !== "open") return "ignored: no question waits";
+  // "off": the app took it off itself before this question opened (its own webhook, late); the
+  // question's label-on write is still to come.
+  if ((await services.store.awaitingLabel(ref)) === "off") return "ignored: the app took it off";
+  if (await showsLabel(services, event, settings.labels.awaiting)) return "ignored: the label is on again";
+  services.log.warn({ repo: event.repo, issue: event.issue.number, gate: gate.id, by: event.sender.login }, "the awaiting label was taken off under a bot's name while a question waits; putting it back");
+  // GitHub no longer shows it: the label-on write must not be coalesced as already done.
+  await services.store.setAwaitingLabel(ref, "off");
+  await sendFeedback(
+    services,
+    targetOf(event),
+    [{ type: "addLabel", label: settings.labels.awaiting }],
+    `the label \`${settings.labels.awaiting}\` was taken off by @${event.sender.login} while gate ${gate.id} waits; the app did not do it, so it was put back (the question still waits for a human)`,
+    `relabel-${event.deliveryId}`,
+  );
+  return "label put back: a question waits";
+}
+
+/** Whether the issue carries the label now (a read, outside the write budget). */
+async function showsLabel(services: Services, event: Unlabeled, label: string): Promise<boolean> {
+  const [owner, repo] = event.repo.split("/") as [string, string];
+  const octokit = await services.github.installation(event.installationId);
+  const labels = (await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/labels", { owner, repo, issue_number: event.issue.number, per_page: 100 })) as Array<{ name: string }>;
+  return labels.some((l) => l.name.toLowerCase() === label.toLowerCase());
+}
