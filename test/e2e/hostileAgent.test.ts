@@ -92,16 +92,20 @@ async function hostileScenario(): Promise<void> {
   let standIn: ChildProcess | undefined;
   let failure: unknown;
   try {
-    loop = await startLoop({
-      AGENT_SANDBOX: "bwrap",
-      AGENT_WORKSPACE: "on",
-      DATA_DIR: dataDir,
-      STATE_SECRET: stateSecret,
-      ADMIN_TOKEN: adminToken,
-      RECONCILE_INTERVAL: "off",
-      // The repository's own script: an agent's code is whatever the issue steered it to run.
-      AGENT_COMMAND: JSON.stringify(["node", "hostile-agent.mjs", "{round}"]),
-    });
+    loop = await startLoop(
+      {
+        AGENT_SANDBOX: "bwrap",
+        AGENT_WORKSPACE: "on",
+        DATA_DIR: dataDir,
+        STATE_SECRET: stateSecret,
+        ADMIN_TOKEN: adminToken,
+        RECONCILE_INTERVAL: "off",
+        // The repository's own script: an agent's code is whatever the issue steered it to run.
+        AGENT_COMMAND: JSON.stringify(["node", "hostile-agent.mjs", "{round}"]),
+      },
+      // The sandboxed agent's only network.
+      { egress: true },
+    );
     const { sim } = loop;
     const privateKey = sim.appEnv().PRIVATE_KEY;
     writeFileSync(keyFile, privateKey, { mode: 0o600 });
