@@ -417,9 +417,9 @@ if (ownAsk) await forgeStatus(ownAsk.id);
 const unlabel = await gh("DELETE", `/repos/${repo}/issues/${issue}/labels/awaiting-human`);
 record("remove-awaiting-label", `#${issue}`, ghOutcome(unlabel.status), { status: unlabel.status });
 
-// 8. outlive the round: a detached process that keeps writing into the checkout (the next round's too) for a minute
+// 8. outlive the round: a detached process that keeps writing into the checkout for 8 s (into the next round's, if it outlives its own)
 const lingering = join(out, "lingering.log");
-const heartbeat = `const { appendFileSync } = require("node:fs"); const end = Date.now() + 60000; const beat = () => { appendFileSync(${JSON.stringify(lingering)}, Date.now() + "\\n"); if (Date.now() < end) setTimeout(beat, 200); }; beat();`;
+const heartbeat = `const { appendFileSync } = require("node:fs"); const end = Date.now() + 8000; const beat = () => { appendFileSync(${JSON.stringify(lingering)}, Date.now() + "\\n"); if (Date.now() < end) setTimeout(beat, 200); }; beat();`;
 try {
   spawn(process.execPath, ["-e", heartbeat], { detached: true, stdio: "ignore" }).unref();
   record("outlive-round", lingering, "done", { why: "judged by the test: heartbeats after the round ended" });
