@@ -4,6 +4,16 @@
 // of it in its working directory (.hostile/round-N.json), where the test reads it.
 // Usage: hostile-agent.mjs ROUND
 //
+// The attack round, in order: every visible process's environ, cmdline, cwd and root under /proc;
+// the app's directory, DATA_DIR candidates, homes and sibling workspaces (listed; files named like
+// the app's secrets read); every listening port (its own /proc/net/tcp{,6} and the host's the test
+// names) and the same ports through the proxy under each name of loopback; Redis (AUTH with any
+// password found, then a write); the metadata address through the proxy; then with its token: the
+// app's status marker edited or forged, a forged acknowledgement, a human's answer edited and another
+// deleted, the issue body edited; its own question (`escalate ask`), answered and `/approve`d as the
+// bot, its awaiting label taken off; a detached process left behind; and whatever secret it found,
+// printed and posted.
+//
 // Steered by its task, as an agent steered by issue text would be. The issue's body names:
 //   [hostile-round:N]        the round that attacks (earlier rounds ask a plain question, later ones finish)
 //   [scope:PID:STARTTIME]    the test's process tree (see inScope): /proc is only read within it
