@@ -261,6 +261,7 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
         source: a.source,
         url: a.url,
         ...(a.about ? { about: a.about } : {}),
+        ...(a.deletedBy ? { deletedBy: a.deletedBy } : {}),
         // The audit record of the whole text as folded, also when the text above is cut.
         sha256: a.sha256 ?? foldedSha256(a.text),
         ...(a.approval ? { approval: { ...a.approval, votes: a.approval.votes.slice(0, 50).map((v) => ({ ...v, ...(v.note ? { note: v.note.slice(0, ANSWER_CHARS) } : {}) })) } } : {}),
