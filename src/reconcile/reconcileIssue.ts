@@ -14,6 +14,8 @@ import { isIssueComment } from "../github/replyIds.js";
 import { inWrittenOrder, reviewReplies, type ReplySnapshot } from "./reviewReplies.js";
 import { goneReplies, issueCommentIdOf, withoutDeletedComments } from "./deletedComments.js";
 import { readStatusRecord } from "./statusRecord.js";
+import { withAuthorsWords } from "./authorsWords.js";
+import { graphqlPort } from "./editHistory.js";
 import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "./timeline.js";
 
 /** What reconciliation needs of an issue, as GitHub's REST API returns it. */
@@ -70,8 +72,6 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     },
     receivedAt: Date.now(),
   };
-  // On a pull request people answer in reviews too: those replies are read with the comments.
-  const replies = inWrittenOrder(comments, base.issue.isPullRequest ? await reviewReplies(octokit, owner, name, issue.number) : []);
   await services.store.upsertIssue({ ...ref, installationId, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state });
 
   const record = readStatusRecord(comments, isAgent);
@@ -94,6 +94,11 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     return ask ? [{ comment: c, ask }] : [];
   });
   const last = asks.at(-1);
+  // On a pull request people answer in reviews too: those replies are read with the comments, each
+  // with its author's own words (a reply someone else edited last is not taken as written).
+  const listed = inWrittenOrder(comments, base.issue.isPullRequest ? await reviewReplies(octokit, owner, name, issue.number) : []);
+  const firstAsk = asks.length > 0 ? Date.parse(asks[0]!.comment.created_at) : Number.POSITIVE_INFINITY;
+  const replies = await withAuthorsWords(services, graphqlPort(octokit), { installationId, repo, issue: issue.number }, listed, (r) => r.user !== null && !isAgent(r.user.login) && r.user.type !== "Bot", firstAsk);
   state = await withTimelineIfNeeded(services, octokit, { owner, name, number: issue.number }, asks, replies, state, settings, (login, type) =>
     maySteer(services, { ...base, kind: "closed", sender: { login, type } }, login, type, settings),
   );

@@ -213,6 +213,7 @@ export class Operations {
       createdAt: now,
       updatedAt: now,
       reactions: [],
+      edits: [],
     };
     issue.comments.push(comment);
     issue.updatedAt = now;
@@ -226,8 +227,12 @@ export class Operations {
     this.requireCommentOwnership(ctx.actor, comment);
     const text = commentBody(body);
     const from = comment.body;
+    const now = isoNow();
+    // GitHub's history starts at the first edit, with the text as created by its author.
+    if (comment.edits.length === 0) comment.edits.push({ editor: comment.author, editedAt: comment.createdAt, body: from });
+    comment.edits.push({ editor: actingAccount(ctx.actor), editedAt: now, body: text });
     comment.body = text;
-    comment.updatedAt = isoNow();
+    comment.updatedAt = now;
     this.fireComment(ctx, this.issueOf(comment), comment, "edited", { changes: { body: { from } } });
     return comment;
   }
