@@ -63,7 +63,8 @@ export function authorsText(history: CommentHistory): AuthorsText {
   const editor = history.editor?.login;
   if (!history.lastEditedAt || !editor || editor.toLowerCase() === author) return { kind: "as-shown" };
   const edits = (history.userContentEdits?.nodes ?? []).flatMap((e) => (e ? [e] : [])).sort((a, b) => Date.parse(b.editedAt) - Date.parse(a.editedAt));
-  const own = edits.find((e) => e.editor?.login.toLowerCase() === author);
+  // A deleted account (no author) has no version of its own to find.
+  const own = author === undefined ? undefined : edits.find((e) => e.editor?.login.toLowerCase() === author);
   const complete = (history.userContentEdits?.totalCount ?? 0) <= edits.length;
   if (!own) return { kind: "not-theirs", editor, why: complete ? "its edit history holds no version of its author" : "its edit history is longer than the app reads" };
   if (own.deletedAt || own.diff === null || own.diff === undefined) return { kind: "not-theirs", editor, why: "its author's last version was deleted from its edit history" };
