@@ -7,8 +7,10 @@ import type { ReplySnapshot } from "./reviewReplies.js";
  * The replies a rebuild reads, each with its author's own words: a human's reply that someone else
  * edited last gets back the author's last version from its edit history, or, when the history does
  * not hold it, no text (it answers nothing; the gate keeps waiting), said once on the issue.
- * Only replies that could answer (a human's, from `since` on) and were edited are looked up, in one
- * GraphQL request per IDS_PER_REQUEST of them; most rebuilds make none.
+ * Only replies that could answer (a human's, from `since` on) are looked up, in one GraphQL request
+ * per IDS_PER_REQUEST of them. All of them, not only those whose `updated_at` differs from their
+ * `created_at`: GitHub's timestamps have whole seconds, and an edit made within the second the reply
+ * was written (an agent watching the issue can) leaves them equal.
  */
 export async function withAuthorsWords(
   services: Services,
@@ -18,11 +20,11 @@ export async function withAuthorsWords(
   mayAnswer: (reply: ReplySnapshot) => boolean,
   since: number,
 ): Promise<ReplySnapshot[]> {
-  const edited = replies.filter((r) => r.node_id && r.body && r.updated_at && r.updated_at !== r.created_at && Date.parse(r.created_at) >= since - 1000 && mayAnswer(r));
-  if (edited.length === 0) return [...replies];
-  const histories = await readEditHistories(graphql, edited.map((r) => r.node_id!));
+  const candidates = replies.filter((r) => r.node_id && r.body && Date.parse(r.created_at) >= since - 1000 && mayAnswer(r));
+  if (candidates.length === 0) return [...replies];
+  const histories = await readEditHistories(graphql, candidates.map((r) => r.node_id!));
   const words = new Map<number, string | undefined>();
-  for (const reply of edited) {
+  for (const reply of candidates) {
     const history = histories.get(reply.node_id!);
     if (!history) continue; // deleted since it was listed: the deletion is read as such
     const text = authorsText(history);
