@@ -106,6 +106,8 @@ export interface HumanNote {
   sha256?: string;
   /** Its comment was deleted: the text is gone (""), later tasks say only that a note was withdrawn. */
   withdrawn?: boolean;
+  /** Its comment was deleted by this account, not by its author: the note stands (src/loop/foreignChanges.ts). */
+  deletedBy?: string;
 }
 
 export interface IssueRecord {

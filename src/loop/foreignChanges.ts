@@ -18,8 +18,8 @@ type Decided = "answer" | "vote" | "note";
 /**
  * Another account edited or deleted a human's comment: it is neither a revision nor a withdrawal of
  * what that human said. An answer, vote or /note the comment gave stands as its author wrote it, in
- * Redis, in later tasks and in the status record; a deleted answer is marked so a rebuild does not
- * withdraw it either. Said once on the issue, and logged.
+ * Redis, in later tasks and in the status record; a deleted answer or note is marked so a rebuild
+ * does not withdraw it either. Said once on the issue, and logged.
  */
 export async function foreignChange(services: Services, event: CommentEvent): Promise<string> {
   const author = event.comment.author.login;
@@ -29,7 +29,8 @@ export async function foreignChange(services: Services, event: CommentEvent): Pr
   services.log.warn({ repo: event.repo, issue: event.issue.number, comment: event.comment.id, author, by, action: event.action, decided }, "a comment was changed by someone other than its author; not taken as the author's change");
   if (!decided) return `ignored: ${verb} by @${by}, not by its author @${author}`;
   const { what, gate } = decided;
-  if (gate && event.action === "deleted") await keepDeletedAnswer(services, gate, event.comment.id, by);
+  if (event.action === "deleted" && gate) await keepDeletedAnswer(services, gate, event.comment.id, by);
+  if (event.action === "deleted" && what === "note") await services.store.keepDeletedNote({ repo: event.repo, issue: event.issue.number }, event.comment.url, by);
   await sendFeedback(services, targetOf(event), [], `⚠️ @${by} ${verb} the ${what} of @${author}; the app keeps @${author}'s own words. Only @${author} can change it.`);
   return `kept: ${what} ${verb} by @${by}, not by its author`;
 }

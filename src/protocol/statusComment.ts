@@ -92,6 +92,8 @@ export const StatusStateSchema = z.object({
         sha256: SHA256.optional(),
         /** Its comment was deleted: no text, no hash. */
         withdrawn: z.literal(true).optional(),
+        /** Its comment was deleted by this account, not its author: the note stands. */
+        deletedBy: z.string().max(100).optional(),
       }),
     )
     .max(MAX_NOTES)

@@ -31,7 +31,7 @@ export function withoutDeletedComments(state: StatusState, exists: (commentId: n
     const { answeredBy: _by, answeredAt: _at, answerCommentId: _comment, ...open } = gate;
     return { ...open, state: "open", answers, withdrawn };
   });
-  const notes = state.notes?.map((note) => (gone(note.url) ? { by: note.by, at: note.at, url: note.url, text: "", round: note.round, withdrawn: true as const } : note));
+  const notes = state.notes?.map((note) => (gone(note.url) && note.deletedBy === undefined ? { by: note.by, at: note.at, url: note.url, text: "", round: note.round, withdrawn: true as const } : note));
   return { ...state, gates, ...(notes ? { notes } : {}) };
 }
 
@@ -59,6 +59,6 @@ export function goneReplies(gates: readonly Gate[], notes: readonly HumanNote[],
   for (const gate of gates.filter((g) => g.ask.kind !== APPROVAL_KIND)) {
     for (const answer of gate.answers) if (answer.deletedBy === undefined && answer.commentId === issueCommentIdOf(answer.url)) consider(answer.url, answer.by);
   }
-  for (const note of notes) if (!note.withdrawn) consider(note.url, note.by);
+  for (const note of notes) if (!note.withdrawn && note.deletedBy === undefined) consider(note.url, note.by);
   return [...gone.values()];
 }

@@ -273,7 +273,7 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
           notes: notes.slice(-MAX_NOTES).map((n) =>
             n.withdrawn
               ? { by: n.by, at: n.at, url: n.url, text: "", round: n.round, withdrawn: true as const }
-              : { by: n.by, at: n.at, url: n.url, text: n.text.slice(0, ANSWER_CHARS), round: n.round, sha256: n.sha256 ?? foldedSha256(n.text) },
+              : { by: n.by, at: n.at, url: n.url, text: n.text.slice(0, ANSWER_CHARS), round: n.round, sha256: n.sha256 ?? foldedSha256(n.text), ...(n.deletedBy ? { deletedBy: n.deletedBy } : {}) },
           ),
         }
       : {}),

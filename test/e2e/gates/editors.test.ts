@@ -96,24 +96,31 @@ describe("gates: a human's answer changed by someone else", () => {
     expect(task).not.toContain("was withdrawn");
   });
 
-  it("the bot deletes an answer after its round: later rounds still get it, and a rebuild after a Redis wipe keeps it", async () => {
+  it("the bot deletes an answer after its round, and a /note: later rounds still get both, and a rebuild after a Redis wipe keeps them", async () => {
     g = await Gates.start("ask-every");
     const { issue, comment: firstAsk } = await g.asked("Deleted by the bot later");
+    const note = g.comment(issue, "admin", "/note keep the admin's public API");
+    await g.reacted(note.id, issue, "+1");
     const reply = g.comment(issue, "maintainer", "Postgres, the maintainer's choice");
     expect((await g.run(issue, 1)).task).toContain("the maintainer's choice");
     await g.gate(issue, { count: 2 });
 
     expect(await asTheApp(g, "DELETE", commentPath(reply.id))).toBe(204);
+    expect(await asTheApp(g, "DELETE", commentPath(note.id))).toBe(204);
     await g.statusLine(issue, `⚠️ @${g.sim.botLogin} deleted the answer of @maintainer`);
-    await waitFor("the status record marks the answer kept", () => statusRecord(g!, issue).includes(`"deletedBy":"${g!.sim.botLogin}"`) || undefined);
+    await g.statusLine(issue, `⚠️ @${g.sim.botLogin} deleted the note of @admin`);
+    const marked = (record: string) => record.split(`"deletedBy":"${g!.sim.botLogin}"`).length - 1;
+    await waitFor("the status record marks the answer and the note kept", () => marked(statusRecord(g!, issue)) === 2 || undefined);
 
     await g.loop.wipeRedis();
     await g.loop.restart();
     await waitFor("the first gate rebuilt", () => gateOf(g!, firstAsk.id));
     expect((await gateOf(g, firstAsk.id))?.answers).toMatchObject([{ option: "Postgres", text: "Postgres, the maintainer's choice" }]);
+    expect((await g.loop.app.services.store.notes({ repo: REPO, issue })).map((n) => n.text)).toEqual(["keep the admin's public API"]);
     g.comment(issue, "maintainer", "SQLite");
     const round2 = (await g.run(issue, 2)).task;
     expect(round2).toContain("the maintainer's choice");
+    expect(round2).toContain("> keep the admin's public API");
     expect(round2).not.toContain("was withdrawn");
   });
 });
