@@ -26,12 +26,19 @@ export async function foreignChange(services: Services, event: CommentEvent): Pr
   const by = event.sender.login;
   const verb = event.action === "deleted" ? "deleted" : "edited";
   const decided = await whatItDecided(services, event);
-  services.log.warn({ repo: event.repo, issue: event.issue.number, comment: event.comment.id, author, by, action: event.action, decided }, "a comment was changed by someone other than its author; not taken as the author's change");
-  if (!decided) return `ignored: ${verb} by @${by}, not by its author @${author}`;
+  const fields = { repo: event.repo, issue: event.issue.number, comment: event.comment.id, author, by, action: event.action };
+  if (!decided) {
+    services.log.debug(fields, "a comment that decided nothing was changed by someone other than its author");
+    return `ignored: ${verb} by @${by}, not by its author @${author}`;
+  }
   const { what, gate } = decided;
+  services.log.warn({ ...fields, what }, "a human's decision was changed by someone other than its author; it stands as they wrote it");
   if (event.action === "deleted" && gate) await keepDeletedAnswer(services, gate, event.comment.id, by);
   if (event.action === "deleted" && what === "note") await services.store.keepDeletedNote({ repo: event.repo, issue: event.issue.number }, event.comment.url, by);
-  await sendFeedback(services, targetOf(event), [], `⚠️ @${by} ${verb} the ${what} of @${author}; the app keeps @${author}'s own words. Only @${author} can change it.`);
+  // Once per comment and kind of change: repeated edits cannot flood the status comment.
+  if (await services.store.firstTime(`foreign-${verb}:${event.repo.toLowerCase()}#${event.issue.number}:${event.comment.id}`)) {
+    await sendFeedback(services, targetOf(event), [], `⚠️ @${by} ${verb} the ${what} of @${author}; the app keeps @${author}'s own words. Only @${author} can change it.`);
+  }
   return `kept: ${what} ${verb} by @${by}, not by its author`;
 }
 
