@@ -67,9 +67,9 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
     const ask = readAsk(services, event);
     return ask ? openGate(services, event, ask, settings) : "ignored: agent comment without a valid ask";
   }
-  // Only the App or a configured agent may open a gate; a marker from anyone else is plain text.
   // Only its author revises what a comment said; anyone else's edit leaves it as they wrote it.
   if (event.action === "edited" && changedByAnother(event)) return foreignChange(services, event);
+  // Only the App or a configured agent may open a gate; a marker from anyone else is plain text.
   if (!(await maySteer(services, event, author.login, author.type, settings))) return "ignored: author may not steer";
   if (event.action === "edited") return commentEdited(services, event, readAgain);
   const command = parseCommand(event.comment.body);
