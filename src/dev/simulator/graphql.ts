@@ -102,9 +102,9 @@ function editsConnection(comment: Comment, args: { first?: number; last?: number
       updatedAt: edit.editedAt,
       editedAt: edit.editedAt,
       editor: actorNode(edit.editor),
-      diff: edit.body,
-      deletedAt: null,
-      deletedBy: null,
+      diff: edit.deleted ? null : edit.body,
+      deletedAt: edit.deleted?.at ?? null,
+      deletedBy: edit.deleted ? actorNode(edit.deleted.by) : null,
     })),
   };
 }

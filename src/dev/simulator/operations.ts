@@ -237,6 +237,19 @@ export class Operations {
     return comment;
   }
 
+  /**
+   * Deletes one saved version from a comment's edit history (GitHub's "Delete revision from
+   * history"), as its author or anyone with write access may: its text is gone, who and when stay.
+   * `version` counts from the oldest (0: the text as created). There is no REST route for it.
+   */
+  deleteRevision(ctx: OpContext, repo: Repo, commentId: number, version: number): void {
+    const comment = this.getComment(ctx.actor, repo, commentId);
+    this.requireCommentOwnership(ctx.actor, comment);
+    const edit = comment.edits[version];
+    if (!edit || edit === comment.edits.at(-1)) throw validationFailed("Comment", "invalid", "revision");
+    edit.deleted = { by: actingAccount(ctx.actor), at: isoNow() };
+  }
+
   deleteComment(ctx: OpContext, repo: Repo, commentId: number): void {
     const comment = this.getComment(ctx.actor, repo, commentId);
     this.requireCommentOwnership(ctx.actor, comment);

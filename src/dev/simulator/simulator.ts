@@ -266,6 +266,12 @@ export class GitHubSimulator {
     return this.commentSnapshot(this.ops.updateComment(ctx, target, commentId, body));
   }
 
+  /** Deletes version `version` (0: as created) from the comment's edit history as `actor` (no webhook, as on GitHub). */
+  deleteRevision(repo: string, commentId: number, actor: string, version: number): void {
+    const { target, ctx } = this.asPerson(repo, actor);
+    this.ops.deleteRevision(ctx, target, commentId, version);
+  }
+
   deleteComment(repo: string, commentId: number, author: string): void {
     const { target, ctx } = this.asPerson(repo, author);
     this.ops.deleteComment(ctx, target, commentId);

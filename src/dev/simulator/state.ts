@@ -45,11 +45,12 @@ export interface Comment {
   edits: ContentEdit[];
 }
 
-/** One saved version of a comment: who saved it, when, and its text (GraphQL's `diff`). */
+/** One saved version of a comment: who saved it, when, and its text (GraphQL's `diff`), unless deleted from the history. */
 export interface ContentEdit {
   editor: Account;
   editedAt: string;
   body: string;
+  deleted?: { by: Account; at: string };
 }
 
 /** An entry of the issue's events (GET …/issues/{n}/events): label changes, closing and reopening. */

@@ -77,6 +77,34 @@ describe("gates: a human's answer changed by someone else", () => {
     expect(graphqlCalls.every((c) => c.status === 200)).toBe(true);
   });
 
+  it("an answer the bot edited and whose original it deleted from the edit history, while the app was down: the rebuild keeps waiting and says so", async () => {
+    g = await Gates.start("ask");
+    const { issue, comment: ask } = await g.asked("History deleted while down");
+    let replyId = 0;
+    await g.loop.restart({
+      whileDown: async () => {
+        const reply = g!.comment(issue, "maintainer", "Postgres, as the maintainer wrote it");
+        replyId = reply.id;
+        expect(await asTheApp(g!, "PATCH", commentPath(reply.id), { body: "SQLite, as the bot rewrote it" })).toBe(200);
+        g!.sim.deleteRevision(REPO, reply.id, g!.sim.botLogin, 0);
+        await g!.loop.wipeRedis();
+      },
+    });
+    await g.statusLine(issue, `⚠️ @${g.sim.botLogin.replace(/\[bot\]$/, "")} edited the reply of @maintainer`);
+    expect(g.statusBody(issue)).toContain("its author's last version was deleted from its edit history: it is not taken as @maintainer's answer");
+    expect(g.statusBody(issue)).toContain(`#issuecomment-${replyId}`);
+    const gate = await gateOf(g, ask.id);
+    expect(gate).toMatchObject({ state: "open", answers: [] });
+    expect(g.runs(issue, 1)).toEqual([]);
+    expect(g.labels(issue)).toContain("awaiting-human");
+
+    // The maintainer answers again: that is taken.
+    g.comment(issue, "maintainer", "Postgres, again");
+    const { task } = await g.run(issue, 1);
+    expect(task).toContain("Postgres, again");
+    expect(task).not.toContain("as the bot rewrote it");
+  });
+
   it("the bot deletes an answer before its round: not withdrawn, the round resumes with the human's answer", async () => {
     // One agent slot, held by a sleeping agent on another issue, keeps the resume queued.
     g = await Gates.start("ask", { AGENT_CONCURRENCY: "1" });
