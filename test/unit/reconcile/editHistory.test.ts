@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { authorsText, EDIT_HISTORY_QUERY, IDS_PER_REQUEST, readEditHistories, type CommentHistory } from "../../../src/reconcile/editHistory.js";
+import { authorsText, EDIT_HISTORY_QUERY, graphqlPort, IDS_PER_REQUEST, readEditHistories, type CommentHistory } from "../../../src/reconcile/editHistory.js";
 
 const edit = (editor: string | null, editedAt: string, diff: string | null, deletedAt: string | null = null) => ({ editor: editor ? { login: editor } : null, editedAt, diff, deletedAt });
 
@@ -46,5 +46,18 @@ describe("readEditHistories", () => {
 
   it("refuses a response of another shape", async () => {
     await expect(readEditHistories(async () => ({ nodes: [{ id: 5 }] }), ["IC_1"])).rejects.toThrow(/Unexpected GraphQL edit-history response/);
+  });
+});
+
+describe("graphqlPort", () => {
+  it("uses the data GitHub sends beside an error for an id it no longer resolves (a comment deleted since it was listed)", async () => {
+    const partial = Object.assign(new Error("Could not resolve to a node"), { name: "GraphqlResponseError", data: { nodes: [null] } });
+    const port = graphqlPort({ graphql: async () => Promise.reject(partial) });
+    expect(await port(EDIT_HISTORY_QUERY, { ids: ["IC_gone"] })).toEqual({ nodes: [null] });
+  });
+
+  it("passes on any other failure", async () => {
+    const port = graphqlPort({ graphql: async () => Promise.reject(Object.assign(new Error("Bad credentials"), { status: 401 })) });
+    await expect(port(EDIT_HISTORY_QUERY, { ids: ["IC_1"] })).rejects.toThrow("Bad credentials");
   });
 });
