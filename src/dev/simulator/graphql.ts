@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
-import { buildClientSchema, executeSync, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema, type IntrospectionQuery } from "graphql";
+import type * as GraphQLJs from "graphql";
 import { requireIssuesAccess, requireVisible, type Actor } from "./access.js";
 import { ApiError } from "./errors.js";
 import { parseNodeId } from "./payloads.js";
@@ -14,38 +14,49 @@ import type { Account, Comment, SimState } from "./state.js";
  * executed against that schema, answered from the simulator's state.
  */
 
-let schema: GraphQLSchema | undefined;
+let loaded: { js: typeof GraphQLJs; schema: GraphQLJs.GraphQLSchema } | undefined;
 
 /**
- * GitHub's public schema, built once per process (it is large). From its introspection result: the
- * package's SDL defines some fields twice, which a schema built from SDL refuses.
+ * graphql-js and GitHub's public schema, loaded at the first GraphQL request and kept (the schema is
+ * large): both are devDependencies, and the rest of the simulator runs without them. The schema is
+ * built from its introspection result: the package's SDL defines some fields twice, which a schema
+ * built from SDL refuses. One graphql-js instance builds and uses it (it refuses another's schema).
  */
-export function githubSchema(): GraphQLSchema {
-  if (!schema) {
-    schema = buildClientSchema(JSON.parse(readFileSync(schemaFile(), "utf8")) as IntrospectionQuery);
+function graphqlJs(): { js: typeof GraphQLJs; schema: GraphQLJs.GraphQLSchema } {
+  if (!loaded) {
+    const require = createRequire(import.meta.url);
+    const dirs = require.resolve.paths("@octokit/graphql-schema") ?? [];
+    // Its exports do not name schema.json, and importing the package builds a schema of its own.
+    const file = dirs.map((dir) => join(dir, "@octokit", "graphql-schema", "schema.json")).find((f) => existsSync(f));
+    if (!file) throw new Error("The simulator's GraphQL endpoint needs the devDependencies graphql and @octokit/graphql-schema: run npm install.");
+    const js = require("graphql") as typeof GraphQLJs;
+    loaded = { js, schema: js.buildClientSchema(JSON.parse(readFileSync(file, "utf8")) as GraphQLJs.IntrospectionQuery) };
   }
-  return schema;
+  return loaded;
 }
 
-/** The package's schema.json, which its exports do not name (importing the package builds a schema of its own). */
-function schemaFile(): string {
-  const dirs = createRequire(import.meta.url).resolve.paths("@octokit/graphql-schema") ?? [];
-  const file = dirs.map((dir) => join(dir, "@octokit", "graphql-schema", "schema.json")).find((f) => existsSync(f));
-  if (!file) throw new Error("@octokit/graphql-schema is not installed (a devDependency): the simulator's GraphQL endpoint needs it.");
-  return file;
+/** What GitHub's schema refuses in a query (it does not parse, or asks for what GitHub lacks); empty when valid. */
+export function queryViolations(query: string): string[] {
+  const { js, schema } = graphqlJs();
+  try {
+    return js.validate(schema, js.parse(query)).map((e) => e.message);
+  } catch (error) {
+    return [(error as Error).message];
+  }
 }
 
 /** GitHub answers a query it refuses with 200 and `errors`, as here; a malformed request body with 400. */
 export function answerGraphql(state: SimState, actor: Actor, body: unknown): { data?: unknown; errors?: unknown[] } {
   const { query, variables } = (body ?? {}) as { query?: unknown; variables?: unknown };
   if (typeof query !== "string") throw new ApiError(400, "A query attribute must be specified and must be a string.");
-  let document: DocumentNode;
+  const { js, schema } = graphqlJs();
+  let document: GraphQLJs.DocumentNode;
   try {
-    document = parse(query);
+    document = js.parse(query);
   } catch (error) {
-    return { errors: [{ message: (error as GraphQLError).message }] };
+    return { errors: [{ message: (error as Error).message }] };
   }
-  const invalid = validate(githubSchema(), document);
+  const invalid = js.validate(schema, document);
   if (invalid.length > 0) return { errors: invalid.map((e) => ({ message: e.message, locations: e.locations })) };
   const missing: Array<{ type: string; path: Array<string | number>; message: string }> = [];
   const rootValue = {
@@ -56,7 +67,7 @@ export function answerGraphql(state: SimState, actor: Actor, body: unknown): { d
         return node;
       }),
   };
-  const result = executeSync({ schema: githubSchema(), document, rootValue, variableValues: (variables ?? {}) as Record<string, unknown> });
+  const result = js.executeSync({ schema, document, rootValue, variableValues: (variables ?? {}) as Record<string, unknown> });
   const errors = [...(result.errors ?? []).map((e) => ({ message: e.message, path: e.path })), ...missing];
   return { data: result.data ?? null, ...(errors.length > 0 ? { errors } : {}) };
 }
