@@ -159,6 +159,24 @@ return changed
 `;
 
 /**
+ * KEYS: notes. ARGV: url, login. The note of comment `url` stands though `login`, not its author,
+ * deleted the comment: it is marked so (`deletedBy`), and a rebuild does not withdraw it.
+ * Returns how many notes were marked.
+ */
+export const KEEP_DELETED_NOTE = `
+local marked = 0
+for i, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local note = cjson.decode(raw)
+  if note.url == ARGV[1] and not note.withdrawn then
+    note.deletedBy = ARGV[2]
+    redis.call('LSET', KEYS[1], i - 1, cjson.encode(note))
+    marked = marked + 1
+  end
+end
+return marked
+`;
+
+/**
  * Lua: a spawn job claims an answered gate once; the same job may claim again (BullMQ re-runs a
  * stalled or interrupted job: that agent died with its worker), any other job may not. Returns
  * 'claimed', or the gate's state ('missing' when there is none).

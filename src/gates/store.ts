@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
 import type { Vote } from "../protocol/approval.js";
-import { ALLOCATE_ROUND, BEGIN_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS, REVISE_NOTE, ROUND_CONTEXT, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
+import { ALLOCATE_ROUND, BEGIN_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS, REVISE_NOTE, KEEP_DELETED_NOTE, ROUND_CONTEXT, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
 import type { Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming, Withdrawal } from "./types.js";
 
 /** `reopened`: how often a withdrawn answer opened the gate again (part of its resume's job id). */
@@ -79,6 +79,7 @@ type ScriptedRedis = Redis & {
   escRecordVote(...args: (string | number)[]): Promise<string[]>;
   escReviseAnswers(...args: (string | number)[]): Promise<[string, string]>;
   escReviseNote(...args: (string | number)[]): Promise<number>;
+  escKeepDeletedNote(...args: (string | number)[]): Promise<number>;
   escClaimResume(...args: (string | number)[]): Promise<string>;
   escCancelGate(...args: (string | number)[]): Promise<number>;
   escAllocateRound(...args: (string | number)[]): Promise<number>;
@@ -128,6 +129,7 @@ export class GateStore {
     if (typeof scripted.escReviseAnswers !== "function") {
       redis.defineCommand("escReviseAnswers", { numberOfKeys: 4, lua: REVISE_ANSWERS });
       redis.defineCommand("escReviseNote", { numberOfKeys: 1, lua: REVISE_NOTE });
+      redis.defineCommand("escKeepDeletedNote", { numberOfKeys: 1, lua: KEEP_DELETED_NOTE });
     }
     if (typeof scripted.escRecordVote !== "function") redis.defineCommand("escRecordVote", { numberOfKeys: 2, lua: RECORD_VOTE });
     if (typeof scripted.escBeginRound !== "function") {
@@ -467,6 +469,11 @@ export class GateStore {
   /** A /note's comment was edited (its new guidance) or deleted (""): see REVISE_NOTE. Returns how many notes changed. */
   async reviseNote(ref: IssueKeyRef, url: string, text: string, deliveryId = ""): Promise<number> {
     return Number(await this.#redis.escReviseNote(this.keys.issueNotes(ref), url, text, deliveryId));
+  }
+
+  /** A /note's comment was deleted by `by`, not its author: the note stands, marked (see KEEP_DELETED_NOTE). */
+  async keepDeletedNote(ref: IssueKeyRef, url: string, by: string): Promise<number> {
+    return Number(await this.#redis.escKeepDeletedNote(this.keys.issueNotes(ref), url, by));
   }
 
   async notes(ref: IssueKeyRef): Promise<HumanNote[]> {

@@ -26,6 +26,8 @@ export interface RecordedAnswer extends Answer {
   sha256?: string;
   /** An approval gate's outcome (the answer's text is "approved" or "denied") and the votes that decided it. */
   approval?: ApprovalRecord;
+  /** Its comment was deleted by this account, not by its author: the answer stands (src/loop/foreignChanges.ts). */
+  deletedBy?: string;
 }
 
 /** A line of a pull request's diff, as a review comment names it. */
@@ -104,6 +106,8 @@ export interface HumanNote {
   sha256?: string;
   /** Its comment was deleted: the text is gone (""), later tasks say only that a note was withdrawn. */
   withdrawn?: boolean;
+  /** Its comment was deleted by this account, not by its author: the note stands (src/loop/foreignChanges.ts). */
+  deletedBy?: string;
 }
 
 export interface IssueRecord {

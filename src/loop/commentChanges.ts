@@ -9,6 +9,7 @@ import type { Services } from "../services.js";
 import { answerFromReply } from "./answerGate.js";
 import { isApprovalGate } from "./approvalGate.js";
 import { sendFeedback, targetOf } from "./feedback.js";
+import { changedByAnother, foreignChange } from "./foreignChanges.js";
 import { echoKeys, forgetJobs, redactEchoes, withdrawalLine } from "./withdrawals.js";
 
 /**
@@ -76,22 +77,22 @@ export async function commentEdited(services: Services, event: CommentEvent, rea
 }
 
 /**
- * A deleted question comment cancels its gate: nobody can see the question any more. A deleted
- * answer or /note is withdrawn: no later round is told its text, and Redis keeps no copy of it.
- * Whoever deleted it, the text is gone from GitHub, so it goes from the agent's history too.
+ * A deleted question comment cancels its gate: nobody can see the question any more. An answer or
+ * /note its author deleted is withdrawn: no later round is told its text, and Redis keeps no copy of
+ * it. Deleted by anyone else (the agent's token acts as the App's bot), it stands (foreignChanges.ts).
  */
 export async function commentDeleted(services: Services, event: CommentEvent, settings: RepoSettings, readAgain: ReadAgain): Promise<string> {
+  const asked = await services.store.getGate(String(event.comment.id));
+  if (!asked && changedByAnother(event)) return foreignChange(services, event);
   // First: a creation processed after this (out of order) then records nothing (see applyAnswers).
   await services.store.markCommentDeleted(event.repo, event.comment.id);
-  const asked = await services.store.getGate(String(event.comment.id));
   if (asked) return questionDeleted(services, event, settings, asked);
   const target = targetOf(event);
   const by = event.comment.author.login;
-  const deletedBy = event.sender.login === by ? "" : ` by @${event.sender.login}`;
   const outcomes: string[] = [];
   const [gate, revisedNote] = await Promise.all([gateAnsweredBy(services, event), noteRevised(services, event, "")]);
   if (revisedNote) {
-    await sendFeedback(services, target, [], `a note from @${by} was withdrawn (its comment was deleted${deletedBy}); later rounds are not told its text`);
+    await sendFeedback(services, target, [], `a note from @${by} was withdrawn (its comment was deleted); later rounds are not told its text`);
     outcomes.push("note withdrawn");
   }
   // A vote stays counted: the decision it helped make may already have been acted on (README, "Approvals").
@@ -103,7 +104,7 @@ export async function commentDeleted(services: Services, event: CommentEvent, se
       const before = gate.answers.filter((a) => a.commentId === event.comment.id);
       await forgetJobs(services, target, before.map((a) => a.deliveryId), echoKeys(gate.id, event.comment.id));
       await redactEchoes(services, target, event.comment.id, "deleted");
-      await sendFeedback(services, target, [], withdrawalLine(gate.id, revised, `the answer of @${by} to gate ${gate.id} was withdrawn (its comment was deleted${deletedBy})`));
+      await sendFeedback(services, target, [], withdrawalLine(gate.id, revised, `the answer of @${by} to gate ${gate.id} was withdrawn (its comment was deleted)`));
       outcomes.push(revised.outcome === "reopened" ? "answer withdrawn before the resume" : "answer withdrawn");
       if (revised.outcome === "reopened" && revised.state === "open") outcomes.push(await readAgain());
     }

@@ -13,6 +13,7 @@ import { isApprovalGate, voteFromReply } from "./approvalGate.js";
 import { runCommand } from "./commands.js";
 import { commentDeleted, commentEdited } from "./commentChanges.js";
 import { dispatch } from "./dispatch.js";
+import { changedByAnother, foreignChange } from "./foreignChanges.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 import { openGate } from "./openGate.js";
 import { labelTakenOff } from "./labelTakenOff.js";
@@ -69,6 +70,8 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
     const ask = readAsk(services, event);
     return ask ? openGate(services, event, ask, settings) : "ignored: agent comment without a valid ask";
   }
+  // Only its author revises what a comment said; anyone else's edit leaves it as they wrote it.
+  if (event.action === "edited" && changedByAnother(event)) return foreignChange(services, event);
   // Only the App or a configured agent may open a gate; a marker from anyone else is plain text.
   if (!(await maySteer(services, event, author.login, author.type, settings))) return "ignored: author may not steer";
   if (event.action === "edited") return commentEdited(services, event, readAgain);

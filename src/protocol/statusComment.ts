@@ -47,6 +47,8 @@ export const StatusStateSchema = z.object({
               about: z.object({ path: z.string().max(1024), line: z.number().int().positive().optional(), side: z.enum(["LEFT", "RIGHT"]).optional() }).optional(),
               /** SHA-256 of the whole text as folded into the task (before any cut here): the audit record. */
               sha256: SHA256.optional(),
+              /** Its comment was deleted by this account, not its author: the answer stands. */
+              deletedBy: z.string().max(100).optional(),
               /** An approval gate's outcome and the votes that decided it. */
               approval: z
                 .object({
@@ -90,6 +92,8 @@ export const StatusStateSchema = z.object({
         sha256: SHA256.optional(),
         /** Its comment was deleted: no text, no hash. */
         withdrawn: z.literal(true).optional(),
+        /** Its comment was deleted by this account, not its author: the note stands. */
+        deletedBy: z.string().max(100).optional(),
       }),
     )
     .max(MAX_NOTES)

@@ -19,8 +19,9 @@ export function withoutDeletedComments(state: StatusState, exists: (commentId: n
     const id = issueCommentIdOf(url);
     return id !== undefined && !exists(id);
   };
-  // An approval's outcome stands when a vote is deleted (README, "Approvals").
-  const withdrawable = (a: StatusState["gates"][number]["answers"][number]) => a.approval === undefined && gone(a.url);
+  // An approval's outcome stands when a vote is deleted (README, "Approvals"); so does an answer
+  // whose comment someone other than its author deleted.
+  const withdrawable = (a: StatusState["gates"][number]["answers"][number]) => a.approval === undefined && a.deletedBy === undefined && gone(a.url);
   const gates = state.gates.map((gate) => {
     const lost = gate.answers.filter(withdrawable);
     if (lost.length === 0) return gate;
@@ -30,7 +31,7 @@ export function withoutDeletedComments(state: StatusState, exists: (commentId: n
     const { answeredBy: _by, answeredAt: _at, answerCommentId: _comment, ...open } = gate;
     return { ...open, state: "open", answers, withdrawn };
   });
-  const notes = state.notes?.map((note) => (gone(note.url) ? { by: note.by, at: note.at, url: note.url, text: "", round: note.round, withdrawn: true as const } : note));
+  const notes = state.notes?.map((note) => (gone(note.url) && note.deletedBy === undefined ? { by: note.by, at: note.at, url: note.url, text: "", round: note.round, withdrawn: true as const } : note));
   return { ...state, gates, ...(notes ? { notes } : {}) };
 }
 
@@ -56,8 +57,8 @@ export function goneReplies(gates: readonly Gate[], notes: readonly HumanNote[],
   };
   // A vote stays counted when deleted (README, "Approvals"): an approval's outcome is never gone.
   for (const gate of gates.filter((g) => g.ask.kind !== APPROVAL_KIND)) {
-    for (const answer of gate.answers) if (answer.commentId === issueCommentIdOf(answer.url)) consider(answer.url, answer.by);
+    for (const answer of gate.answers) if (answer.deletedBy === undefined && answer.commentId === issueCommentIdOf(answer.url)) consider(answer.url, answer.by);
   }
-  for (const note of notes) if (!note.withdrawn) consider(note.url, note.by);
+  for (const note of notes) if (!note.withdrawn && note.deletedBy === undefined) consider(note.url, note.by);
   return [...gone.values()];
 }

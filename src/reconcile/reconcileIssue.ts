@@ -16,6 +16,8 @@ import { inWrittenOrder, reviewReplies, type ReplySnapshot } from "./reviewRepli
 import { goneReplies, issueCommentIdOf, withoutDeletedComments } from "./deletedComments.js";
 import { ignoredState, reportIgnoredState } from "./ignoredState.js";
 import { readStatusRecord } from "./statusRecord.js";
+import { withAuthorsWords } from "./authorsWords.js";
+import { graphqlPort } from "./editHistory.js";
 import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "./timeline.js";
 
 /** What reconciliation needs of an issue, as GitHub's REST API returns it. */
@@ -72,8 +74,6 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     },
     receivedAt: Date.now(),
   };
-  // On a pull request people answer in reviews too: those replies are read with the comments.
-  const replies = inWrittenOrder(comments, base.issue.isPullRequest ? await reviewReplies(octokit, owner, name, issue.number) : []);
   await services.store.upsertIssue({ ...ref, installationId, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state });
 
   // The app's own state counts only where its signature verifies (README, "Signed state"); the rest is
@@ -101,7 +101,14 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     return ask ? [{ comment: c, ask }] : [];
   });
   const last = asks.at(-1);
-  state = await withTimelineIfNeeded(services, octokit, { owner, name, number: issue.number }, asks, replies, state, settings, (login, type) =>
+  // On a pull request people answer in reviews too: those replies are read with the comments, each
+  // with its author's own words (a reply someone else edited last is not taken as written). Their
+  // edit histories are read only when their words are (replies since `since`), so most runs read none.
+  const listed = inWrittenOrder(comments, base.issue.isPullRequest ? await reviewReplies(octokit, owner, name, issue.number) : []);
+  const repliesSince = (since: number) =>
+    withAuthorsWords(services, graphqlPort(octokit), { installationId, repo, issue: issue.number }, listed, (r) => r.user !== null && !isAgent(r.user.login) && r.user.type !== "Bot", since);
+  const firstAsk = asks.length > 0 ? Date.parse(asks[0]!.comment.created_at) : Number.POSITIVE_INFINITY;
+  state = await withTimelineIfNeeded(services, octokit, { owner, name, number: issue.number }, asks, () => repliesSince(firstAsk), state, settings, (login, type) =>
     maySteer(services, { ...base, kind: "closed", sender: { login, type } }, login, type, settings),
   );
   if (state && state.nextRound > (record?.state.nextRound ?? 0)) await services.store.raiseNextRound(ref, state.nextRound);
@@ -145,7 +152,7 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     return changes;
   }
   if (open?.state === "open" || (open?.state === "answered" && open.answerCommentId !== undefined)) {
-    for (const comment of replies) {
+    for (const comment of await repliesSince(open.askedAt)) {
       if (!comment.user || isAgent(comment.user.login) || comment.user.type === "Bot" || !comment.body) continue;
       // Only replies after the question: comment ids grow with time, while timestamps have whole
       // seconds and would take in the answer to the question before, given in the same second. A
@@ -178,7 +185,8 @@ async function withTimelineIfNeeded(
   octokit: InstallationOctokit,
   where: { owner: string; name: string; number: number },
   asks: ReadonlyArray<{ comment: CommentSnapshot; ask: Ask }>,
-  comments: readonly CommentSnapshot[],
+  /** The replies, each in its author's own words; read only when the timeline is. */
+  readReplies: () => Promise<readonly CommentSnapshot[]>,
   state: StatusState | undefined,
   settings: RepoSettings,
   mayAnswer: (login: string, type: string) => Promise<boolean>,
@@ -194,6 +202,7 @@ async function withTimelineIfNeeded(
   const events = (await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { owner: where.owner, repo: where.name, issue_number: where.number, per_page: 100 })) as LabelEvent[];
   const identity = await services.github.identity();
   const isAgent = (login: string) => login === identity.botLogin || services.config.agentLogins.includes(login.toLowerCase());
+  const comments = await readReplies();
   const answerers = new Set<string>();
   const firstAsk = Date.parse(asks[0]?.comment.created_at ?? "") || 0;
   for (const c of comments) {

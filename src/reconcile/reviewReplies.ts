@@ -9,6 +9,8 @@ export interface ReplySnapshot {
   html_url: string;
   created_at: string;
   updated_at?: string;
+  /** GraphQL's id of the comment, for its edit history (src/reconcile/editHistory.ts). */
+  node_id?: string;
   user: { login: string; type: string } | null;
   /** Absent for an issue comment. */
   in?: ReplyPlace;
@@ -29,6 +31,7 @@ interface ReviewCommentListed {
   html_url: string;
   created_at: string;
   updated_at?: string;
+  node_id?: string;
   path: string;
   line?: number | null;
   side?: string;
@@ -56,6 +59,7 @@ export async function reviewReplies(octokit: InstallationOctokit, owner: string,
     html_url: c.html_url,
     created_at: c.created_at,
     updated_at: c.updated_at,
+    ...(c.node_id ? { node_id: c.node_id } : {}),
     user: c.user,
     in: { kind: "reviewComment", path: c.path, ...(c.line ? { line: c.line } : {}), ...(c.side === "LEFT" || c.side === "RIGHT" ? { side: c.side } : {}) },
   }));

@@ -262,6 +262,7 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
         source: a.source,
         url: a.url,
         ...(a.about ? { about: a.about } : {}),
+        ...(a.deletedBy ? { deletedBy: a.deletedBy } : {}),
         // The audit record of the whole text as folded, also when the text above is cut.
         sha256: a.sha256 ?? foldedSha256(a.text),
         ...(a.approval ? { approval: { ...a.approval, votes: a.approval.votes.slice(0, 50).map((v) => ({ ...v, ...(v.note ? { note: v.note.slice(0, ANSWER_CHARS) } : {}) })) } } : {}),
@@ -273,7 +274,7 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
           notes: notes.slice(-MAX_NOTES).map((n) =>
             n.withdrawn
               ? { by: n.by, at: n.at, url: n.url, text: "", round: n.round, withdrawn: true as const }
-              : { by: n.by, at: n.at, url: n.url, text: n.text.slice(0, ANSWER_CHARS), round: n.round, sha256: n.sha256 ?? foldedSha256(n.text) },
+              : { by: n.by, at: n.at, url: n.url, text: n.text.slice(0, ANSWER_CHARS), round: n.round, sha256: n.sha256 ?? foldedSha256(n.text), ...(n.deletedBy ? { deletedBy: n.deletedBy } : {}) },
           ),
         }
       : {}),

@@ -213,6 +213,7 @@ export class Operations {
       createdAt: now,
       updatedAt: now,
       reactions: [],
+      edits: [],
     };
     issue.comments.push(comment);
     issue.updatedAt = now;
@@ -226,10 +227,27 @@ export class Operations {
     this.requireCommentOwnership(ctx.actor, comment);
     const text = commentBody(body);
     const from = comment.body;
+    const now = isoNow();
+    // GitHub's history starts at the first edit, with the text as created by its author.
+    if (comment.edits.length === 0) comment.edits.push({ editor: comment.author, editedAt: comment.createdAt, body: from });
+    comment.edits.push({ editor: actingAccount(ctx.actor), editedAt: now, body: text });
     comment.body = text;
-    comment.updatedAt = isoNow();
+    comment.updatedAt = now;
     this.fireComment(ctx, this.issueOf(comment), comment, "edited", { changes: { body: { from } } });
     return comment;
+  }
+
+  /**
+   * Deletes one saved version from a comment's edit history (GitHub's "Delete revision from
+   * history"), as its author or anyone with write access may: its text is gone, who and when stay.
+   * `version` counts from the oldest (0: the text as created). There is no REST route for it.
+   */
+  deleteRevision(ctx: OpContext, repo: Repo, commentId: number, version: number): void {
+    const comment = this.getComment(ctx.actor, repo, commentId);
+    this.requireCommentOwnership(ctx.actor, comment);
+    const edit = comment.edits[version];
+    if (!edit || edit === comment.edits.at(-1)) throw validationFailed("Comment", "invalid", "revision");
+    edit.deleted = { by: actingAccount(ctx.actor), at: isoNow() };
   }
 
   deleteComment(ctx: OpContext, repo: Repo, commentId: number): void {

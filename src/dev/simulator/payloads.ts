@@ -35,8 +35,15 @@ function baseSha(repo: Repo): string {
 }
 
 /** GitHub's legacy global node ids: base64 of "0<type length>:<Type><id>". */
-function nodeId(type: string, id: number): string {
+export function nodeId(type: string, id: number): string {
   return Buffer.from(`0${type.length}:${type}${id}`).toString("base64");
+}
+
+/** The type and id a legacy global node id names, if it is one. */
+export function parseNodeId(id: string): { type: string; id: number } | undefined {
+  const found = /^0(\d+):(\w+?)(\d+)$/.exec(Buffer.from(id, "base64").toString("utf8"));
+  if (!found || found[2]!.length !== Number(found[1])) return undefined;
+  return { type: found[2]!, id: Number(found[3]) };
 }
 
 export class Payloads {

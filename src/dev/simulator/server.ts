@@ -6,17 +6,21 @@ import { ApiError, notFound } from "./errors.js";
 import type { WebhookEvent } from "./operations.js";
 import { ContentLimiter, isContentCreating, RateMeter, SECONDARY_LIMIT_DOCS } from "./ratelimit.js";
 import type { Actor } from "./access.js";
-import type { Router, RouteResponse } from "./router.js";
+import type { Route, Router, RouteResponse } from "./router.js";
 import type { ApiCall, ReceivedRequest } from "./types.js";
 
 /** HTTP plumbing: body parsing, authentication, GitHub's headers and error shape, call recording. */
 
 export const API_PREFIX = "/api/v3";
+/** Where GitHub Enterprise serves GraphQL (Octokit derives it from a base URL ending in /api/v3). */
+export const GRAPHQL_PATH = "/api/graphql";
 
 export interface ApiServerOptions {
   /** http://127.0.0.1:PORT, to rebuild absolute URLs for Link headers. */
   baseUrl: string;
   router: Router;
+  /** POST GRAPHQL_PATH, for a token's holder. */
+  graphql: Route;
   auth: Authenticator;
   appSlug: string;
   /** Webhooks raised by a request are handed over only once its response has been sent, as on GitHub. */
@@ -46,7 +50,12 @@ export class ApiServer {
     try {
       const raw = await readBody(req);
       this.options.inspect?.({ method, url, body: inspectedBody(raw) });
-      const match = apiPath === undefined ? undefined : this.options.router.match(method, apiPath);
+      const match =
+        url.pathname === GRAPHQL_PATH && method === "POST"
+          ? { route: this.options.graphql, params: {} }
+          : apiPath === undefined
+            ? undefined
+            : this.options.router.match(method, apiPath);
       if (!match) throw notFound();
       route = `${method} ${match.route.template}`;
       const who = this.options.auth.authenticate(req.headers.authorization, match.route.auth);

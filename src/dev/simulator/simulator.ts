@@ -13,6 +13,7 @@ import { Operations, type OpContext } from "./operations.js";
 import { Payloads, type AppInfo } from "./payloads.js";
 import { Router } from "./router.js";
 import { createRoutes } from "./routes.js";
+import { answerGraphql } from "./graphql.js";
 import { pullRoutes } from "./pullRoutes.js";
 import type { ContentLimits, ContentWrite } from "./ratelimit.js";
 import { API_PREFIX, ApiServer } from "./server.js";
@@ -132,6 +133,7 @@ export class GitHubSimulator {
     const api = (this.api = new ApiServer({
       baseUrl: this.url,
       router: new Router([...createRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, auth }), ...pullRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, git: this.git })]),
+      graphql: { method: "POST", template: "/graphql", auth: "token", handle: (req) => ({ status: 200, json: answerGraphql(this.state, req.actor, req.body) }) },
       auth,
       appSlug: this.appSlug,
       deliver: (event) => this.dispatcher.enqueue(event),
@@ -262,6 +264,12 @@ export class GitHubSimulator {
   editComment(repo: string, commentId: number, author: string, body: string): SimComment {
     const { target, ctx } = this.asPerson(repo, author);
     return this.commentSnapshot(this.ops.updateComment(ctx, target, commentId, body));
+  }
+
+  /** Deletes version `version` (0: as created) from the comment's edit history as `actor` (no webhook, as on GitHub). */
+  deleteRevision(repo: string, commentId: number, actor: string, version: number): void {
+    const { target, ctx } = this.asPerson(repo, actor);
+    this.ops.deleteRevision(ctx, target, commentId, version);
   }
 
   deleteComment(repo: string, commentId: number, author: string): void {

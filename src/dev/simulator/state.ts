@@ -41,6 +41,16 @@ export interface Comment {
   createdAt: string;
   updatedAt: string;
   reactions: Reaction[];
+  /** Its edit history as GitHub's GraphQL `userContentEdits` tells it: empty until the first edit, which adds the created text too. */
+  edits: ContentEdit[];
+}
+
+/** One saved version of a comment: who saved it, when, and its text (GraphQL's `diff`), unless deleted from the history. */
+export interface ContentEdit {
+  editor: Account;
+  editedAt: string;
+  body: string;
+  deleted?: { by: Account; at: string };
 }
 
 /** An entry of the issue's events (GET …/issues/{n}/events): label changes, closing and reopening. */
@@ -259,6 +269,11 @@ export class SimState {
   findComment(repo: Repo, id: number): Comment | undefined {
     const comment = this.comments.get(id);
     return comment?.repo === repo ? comment : undefined;
+  }
+
+  /** Any repository's comment: a GraphQL node id names no repository. */
+  commentById(id: number): Comment | undefined {
+    return this.comments.get(id);
   }
 
   indexComment(comment: Comment): void {

@@ -1,5 +1,6 @@
-import { API_PREFIX } from "../../../src/dev/simulator/server.js";
+import { API_PREFIX, GRAPHQL_PATH } from "../../../src/dev/simulator/server.js";
 import type { ReceivedRequest } from "../../../src/dev/simulator/index.js";
+import { graphqlViolations } from "./graphqlCheck.js";
 import { REST_DESCRIPTION, RestDescription } from "./restDescription.js";
 
 /** One description per process: it is large, and its compiled checks are shared by every loop. */
@@ -15,9 +16,13 @@ export class RestConformance {
     this.description = shared ??= new RestDescription();
   }
 
-  /** For SimulatorOptions.inspect. The simulator serves nothing outside /api/v3, so nothing is exempt. */
+  /** For SimulatorOptions.inspect. Outside /api/v3 the simulator serves GraphQL only, held to GitHub's GraphQL schema. */
   readonly inspect = (request: ReceivedRequest): void => {
     const { pathname, searchParams } = request.url;
+    if (pathname === GRAPHQL_PATH && request.method === "POST") {
+      this.violations.push(...graphqlViolations(request.body));
+      return;
+    }
     if (!pathname.startsWith(`${API_PREFIX}/`)) {
       this.violations.push(`${request.method} ${pathname}: outside ${API_PREFIX}, where GitHub Enterprise serves its REST API`);
       return;
@@ -35,6 +40,6 @@ export class RestConformance {
   assertNone(): void {
     if (this.violations.length === 0) return;
     const distinct = [...new Set(this.violations)];
-    throw new Error(`Requests GitHub's REST description (${REST_DESCRIPTION}) does not document:\n${distinct.map((v) => `  - ${v}`).join("\n")}`);
+    throw new Error(`Requests GitHub's REST description (${REST_DESCRIPTION}) or GraphQL schema does not document:\n${distinct.map((v) => `  - ${v}`).join("\n")}`);
   }
 }

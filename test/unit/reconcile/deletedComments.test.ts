@@ -44,6 +44,16 @@ describe("withoutDeletedComments: a rebuild does not bring back what GitHub no l
     expect(withoutDeletedComments(decided, () => false, 99)).toEqual(decided);
   });
 
+  it("keeps an answer and a note whose comment someone other than its author deleted (deletedBy)", () => {
+    const kept: StatusState = {
+      v: 1,
+      nextRound: 1,
+      gates: [{ id: "600", state: "answered", round: 0, answeredBy: "alice", answerCommentId: 601, answers: [{ ...answer(0, 601, "Postgres"), deletedBy: "escalation[bot]" }] }],
+      notes: [{ by: "alice", at: 1, url: url(602), text: "keep the API", round: 0, deletedBy: "escalation[bot]" }],
+    };
+    expect(withoutDeletedComments(kept, () => false, 99)).toEqual(kept);
+  });
+
   it("a deleted note is a withdrawn note without text or hash", () => {
     expect(rebuilt.notes).toEqual([
       { by: "alice", at: 1, url: url(401), text: "", round: 0, withdrawn: true },
@@ -78,6 +88,11 @@ describe("goneReplies: answers and notes in Redis whose comment GitHub no longer
       { id: 201, by: "bob", url: url(201) },
       { id: 150, by: "carol", url: url(150) },
     ]);
+  });
+
+  it("leaves out an answer or note whose comment someone other than its author deleted: it stands", () => {
+    const kept = [gateFixture({ id: "700", state: "resumed", answers: [reply(701, { deletedBy: "escalation[bot]" })] })];
+    expect(goneReplies(kept, [{ by: "carol", at: 1, url: url(702), text: "n", round: 0, deletedBy: "escalation[bot]" }], [700, 800])).toEqual([]);
   });
 
   it("finds nothing when every comment is listed", () => {

@@ -1,0 +1,128 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import type * as GraphQLJs from "graphql";
+import { requireIssuesAccess, requireVisible, type Actor } from "./access.js";
+import { ApiError } from "./errors.js";
+import { parseNodeId } from "./payloads.js";
+import type { Account, Comment, SimState } from "./state.js";
+
+/**
+ * GitHub's GraphQL endpoint for what the app reads through it: comments by node id with their
+ * author, last editor and edit history. Every query is validated against GitHub's published schema
+ * (@octokit/graphql-schema), so the app cannot ask for a field or argument GitHub lacks; it is then
+ * executed against that schema, answered from the simulator's state.
+ */
+
+let loaded: { js: typeof GraphQLJs; schema: GraphQLJs.GraphQLSchema } | undefined;
+
+/**
+ * graphql-js and GitHub's public schema, loaded at the first GraphQL request and kept (the schema is
+ * large): both are devDependencies, and the rest of the simulator runs without them. The schema is
+ * built from its introspection result: the package's SDL defines some fields twice, which a schema
+ * built from SDL refuses. One graphql-js instance builds and uses it (it refuses another's schema).
+ */
+function graphqlJs(): { js: typeof GraphQLJs; schema: GraphQLJs.GraphQLSchema } {
+  if (!loaded) {
+    const require = createRequire(import.meta.url);
+    const dirs = require.resolve.paths("@octokit/graphql-schema") ?? [];
+    // Its exports do not name schema.json, and importing the package builds a schema of its own.
+    const file = dirs.map((dir) => join(dir, "@octokit", "graphql-schema", "schema.json")).find((f) => existsSync(f));
+    if (!file) throw new Error("The simulator's GraphQL endpoint needs the devDependencies graphql and @octokit/graphql-schema: run npm install.");
+    const js = require("graphql") as typeof GraphQLJs;
+    loaded = { js, schema: js.buildClientSchema(JSON.parse(readFileSync(file, "utf8")) as GraphQLJs.IntrospectionQuery) };
+  }
+  return loaded;
+}
+
+/** What GitHub's schema refuses in a query (it does not parse, or asks for what GitHub lacks); empty when valid. */
+export function queryViolations(query: string): string[] {
+  const { js, schema } = graphqlJs();
+  try {
+    return js.validate(schema, js.parse(query)).map((e) => e.message);
+  } catch (error) {
+    return [(error as Error).message];
+  }
+}
+
+/** GitHub answers a query it refuses with 200 and `errors`, as here; a malformed request body with 400. */
+export function answerGraphql(state: SimState, actor: Actor, body: unknown): { data?: unknown; errors?: unknown[] } {
+  const { query, variables } = (body ?? {}) as { query?: unknown; variables?: unknown };
+  if (typeof query !== "string") throw new ApiError(400, "A query attribute must be specified and must be a string.");
+  const { js, schema } = graphqlJs();
+  let document: GraphQLJs.DocumentNode;
+  try {
+    document = js.parse(query);
+  } catch (error) {
+    return { errors: [{ message: (error as Error).message }] };
+  }
+  const invalid = js.validate(schema, document);
+  if (invalid.length > 0) return { errors: invalid.map((e) => ({ message: e.message, locations: e.locations })) };
+  const missing: Array<{ type: string; path: Array<string | number>; message: string }> = [];
+  const rootValue = {
+    nodes: ({ ids }: { ids: string[] }) =>
+      ids.map((id, index) => {
+        const node = commentNode(state, actor, id);
+        if (!node) missing.push({ type: "NOT_FOUND", path: ["nodes", index], message: `Could not resolve to a node with the global id of '${id}'` });
+        return node;
+      }),
+  };
+  const result = js.executeSync({ schema, document, rootValue, variableValues: (variables ?? {}) as Record<string, unknown> });
+  const errors = [...(result.errors ?? []).map((e) => ({ message: e.message, path: e.path })), ...missing];
+  return { data: result.data ?? null, ...(errors.length > 0 ? { errors } : {}) };
+}
+
+/** An issue comment the actor may read, shaped for the schema's default resolvers. */
+function commentNode(state: SimState, actor: Actor, id: string): Record<string, unknown> | null {
+  const named = parseNodeId(id);
+  if (named?.type !== "IssueComment") return null;
+  const comment = state.commentById(named.id);
+  if (!comment) return null;
+  try {
+    requireVisible(actor, comment.repo);
+    requireIssuesAccess(actor, "read");
+  } catch {
+    return null;
+  }
+  const last = comment.edits.at(-1);
+  return {
+    __typename: "IssueComment",
+    id,
+    databaseId: comment.id,
+    body: comment.body,
+    createdAt: comment.createdAt,
+    updatedAt: comment.updatedAt,
+    author: actorNode(comment.author),
+    editor: last ? actorNode(last.editor) : null,
+    lastEditedAt: last?.editedAt ?? null,
+    includesCreatedEdit: comment.edits.length > 0,
+    userContentEdits: (args: { first?: number; last?: number }) => editsConnection(comment, args),
+  };
+}
+
+/** Newest first, as GitHub lists a comment's edit history. */
+function editsConnection(comment: Comment, args: { first?: number; last?: number }) {
+  const all = [...comment.edits].reverse();
+  const nodes = args.first !== undefined ? all.slice(0, args.first) : args.last !== undefined ? all.slice(-args.last) : all;
+  return {
+    totalCount: all.length,
+    pageInfo: { hasNextPage: nodes.length < all.length && args.first !== undefined, hasPreviousPage: nodes.length < all.length && args.last !== undefined },
+    nodes: nodes.map((edit) => ({
+      __typename: "UserContentEdit",
+      createdAt: edit.editedAt,
+      updatedAt: edit.editedAt,
+      editedAt: edit.editedAt,
+      editor: actorNode(edit.editor),
+      diff: edit.deleted ? null : edit.body,
+      deletedAt: edit.deleted?.at ?? null,
+      deletedBy: edit.deleted ? actorNode(edit.deleted.by) : null,
+    })),
+  };
+}
+
+/** GraphQL names an App's bot without REST's "[bot]" suffix. */
+function actorNode(account: Account): Record<string, unknown> {
+  return account.type === "Bot"
+    ? { __typename: "Bot", login: account.login.replace(/\[bot\]$/, "") }
+    : { __typename: account.type === "Organization" ? "Organization" : "User", login: account.login };
+}
