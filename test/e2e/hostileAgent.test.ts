@@ -268,6 +268,8 @@ function runAsNobody(): { code: number; output: string } {
   } catch (error) {
     const e = error as { status?: number; stdout?: string; stderr?: string };
     return { code: e.status ?? 1, output: `${e.stdout ?? ""}\n${e.stderr ?? ""}` };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
   }
 }
 
