@@ -9,6 +9,7 @@ import type { Codeowners } from "./github/codeowners.js";
 import type { AgentToken, TokenPermissions } from "./github/agentToken.js";
 import type { RepositoryInfo } from "./workspace/repositoryInfo.js";
 import type { Queues } from "./queue/queues.js";
+import type { Sandbox } from "./sandbox/sandbox.js";
 
 export type InstallationOctokit = InstanceType<typeof ProbotOctokit>;
 
@@ -22,6 +23,8 @@ export interface Services {
   events: LoopEvents;
   /** Agents running in this process, and the channel that stops them from any replica. */
   agents: RunningAgents;
+  /** Where agents run (AGENT_SANDBOX), probed once at start. */
+  sandbox: Sandbox;
   /** The repository's `.github/escalation.yml` over the server defaults (cached briefly). */
   settings(installationId: number, repo: string): Promise<RepoConfigResult>;
   /** The repository's CODEOWNERS file, if it has one the app can read (cached like the settings). */

@@ -7,9 +7,9 @@
  * pipe, and exits without starting the agent. Without the gate that window left an agent nobody
  * watched, which BullMQ's re-run of the stalled job then ran beside (chaos run, seed 20261203).
  */
-function script(keepPwd: boolean): string {
+function script(keepPwd: boolean, prelude: string): string {
   // The shell exports a PWD of its own; the agent gets exactly the environment it was given.
-  return `read -r _ || exit 0\n${keepPwd ? "" : "unset PWD\n"}exec "$@"`;
+  return `${prelude ? `${prelude}\n` : ""}read -r _ || exit 0\n${keepPwd ? "" : "unset PWD\n"}exec "$@"`;
 }
 
 /** The gate shell's `$0`, seen in `ps` only for the moment before it becomes the agent. */
@@ -18,7 +18,10 @@ const NAME = "escalation-agent";
 /** What opens the gate: the first line of the agent's stdin, before its task. */
 export const RELEASE_LINE = "\n";
 
-/** The shell and its arguments that run `executable args…` once released, in the environment `env`. */
-export function gatedCommand(executable: string, args: readonly string[], env: Record<string, string> = {}): [file: string, args: string[]] {
-  return ["/bin/sh", ["-c", script("PWD" in env), NAME, executable, ...args]];
+/**
+ * The shell and its arguments that run `executable args…` once released, in the environment `env`.
+ * `prelude` runs before the gate's read (the sandbox's network bridges), overlapping the app's registration.
+ */
+export function gatedCommand(executable: string, args: readonly string[], env: Record<string, string> = {}, prelude = ""): [file: string, args: string[]] {
+  return ["/bin/sh", ["-c", script("PWD" in env, prelude), NAME, executable, ...args]];
 }

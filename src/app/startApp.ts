@@ -9,6 +9,7 @@ import { startMirror } from "../mirror/mirror.js";
 import { commandConnection, producerConnection, workerConnection } from "../queue/connection.js";
 import { Queues } from "../queue/queues.js";
 import { withDeadline } from "../deadline.js";
+import { startSandbox } from "../sandbox/sandbox.js";
 import type { Services } from "../services.js";
 import { withQuietAccessLog } from "./accessLog.js";
 import { createServices, probotClass, type OctokitSwitches } from "./createServices.js";
@@ -65,8 +66,9 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   };
 
   try {
+    const sandbox = await startSandbox(config.sandbox, log);
     await server.load(async (app, { addHandler }) => {
-      services = createServices(app, config, log, commands, queues);
+      services = createServices(app, config, log, commands, queues, sandbox);
       registerWebhooks(app, services);
       registerHttp(services, addHandler);
     });
