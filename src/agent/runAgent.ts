@@ -52,7 +52,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   watchdog.start(); // already running unless this is the process's first agent: reading before the agent exists
   const { sandbox } = options;
   const executable = resolveCommand(file, options.cwd, options.env.PATH);
-  const gated = gatedCommand(sandbox ? sandbox.executable(executable) : executable, args, options.env, sandbox?.prelude);
+  const gated = gatedCommand(sandbox ? sandbox.executable(executable) : executable, args, options.env, sandbox?.shell);
   // Sandboxed, bwrap starts at once and the gate waits inside it: its setup overlaps the registration.
   const [command, commandArgs] = sandbox ? sandbox.wrap(...gated) : gated;
   const subprocess = execa(command, commandArgs, {

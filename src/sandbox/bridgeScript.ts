@@ -21,24 +21,35 @@ const WAIT = `listening() {
     while read -r _ local _ state _; do [ "$local" = "$2" ] && [ "$state" = 0A ] && return 0; done </proc/net/tcp
   done
   echo "sandbox: the network bridge to $3 did not start (is socat installed?)" >&2
+  kill $bridges 2>/dev/null
   exit 125
 }`;
 
+/** Shell the release gate runs inside the sandbox (releaseGate.ts). */
+export interface SandboxShell {
+  /** Before the gate's read: starts the bridges and waits until they listen, then writes one byte on READY_FD. */
+  prelude: string;
+  /**
+   * After the agent (or instead of it, when the gate reads end-of-file): stops the bridges. bwrap's
+   * init waits for every process in the sandbox, so a bridge left running would keep it up.
+   */
+  epilogue: string | undefined;
+}
+
 /**
- * Shell run inside the sandbox before the release gate's `read`: the socat bridges from TCP ports
- * on the sandbox's loopback to the egress proxy's sockets, waited for until they listen, then one
- * byte on READY_FD (closed after, so the agent does not inherit it).
+ * The socat bridges from TCP ports on the sandbox's loopback to the egress proxy's sockets; the
+ * byte on READY_FD (closed after, so the agent does not inherit it) tells the app the sandbox came up.
  */
-export function bridgeScript(endpoints: EgressEndpoints | undefined): string {
+export function bridgeScript(endpoints: EgressEndpoints | undefined): SandboxShell {
   const bridges = endpoints ? [{ host: "127.0.0.1", port: PROXY_PORT, socket: endpoints.proxySocket }, ...endpoints.passThrough] : [];
-  const lines = bridges.length > 0 ? [WAIT] : [];
+  const lines = bridges.length > 0 ? [WAIT, 'bridges=""'] : [];
   for (const { host, port, socket } of bridges) {
     if (!SOCKET_NAME.test(socket)) throw new SandboxError(`The egress socket name ${JSON.stringify(socket)} cannot be bridged (AGENT_SANDBOX=bwrap).`);
     const address = procNetAddress(host, port);
-    lines.push(`socat TCP-LISTEN:${port},bind=${address.ip},fork,reuseaddr UNIX-CONNECT:${EGRESS_DIR}/${socket} </dev/null ${READY_FD}>&- &`, `listening $! ${address.hex} ${address.ip}:${port}`);
+    lines.push(`socat TCP-LISTEN:${port},bind=${address.ip},fork,reuseaddr UNIX-CONNECT:${EGRESS_DIR}/${socket} </dev/null ${READY_FD}>&- &`, `bridges="$bridges $!"`, `listening $! ${address.hex} ${address.ip}:${port}`);
   }
   lines.push(`printf . >&${READY_FD}`, `exec ${READY_FD}>&-`);
-  return lines.join("\n");
+  return { prelude: lines.join("\n"), epilogue: bridges.length > 0 ? "kill $bridges 2>/dev/null" : undefined };
 }
 
 /** An IPv4 loopback address and port as /proc/net/tcp writes them (little-endian hex). */

@@ -5,7 +5,7 @@ import { ESCALATE_DIR } from "../agent/agentEnv.js";
 import { resolveCommand } from "../agent/resolveCommand.js";
 import type { AppConfig } from "../config/env.js";
 import { SandboxError } from "../errors.js";
-import { bridgeScript, PROXY_URL, READY_FD } from "./bridgeScript.js";
+import { bridgeScript, PROXY_URL, READY_FD, type SandboxShell } from "./bridgeScript.js";
 import { APP_DIR, bwrapArgs, SANDBOX_HOME, type SandboxLayout } from "./bwrapArgs.js";
 import type { EgressEndpoints } from "./egressEndpoints.js";
 import { hostLayout } from "./hostLayout.js";
@@ -25,8 +25,8 @@ export interface RoundPaths {
 export interface RoundSandbox {
   /** The agent's executable (found on the host) as the sandbox shows it; SandboxError when it is not inside. */
   executable(hostPath: string): string;
-  /** Shell run inside before the release gate's read; it writes a byte on READY_FD once the sandbox is up. */
-  prelude: string;
+  /** Shell the release gate runs inside around the agent; it writes a byte on READY_FD once the sandbox is up. */
+  shell: SandboxShell;
   readyFd: number;
   /** The host command that runs `file args…` inside. */
   wrap(file: string, args: readonly string[]): [file: string, args: string[]];
@@ -97,7 +97,7 @@ function roundSandbox(bwrap: string, layout: SandboxLayout, paths: RoundPaths, e
   const args = bwrapArgs(layout, { ...paths, egressDir: egress?.dir });
   const visible = [...layout.system.filter((s) => s.symlink === undefined).map((s) => s.path), ...layout.extra, paths.workdir, ...paths.readOnly];
   return {
-    prelude: bridgeScript(egress),
+    shell: bridgeScript(egress),
     readyFd: READY_FD,
     executable(hostPath) {
       const inApp = relative(join(layout.app.root, "bin"), hostPath);

@@ -4,11 +4,12 @@ import { SandboxError } from "../../../src/errors.js";
 
 describe("bridgeScript", () => {
   it("without endpoints only says the sandbox is up", () => {
-    expect(bridgeScript(undefined)).toBe(`printf . >&${READY_FD}\nexec ${READY_FD}>&-`);
+    expect(bridgeScript(undefined)).toEqual({ prelude: `printf . >&${READY_FD}\nexec ${READY_FD}>&-`, epilogue: undefined });
   });
 
   it("bridges the proxy and each pass-through, waiting for each to listen as /proc/net/tcp spells it", () => {
-    const script = bridgeScript({ dir: "/d", proxySocket: "proxy.sock", passThrough: [{ host: "127.0.0.1", port: 4000, socket: "api.sock" }] });
+    const { prelude: script, epilogue } = bridgeScript({ dir: "/d", proxySocket: "proxy.sock", passThrough: [{ host: "127.0.0.1", port: 4000, socket: "api.sock" }] });
+    expect(epilogue).toBe("kill $bridges 2>/dev/null");
     expect(script).toContain(`socat TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:/run/escalation/proxy.sock`);
     expect(script).toContain("listening $! 0100007F:0C38 127.0.0.1:3128");
     expect(script).toContain("UNIX-CONNECT:/run/escalation/api.sock");
