@@ -31,8 +31,8 @@ export interface RoundMounts {
 
 /**
  * bwrap's arguments (up to the `--` before the command) for one round. Mounts are applied in order:
- * the empty root, the system, the private /tmp and home, then the round's own paths (so a workdir
- * under /tmp shows through), and last the root made read-only.
+ * the empty root, the system, the private /tmp and home, then the extra paths, the app's code and
+ * the round's own paths (so one under /tmp shows through), and last the root made read-only.
  *
  * No `--die-with-parent` and no `--new-session`: the sandbox stays in the app's process group for
  * the agent, so stopping it (timeout, /stop, shutdown, the orphan watchdog) signals the agent itself,
@@ -44,9 +44,9 @@ export function bwrapArgs(layout: SandboxLayout, round: RoundMounts): string[] {
   args.push(...(layout.asRoot ? ["--cap-drop", "ALL"] : ["--unshare-user"]));
   for (const entry of layout.system) args.push(...(entry.symlink === undefined ? ["--ro-bind", entry.path, entry.path] : ["--symlink", entry.symlink, entry.path]));
   for (const path of layout.etc) args.push("--ro-bind-try", path, path);
+  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", SANDBOX_HOME);
   for (const path of layout.extra) args.push("--ro-bind", path, path);
   for (const entry of layout.app.entries) args.push("--ro-bind", `${layout.app.root}/${entry}`, `${APP_DIR}/${entry}`);
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", SANDBOX_HOME);
   if (round.egressDir !== undefined) args.push("--ro-bind", round.egressDir, EGRESS_DIR);
   args.push("--bind", round.workdir, round.workdir);
   for (const path of round.readOnly) args.push("--ro-bind", path, path);

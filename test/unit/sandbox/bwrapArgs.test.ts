@@ -42,6 +42,8 @@ describe("bwrapArgs", () => {
     expect(binds(args, "--bind")).toEqual([["/tmp/escalation-x", "/tmp/escalation-x"]]);
     expect(binds(args, "--ro-bind")).toEqual(expect.arrayContaining(round.readOnly.map((p) => [p, p])));
     expect(args.indexOf("--bind")).toBeGreaterThan(args.indexOf("/tmp"));
+    // Extra paths too come after the private /tmp and home, which would hide one below them.
+    expect(args.indexOf("/opt/node")).toBeGreaterThan(args.indexOf(SANDBOX_HOME));
     expect(args.slice(-4)).toEqual(["--chdir", "/tmp/escalation-x", "--remount-ro", "/"]);
   });
 
