@@ -71,6 +71,7 @@ export async function startSandbox(config: AppConfig["sandbox"], log: Logger, eg
   };
   let problem = await probe();
   if (problem) log.error({ problem }, "the agent sandbox cannot start: rounds are refused until it can");
+  else log.info({ bwrap }, "agents run in the bubblewrap sandbox (AGENT_SANDBOX=bwrap)");
   return {
     mode: "bwrap",
     escalate: `${APP_DIR}/bin/escalate`,
