@@ -1,13 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
-import type { RoundPaths } from "./sandbox.js";
+import type { RoundPaths, SandboxRound } from "./sandbox.js";
 
 /**
  * What one round shows the agent: its working directory read-write; the task file, the recipe's
  * config and the object stores the checkout borrows from (git's alternates: the repository's cache,
  * src/workspace/) read-only. Nothing else of WORKSPACE_ROOT.
  */
-export async function roundPaths(round: { workdir: string; taskFile: string; recipeDir?: string }): Promise<RoundPaths> {
+export async function roundPaths(round: SandboxRound): Promise<RoundPaths> {
   const readOnly = [round.taskFile, ...(round.recipeDir ? [round.recipeDir] : []), ...(await alternates(round.workdir))];
   return { workdir: round.workdir, readOnly };
 }

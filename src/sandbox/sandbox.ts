@@ -10,8 +10,17 @@ import { APP_DIR, bwrapArgs, SANDBOX_HOME, type SandboxLayout } from "./bwrapArg
 import type { EgressEndpoints } from "./egressEndpoints.js";
 import { hostLayout } from "./hostLayout.js";
 import { probeSandbox, SANDBOX_ADVICE } from "./probe.js";
+import { roundPaths } from "./roundPaths.js";
 
 export type SandboxMode = AppConfig["sandbox"]["mode"];
+
+/** The round as the sandbox needs it (roundPaths.ts turns it into what is shown). */
+export interface SandboxRound {
+  workdir: string;
+  taskFile: string;
+  /** The recipe's config directory, when the round has one. */
+  recipeDir?: string;
+}
 
 /** One round's host paths the sandbox shows the agent. */
 export interface RoundPaths {
@@ -42,7 +51,7 @@ export interface Sandbox {
   /** Why the sandbox cannot start, while its probe fails. */
   readonly problem: string | undefined;
   /** The round's sandbox, or undefined with AGENT_SANDBOX=none; SandboxError when it cannot start. */
-  forRound(paths: RoundPaths): Promise<RoundSandbox | undefined>;
+  forRound(round: SandboxRound): Promise<RoundSandbox | undefined>;
 }
 
 /** AGENT_SANDBOX=none: the agent runs as the app's user, with everything that user can reach. */
@@ -78,10 +87,10 @@ export async function startSandbox(config: AppConfig["sandbox"], log: Logger, eg
     get problem() {
       return problem;
     },
-    async forRound(paths) {
+    async forRound(round) {
       if (problem) problem = await probe();
       if (problem || !bwrap) throw new SandboxError(problem ?? "bwrap was not found");
-      return roundSandbox(bwrap, layout, paths, egress);
+      return roundSandbox(bwrap, layout, await roundPaths(round), egress);
     },
   };
 }

@@ -18,7 +18,6 @@ import { sendFeedback, type IssueTarget } from "../loop/feedback.js";
 import { choseRetry, isLadderGate, raiseLadderGate } from "../loop/ladders.js";
 import { formatDuration } from "../protocol/duration.js";
 import { SpawnJobSchema, type FeedbackOp, type SpawnJob } from "../queue/jobs.js";
-import { roundPaths } from "../sandbox/roundPaths.js";
 import type { Services } from "../services.js";
 import { excludePaths } from "../workspace/excludePaths.js";
 import { tokenForms } from "../workspace/gitCredentials.js";
@@ -147,7 +146,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   let run: AgentRun;
   let askLine: string;
   try {
-    const sandbox = await services.sandbox.forRound(await roundPaths({ workdir, taskFile, recipeDir: recipe?.dir }));
+    const sandbox = await services.sandbox.forRound({ workdir, taskFile, recipeDir: recipe?.dir });
     run = await runAgent({
       argv,
       cwd: workdir,

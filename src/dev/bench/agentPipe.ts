@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { constants, createReadStream, createWriteStream, mkdirSync, openSync } from "node:fs";
+import { constants, createWriteStream, mkdirSync, openSync } from "node:fs";
+import { Socket } from "node:net";
 import { join } from "node:path";
 
 /** A FIFO the sandboxed trivial agent writes its line to, copied into the agent log. */
@@ -18,7 +19,8 @@ export function agentPipe(dir: string, logPath: string): AgentPipe {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, "lines");
   execFileSync("mkfifo", ["-m", "0666", path]);
-  const input = createReadStream(path, { fd: openSync(path, constants.O_RDWR) });
+  // A non-blocking stream: a blocking read in the thread pool would keep the benchmark from exiting.
+  const input = new Socket({ fd: openSync(path, constants.O_RDWR | constants.O_NONBLOCK), readable: true, writable: false });
   input.pipe(createWriteStream(logPath, { flags: "a" }));
   return { dir, path, close: () => input.destroy() };
 }

@@ -64,9 +64,9 @@ async function round(options: { as: "root" | "nobody"; hostPort: number; egressD
   const script = `
     import { startSandbox } from ${dist("sandbox/sandbox.js")};
     import { runAgent } from ${dist("agent/runAgent.js")};
-    const log = { warn() {}, error(o) { console.error(JSON.stringify(o)); } };
+    const log = { info() {}, warn() {}, error(o) { console.error(JSON.stringify(o)); } };
     const sandbox = await startSandbox({ mode: "bwrap", binds: [] }, log, { dir: ${JSON.stringify(options.egressDir)}, proxySocket: "proxy.sock", passThrough: [] });
-    const inside = await sandbox.forRound({ workdir: ${JSON.stringify(options.workdir)}, readOnly: [] });
+    const inside = await sandbox.forRound({ workdir: ${JSON.stringify(options.workdir)}, taskFile: ${JSON.stringify(task(options.workdir))} });
     const env = inside.env({ PATH: ${JSON.stringify(`${join(projectRoot, "bin")}:/usr/local/bin:/usr/bin:/bin`)}, HOME: "/root" });
     const run = await runAgent({ argv: ["/bin/sh", "-c", ${JSON.stringify(AGENT(options.hostPort))}], cwd: ${JSON.stringify(options.workdir)}, env, input: "", timeoutMs: 60000, killGraceMs: 500, sandbox: inside });
     console.log(JSON.stringify(run));`;
@@ -135,8 +135,8 @@ describe("stopping a sandboxed agent", () => {
     const { startSandbox } = await import("../../../src/sandbox/sandbox.js");
     const workdir = mkdtempSync(join(root, "stop-"));
     const mark = `${Date.now() % 100_000}.25`;
-    const sandbox = await startSandbox({ mode: "bwrap", binds: [] }, { warn() {}, error() {} } as never);
-    const inside = (await sandbox.forRound({ workdir, readOnly: [] }))!;
+    const sandbox = await startSandbox({ mode: "bwrap", binds: [] }, { info() {}, warn() {}, error() {} } as never);
+    const inside = (await sandbox.forRound({ workdir, taskFile: task(workdir) }))!;
     const runs = runAgent({
       argv: ["/bin/sh", "-c", `sleep ${mark} & setsid sleep ${mark} & echo started >started; wait`],
       cwd: workdir,
@@ -163,8 +163,8 @@ describe("the release gate inside the sandbox", () => {
     const proxy = createServer((socket) => socket.end());
     await new Promise<void>((done) => proxy.listen(join(egressDir, "proxy.sock"), done));
     try {
-      const sandbox = await startSandbox({ mode: "bwrap", binds: [] }, { warn() {}, error() {} } as never, { dir: egressDir, proxySocket: "proxy.sock", passThrough: [] });
-      const inside = (await sandbox.forRound({ workdir, readOnly: [] }))!;
+      const sandbox = await startSandbox({ mode: "bwrap", binds: [] }, { info() {}, warn() {}, error() {} } as never, { dir: egressDir, proxySocket: "proxy.sock", passThrough: [] });
+      const inside = (await sandbox.forRound({ workdir, taskFile: task(workdir) }))!;
       const [file, args] = inside.wrap(...gatedCommand("/bin/sh", ["-c", "echo ran >ran"], {}, inside.shell));
       // End of input without the release line: what the app's death before the registration leaves.
       const result = await execa(file, args, { input: "", reject: false, timeout: 30_000, stdio: ["pipe", "pipe", "pipe", "pipe"] });
@@ -176,6 +176,13 @@ describe("the release gate inside the sandbox", () => {
     }
   }, 60_000);
 });
+
+/** A task file beside the workdir, as the workspace keeps it outside the checkout. */
+function task(workdir: string): string {
+  const path = `${workdir}.task.md`;
+  writeFileSync(path, "# Task\n");
+  return path;
+}
 
 /** Host pids of `sleep <mark>` processes. */
 function sleepers(mark: string): number[] {
