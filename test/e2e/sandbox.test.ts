@@ -12,6 +12,8 @@ const AGENT = `
   echo "task: $(head -c 6 "$ESCALATION_TASK_FILE")"
   cat "$SECRET" >/dev/null 2>&1 || echo "secret: hidden"
 } >SANDBOXED.md
+# Its only way out is the app's egress proxy, which passes the (loopback) GitHub through.
+escalate ask --question "Which database, from inside the sandbox?" --option Postgres --option SQLite
 `;
 
 describe("a round in the bubblewrap sandbox (AGENT_SANDBOX=bwrap), through the simulator", () => {
@@ -50,6 +52,10 @@ describe("a round in the bubblewrap sandbox (AGENT_SANDBOX=bwrap), through the s
     expect(seen).toMatch(/^task: \S/m);
     expect(seen).toContain("secret: hidden"); // only this round's paths of WORKSPACE_ROOT are inside
     expect(await exited).toBe("success");
+    // \`escalate ask\` reached GitHub through the proxy: the question is on the issue, and the gate waits.
+    const ask = await waitFor("the sandboxed agent's question", () => sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && c.body.includes("Which database, from inside the sandbox?")));
+    expect(ask.body).toContain("escalation:ask");
+    await waitFor("the gate awaiting a human", async () => (await loop.app.services.store.getGate(String(ask.id)))?.state === "open" || undefined);
   }, 120_000);
 });
 
