@@ -61,3 +61,11 @@ export function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<Prope
     .map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join(".") : "(value)"}: ${issue.message}`)
     .join("; ");
 }
+
+/**
+ * The agent sandbox (AGENT_SANDBOX) could not start: the round is not run, and never unsandboxed.
+ * Retrying does not help until the host is fixed, so a round that meets it ends at once.
+ */
+export class SandboxError extends EscalationError {
+  override name = "SandboxError";
+}

@@ -10,6 +10,7 @@ import type { AgentToken, TokenPermissions } from "./github/agentToken.js";
 import type { RepositoryInfo } from "./workspace/repositoryInfo.js";
 import type { Queues } from "./queue/queues.js";
 import type { EgressEndpoints } from "./sandbox/egress/egressProxy.js";
+import type { Sandbox } from "./sandbox/sandbox.js";
 
 export type InstallationOctokit = InstanceType<typeof ProbotOctokit>;
 
@@ -25,6 +26,8 @@ export interface Services {
   agents: RunningAgents;
   /** The egress proxy's sockets for sandboxed agents (src/sandbox/egress/); undefined when the app runs no proxy. */
   egress?: EgressEndpoints;
+  /** Where agents run (AGENT_SANDBOX), probed once at start. */
+  sandbox: Sandbox;
   /** The repository's `.github/escalation.yml` over the server defaults (cached briefly). */
   settings(installationId: number, repo: string): Promise<RepoConfigResult>;
   /** The repository's CODEOWNERS file, if it has one the app can read (cached like the settings). */

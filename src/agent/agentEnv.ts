@@ -1,6 +1,9 @@
 import { delimiter, join } from "node:path";
 import { projectRoot } from "../config/projectRoot.js";
 
+/** Where this installation's `escalate` is; the agent's PATH starts with it (the sandbox shows it elsewhere). */
+export const ESCALATE_DIR = join(projectRoot, "bin");
+
 /** Variables an agent may inherit from the app's environment even when not configured. */
 const BASE_PASSTHROUGH = ["HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM"];
 
@@ -33,7 +36,7 @@ export function agentEnv(contract: AgentContract, passthrough: readonly string[]
     const value = parent[name];
     if (value !== undefined) env[name] = value;
   }
-  env.PATH = [join(projectRoot, "bin"), parent.PATH ?? "/usr/local/bin:/usr/bin:/bin"].join(delimiter);
+  env.PATH = [ESCALATE_DIR, parent.PATH ?? "/usr/local/bin:/usr/bin:/bin"].join(delimiter);
   env.GITHUB_TOKEN = contract.token;
   env.GITHUB_API_URL = contract.apiUrl;
   env.GITHUB_REPOSITORY = contract.repo;

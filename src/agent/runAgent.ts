@@ -1,5 +1,7 @@
 import { execa } from "execa";
-import { AgentError } from "../errors.js";
+import { AgentError, SandboxError } from "../errors.js";
+import { SANDBOX_ADVICE } from "../sandbox/probe.js";
+import type { RoundSandbox } from "../sandbox/sandbox.js";
 import { RELEASE_LINE, gatedCommand } from "./releaseGate.js";
 import { resolveCommand } from "./resolveCommand.js";
 import { orphanWatchdog, signalGroup, type OrphanWatchdog } from "./watchdog.js";
@@ -17,6 +19,8 @@ export interface RunAgentOptions {
   signal?: AbortSignal;
   /** How many trailing output lines to keep for the status comment. */
   tailLines?: number;
+  /** Runs the agent inside this sandbox (src/sandbox/); SandboxError when it does not come up. */
+  sandbox?: RoundSandbox;
 }
 
 export interface AgentRun {
@@ -46,8 +50,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   let tail = "";
   const watchdog = orphanWatchdog(options.killGraceMs);
   watchdog.start(); // already running unless this is the process's first agent: reading before the agent exists
-  const [shell, gated] = gatedCommand(resolveCommand(file, options.cwd, options.env.PATH), args, options.env);
-  const subprocess = execa(shell, gated, {
+  const { sandbox } = options;
+  const executable = resolveCommand(file, options.cwd, options.env.PATH);
+  const gated = gatedCommand(sandbox ? sandbox.executable(executable) : executable, args, options.env, sandbox?.shell);
+  // Sandboxed, bwrap starts at once and the gate waits inside it: its setup overlaps the registration.
+  const [command, commandArgs] = sandbox ? sandbox.wrap(...gated) : gated;
+  const subprocess = execa(command, commandArgs, {
     cwd: options.cwd,
     env: options.env,
     extendEnv: false,
@@ -56,7 +64,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     buffer: false,
     all: true,
     stripFinalNewline: false,
+    ...(sandbox ? { stdio: ["pipe", "pipe", "pipe", "pipe"] as const } : {}),
   });
+  const sandboxUp = sandbox ? readyByte(subprocess.stdio[sandbox.readyFd]) : undefined;
   // The pid exists as soon as execa returns: hand it to the watchdog, and only then open the gate.
   if (subprocess.pid !== undefined) watchdog.register(subprocess.pid);
   subprocess.stdin?.end(RELEASE_LINE + options.input);
@@ -86,6 +96,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   if (result.failed && result.exitCode === undefined && !result.signal && !cancelled && !timedOut) {
     throw new AgentError(`Could not start the agent (${file}): ${result.shortMessage}. Check AGENT_COMMAND.`, { cause: result });
   }
+  if (sandboxUp && !(await sandboxUp) && !cancelled && !timedOut) {
+    const said = tail.trim().split(/\r?\n/).slice(-3).join(" ") || `exit ${result.exitCode ?? result.signal}`;
+    throw new SandboxError(`The agent sandbox (AGENT_SANDBOX=bwrap) did not start: ${said}. The agent was not run. ${SANDBOX_ADVICE}.`, { cause: result });
+  }
   return {
     exitCode: result.exitCode,
     signal: result.signal,
@@ -95,6 +109,18 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     tail: tail.split(/\r?\n/).filter((line) => line.trim()).slice(-keep),
     failed: result.failed,
   };
+}
+
+/** Whether the sandbox's shell wrote its byte on the ready pipe before the pipe closed. */
+function readyByte(stream: unknown): Promise<boolean> {
+  const readable = stream as NodeJS.ReadableStream | null | undefined;
+  if (!readable) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    readable.once("data", () => resolve(true));
+    readable.once("end", () => resolve(false));
+    readable.once("error", () => resolve(false));
+    readable.resume();
+  });
 }
 
 interface GroupStopper {

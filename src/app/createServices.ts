@@ -1,3 +1,4 @@
+import type { Sandbox } from "../sandbox/sandbox.js";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Probot, ProbotOctokit } from "probot";
@@ -52,7 +53,7 @@ export function secondaryLimitHandler(log: Pick<Logger, "warn">) {
 }
 
 /** The services the loop shares, built around one Probot instance. Used by the server and the CLI. */
-export function createServices(app: Probot, config: AppConfig, log: Logger, commands: Redis, queues: Queues, egress?: EgressEndpoints): Services {
+export function createServices(app: Probot, config: AppConfig, log: Logger, commands: Redis, queues: Queues, sandbox: Sandbox, egress?: EgressEndpoints): Services {
   const store = new GateStore(commands, config.redisPrefix);
   const settingsLoader = new RepoSettingsLoader(serverDefaults(config), config.repoConfigCacheSeconds * 1000);
   const codeownersLoader = new CodeownersLoader(config.repoConfigCacheSeconds * 1000);
@@ -64,6 +65,7 @@ export function createServices(app: Probot, config: AppConfig, log: Logger, comm
     log,
     agents: new RunningAgents(commands, store.keys.controlChannel()),
     egress,
+    sandbox,
     settings: (installationId, repo) => settingsLoader.load(() => app.auth(installationId), repo),
     codeowners: (installationId, repo) => codeownersLoader.load(() => app.auth(installationId), repo),
     events: new LoopEvents((error, event) => log.warn({ err: error, event }, "a loop observer failed")),

@@ -10,6 +10,7 @@ import { startMirror } from "../mirror/mirror.js";
 import { commandConnection, producerConnection, workerConnection } from "../queue/connection.js";
 import { Queues } from "../queue/queues.js";
 import { withDeadline } from "../deadline.js";
+import { startSandbox } from "../sandbox/sandbox.js";
 import type { Services } from "../services.js";
 import { EGRESS_DIR, startEgressProxy, type EgressProxy } from "../sandbox/egress/egressProxy.js";
 import { egressPolicy } from "../sandbox/egress/policy.js";
@@ -24,7 +25,7 @@ export interface StartAppOptions {
   octokit?: OctokitSwitches;
   /** Run the queue workers in this process (default true). */
   workers?: boolean;
-  /** Run the agents' egress proxy under DATA_DIR/egress (default false): on whenever agents run sandboxed. */
+  /** Run the agents' egress proxy under DATA_DIR/egress; by default whenever agents run sandboxed (AGENT_SANDBOX=bwrap). */
   egress?: boolean;
 }
 
@@ -73,12 +74,13 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   };
 
   try {
-    if (options.egress) {
+    if (options.egress ?? config.sandbox.mode === "bwrap") {
       const policy = egressPolicy({ baseUrl: config.baseUrl, serverUrl: config.serverUrl, networkAllow: config.agent.networkAllow });
       egress = await startEgressProxy({ dir: join(config.dataDir, EGRESS_DIR), policy, log });
     }
+    const sandbox = await startSandbox(config.sandbox, log, egress?.endpoints);
     await server.load(async (app, { addHandler }) => {
-      services = createServices(app, config, log, commands, queues, egress?.endpoints);
+      services = createServices(app, config, log, commands, queues, sandbox, egress?.endpoints);
       registerWebhooks(app, services);
       registerHttp(services, addHandler);
     });

@@ -1,5 +1,5 @@
 import { getPrivateKey } from "@probot/get-private-key";
-import { resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { z } from "zod";
 import { ConfigError, describeIssues } from "../errors.js";
@@ -76,6 +76,8 @@ export interface AppConfig {
   githubWrites: { perMinute: number; perHour: number; minuteMs: number; hourMs: number };
   /** A status-comment render waits this long after its first line, so quick transitions become one edit. */
   statusDebounceMs: number;
+  /** How agents are confined (src/sandbox/): bubblewrap, or not at all; `binds` are extra host paths shown read-only. */
+  sandbox: { mode: "bwrap" | "none"; binds: string[] };
   /** The Slack mirror; undefined unless SLACK_BOT_TOKEN and SLACK_CHANNEL are both set. */
   slack?: SlackConfig;
 }
@@ -159,6 +161,8 @@ const EnvSchema = z.object({
       return errors.length > 0 ? z.NEVER : rules;
     }),
   AGENT_WORKSPACE: flagDefaulting("true"),
+  AGENT_SANDBOX: unsetWhenEmpty(z.enum(["bwrap", "none"], { error: "must be bwrap or none" })),
+  AGENT_SANDBOX_BIND: list.refine((paths) => paths.every((p) => isAbsolute(p)), { message: "must be a comma-separated list of absolute paths" }),
   WORKSPACE_ROOT: z.string().optional(),
   WORKSPACE_MAX_BYTES: z.string().default("100M").transform((value, ctx) => {
     const bytes = parseBytes(value);
@@ -265,8 +269,15 @@ function parseProfiles(text: string | undefined): { profiles: Map<string, string
   return { profiles, recipes };
 }
 
+/** AGENT_SANDBOX: bubblewrap by default on Linux; elsewhere running agents unsandboxed must be chosen. */
+function sandboxMode(value: "bwrap" | "none" | undefined, platform: NodeJS.Platform): "bwrap" | "none" {
+  if (value) return value;
+  if (platform === "linux") return "bwrap";
+  throw new ConfigError(`AGENT_SANDBOX: the agent sandbox (bubblewrap) needs Linux, and this is ${platform}. Set AGENT_SANDBOX=none to run agents unsandboxed (README, "The sandbox").`);
+}
+
 /** Reads and validates the app's environment. Throws ConfigError listing every bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): AppConfig {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(`Invalid environment: ${describeIssues(parsed.error.issues)}. See README.md, "Configuration".`);
@@ -323,6 +334,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxBytes: e.WORKSPACE_MAX_BYTES,
       maxFiles: e.WORKSPACE_MAX_FILES,
     },
+    sandbox: { mode: sandboxMode(e.AGENT_SANDBOX, platform), binds: e.AGENT_SANDBOX_BIND.map((p) => resolve(p)) },
     maxRounds: e.MAX_ROUNDS,
     answererMinPermission: e.ANSWERER_MIN_PERMISSION,
     repoConfigCacheSeconds: e.REPO_CONFIG_CACHE_TTL,

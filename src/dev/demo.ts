@@ -49,6 +49,8 @@ async function main(): Promise<number> {
     PORT: String(await freePort()),
     REDIS_URL: redisUrl,
     REDIS_PREFIX: `demo-${Date.now()}`,
+    // The agent runs from this project's directory, which the sandbox does not show.
+    AGENT_SANDBOX: "none",
     AGENT_COMMAND: JSON.stringify([process.execPath, resolve(projectRoot, "examples/sample-agent.mjs")]),
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
     WORKSPACE_ROOT: workspaces,

@@ -204,7 +204,20 @@ const SCRIPT = `
 })();
 `;
 
-export function renderStatusPage(report: OpenGatesReport, nonce: string): string {
+/** Where agents run (AGENT_SANDBOX), as the status page tells it. */
+export interface SandboxView {
+  mode: "bwrap" | "none";
+  problem: string | undefined;
+}
+
+/** The page's sandbox line: plain when agents are confined, flagged when they are not or cannot start. */
+function sandboxLine(sandbox: SandboxView): Html {
+  if (sandbox.problem) return html`<p id="sandbox" class="overdue" role="status">${sandbox.problem} Rounds are refused until it can start.</p>`;
+  if (sandbox.mode === "none") return html`<p id="sandbox" class="overdue" role="status">Agents run unsandboxed (AGENT_SANDBOX=none): they can read what the app's user can.</p>`;
+  return html`<p id="sandbox" class="meta">Agents run in the bubblewrap sandbox (AGENT_SANDBOX=bwrap).</p>`;
+}
+
+export function renderStatusPage(report: OpenGatesReport, nonce: string, sandbox: SandboxView): string {
   const count = report.counts.open;
   return html`<!doctype html>
 <html lang="en">
@@ -221,6 +234,7 @@ export function renderStatusPage(report: OpenGatesReport, nonce: string): string
 <p id="summary">${summary(report)}</p>
 <p id="error" role="status"></p>
 <p id="github" class="overdue" role="status"></p>
+${sandboxLine(sandbox)}
 </header>
 <main id="gates">${renderGates(report)}</main>
 <footer><p class="meta">Questions agents asked and nobody answered yet, oldest first. Refreshes every ${REFRESH_MS / 1000} s.</p></footer>
@@ -256,6 +270,6 @@ export function statusPageHandler(services: Services): HttpHandler {
         "content-security-policy": `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
         "x-frame-options": "DENY",
       })
-      .end(req.method === "HEAD" ? undefined : renderStatusPage(report, nonce));
+      .end(req.method === "HEAD" ? undefined : renderStatusPage(report, nonce, { mode: services.sandbox.mode, problem: services.sandbox.problem }));
   });
 }

@@ -12,7 +12,7 @@ import { runAgent, type AgentRun } from "../agent/runAgent.js";
 import { StopRequest } from "../agent/runningAgents.js";
 import type { RepoSettings } from "../config/repoConfig.js";
 import { fillPlaceholders } from "../config/splitCommand.js";
-import { AgentError, WorkspaceError } from "../errors.js";
+import { AgentError, SandboxError, WorkspaceError } from "../errors.js";
 import type { Gate, RoundTiming } from "../gates/types.js";
 import { sendFeedback, type IssueTarget } from "../loop/feedback.js";
 import { choseRetry, isLadderGate, raiseLadderGate } from "../loop/ladders.js";
@@ -123,7 +123,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   // Files a tool keeps in the checkout for itself (aider's .aider*) are never committed.
   if (prepared && choice.recipe?.exclude) await excludePaths(prepared.checkout, choice.recipe.exclude);
   // A recipe's config files (its MCP server) are written for the round, outside the checkout.
-  const recipe = choice.recipe ? await setUpRecipe(choice.recipe, services.config.agent.workdirRoot) : undefined;
+  const recipe = choice.recipe ? await setUpRecipe(choice.recipe, services.config.agent.workdirRoot, services.sandbox.escalate) : undefined;
   const argv = fillPlaceholders(command, { taskFile, repo: data.repo, issue: String(data.issue), round: String(round), workdir, ...recipe?.placeholders });
   const env = agentEnv(
     {
@@ -146,10 +146,12 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   let run: AgentRun;
   let askLine: string;
   try {
+    const sandbox = await services.sandbox.forRound({ workdir, taskFile, recipeDir: recipe?.dir });
     run = await runAgent({
       argv,
       cwd: workdir,
-      env,
+      env: sandbox ? sandbox.env(env) : env,
+      sandbox,
       input: task,
       timeoutMs: services.config.agent.timeoutSeconds * 1000,
       killGraceMs: services.config.agent.killGraceSeconds * 1000,
@@ -166,6 +168,13 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     });
     // Posted however the agent exited, and before the save: the file is never committed.
     askLine = await postAskFile(services, { path: askFile, env, repo: data.repo, issue: data.issue, round });
+  } catch (error) {
+    if (!(error instanceof SandboxError)) throw error;
+    // Not retried: the host must be fixed first (README, "The sandbox"); the agent never runs unsandboxed.
+    log.error({ err: error }, "the agent sandbox did not start; the round ends without running the agent");
+    await finishRound(services, ref, jobId, gate);
+    await sendFeedback(services, target, gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], `round ${round}: not started: ${error.message} Then comment \`/retry\`.`, `sandbox-${jobId}`);
+    return { skipped: "sandbox did not start", round };
   } finally {
     await recipe?.dispose();
     if (!prepared && !services.config.agent.keepWorkdir) await rm(workdir, { recursive: true, force: true });

@@ -50,6 +50,8 @@ describe("npm start", () => {
     const { url, output } = await start({
       ...sim.appEnv(),
       DATA_DIR: dataDir,
+      // The agent runs from this project's directory, which the sandbox does not show.
+      AGENT_SANDBOX: "none",
       AGENT_COMMAND: JSON.stringify([process.execPath, resolve("test/support/agents/recording-agent.mjs"), out, "{round}", "ask"]),
     });
     sim.setWebhookUrl(`${url}/api/github/webhooks`);

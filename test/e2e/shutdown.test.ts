@@ -62,6 +62,8 @@ describe("SIGTERM: graceful shutdown", () => {
       PORT: String(port),
       REDIS_URL: redis.url,
       REDIS_PREFIX: "shutdown",
+      // The agent runs from this project's directory, which the sandbox does not show.
+      AGENT_SANDBOX: "none",
       AGENT_COMMAND: JSON.stringify([process.execPath, CHAOS_AGENT, log, "{round}", "{issue}", "100", String(resumeMs)]),
       SHUTDOWN_GRACE: `${SHUTDOWN_GRACE_MS / 1000}s`,
       AGENT_KILL_GRACE: `${KILL_GRACE_MS / 1000}s`,

@@ -69,6 +69,8 @@ export class SecureLoop {
       AGENT_KILL_GRACE: "1s",
       REPO_CONFIG_CACHE_TTL: "1s",
       AGENT_WORKSPACE: "off",
+      // The agent runs from this project's directory, which the sandbox does not show.
+      AGENT_SANDBOX: "none",
       AGENT_COMMAND: JSON.stringify(options.command ?? [process.execPath, AGENT, out, "{round}", options.mode ?? "done"]),
       ...options.env,
     });

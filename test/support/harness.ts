@@ -77,6 +77,8 @@ export async function startLoop(env: Record<string, string> = {}, appOptions: Lo
     AGENT_KILL_GRACE: "1s",
     // The loop's own tests run agents in a fresh directory; test/e2e/workspace.test.ts turns the checkout on.
     AGENT_WORKSPACE: "off",
+    // Test agents live in the project's test/ directory, which the sandbox does not show; a test asks for bwrap.
+    AGENT_SANDBOX: "none",
     ...env,
   });
   const full = { ...config, redisUrl: config.redisUrl! };

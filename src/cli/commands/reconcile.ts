@@ -4,6 +4,7 @@ import { createServices, probotClass } from "../../app/createServices.js";
 import { loadConfig } from "../../config/env.js";
 import { commandConnection, producerConnection } from "../../queue/connection.js";
 import { Queues } from "../../queue/queues.js";
+import { noAgents } from "../../sandbox/sandbox.js";
 import { reconcileAll } from "../../reconcile/reconcileAll.js";
 import { UsageError } from "../usage.js";
 
@@ -26,7 +27,7 @@ export async function reconcileCommand(argv: string[], env: NodeJS.ProcessEnv, o
   const queues = new Queues(producer, config.redisPrefix, (error, queue) => log.warn({ err: error.message, queue }, "queue connection error"));
   try {
     const ProbotWithConfig = probotClass(config, log);
-    const services = createServices(new ProbotWithConfig(), config, log, commands, queues);
+    const services = createServices(new ProbotWithConfig(), config, log, commands, queues, noAgents(config.sandbox.mode));
     const lookbackMs = values.lookback ? Number.parseFloat(values.lookback) * 3600_000 : config.reconcileLookbackSeconds * 1000;
     const report = await reconcileAll(services, { lookbackMs });
     if (values.json) {

@@ -10,8 +10,9 @@ import { measureApiCalls, type ApiCallsResult } from "./scenarios/apiCalls.js";
 import { parkMany, type ParkedCostResult } from "./scenarios/parkedCost.js";
 import { measurePolling, type PollingResult } from "./scenarios/polling.js";
 import { measureReplyToSpawn, type ReplyToSpawnResult } from "./scenarios/replyToSpawn.js";
+import { measureSandboxCost } from "./scenarios/sandboxCost.js";
 import { measureThroughput, type ThroughputResult } from "./scenarios/throughput.js";
-import { distribution, spread, type Spread } from "./stats.js";
+import { distribution, spread, type Distribution, type Spread } from "./stats.js";
 import { fmt, markdownTable } from "./table.js";
 import { benchWorkspace } from "./workspace.js";
 
@@ -324,12 +325,13 @@ async function main(): Promise<number> {
       throttle: { type: "boolean" },
       "no-save": { type: "boolean" },
       report: { type: "string" },
+      "sandbox-only": { type: "boolean" },
       help: { type: "boolean" },
     },
     strict: true,
   });
   if (values.help) {
-    console.log("usage: npm run bench -- [--quick] [--runs N] [--rate R] [--replies N] [--parked N] [--deliveries N] [--profile] [--throttle] [--no-save]\n       npm run bench -- --report bench/results/<file>.json   (print a saved run's tables again)");
+    console.log("usage: npm run bench -- [--quick] [--runs N] [--rate R] [--replies N] [--parked N] [--deliveries N] [--profile] [--throttle] [--no-save] [--sandbox-only]\n       npm run bench -- --report bench/results/<file>.json   (print a saved run's tables again)");
     return 0;
   }
   if (values.report) {
@@ -351,6 +353,7 @@ async function main(): Promise<number> {
   const stamp = info.date.replace(/:/g, "-").replace(/\.\d+Z$/, "Z");
   const dir = join(tmpdir(), `escalation-bench-${stamp}`);
   console.error(`escalation bench: ${sizes.runs} run(s)${values.quick ? " (quick)" : ""}; ${info.nproc} CPUs, Node ${info.node}, load ${info.loadAverageAtStart.join(" ")}, contention ${info.contentionAtStart}×; artifacts in ${dir}`);
+  if (values["sandbox-only"]) return printSandboxCost(dir, sizes);
   const results: RunResult[] = [];
   for (let run = 1; run <= sizes.runs; run++) results.push(await oneRun(run, sizes, { dir, profile: Boolean(values.profile), throttle: Boolean(values.throttle) }));
   info.loadAverageAtEnd = loadavg().map((v) => Math.round(v * 100) / 100);
@@ -363,6 +366,29 @@ async function main(): Promise<number> {
   console.error("the workspace: preparation, then reply → agent started with it on and off (workspace.ts)");
   console.log("");
   await benchWorkspace(values.quick ? { files: 5000, commits: 200, samples: 3, issues: 3 } : { files: 5000, commits: 200, samples: 7, issues: 7 });
+  return printSandboxCost(dir, sizes);
+}
+
+/** Reply → agent started with the sandbox off and on, side by side (scenarios/sandboxCost.ts). */
+async function printSandboxCost(dir: string, sizes: Sizes): Promise<number> {
+  const replies = Math.min(sizes.replies, 150);
+  console.error(`the sandbox: reply → agent started with AGENT_SANDBOX=none, then bwrap, ${replies} replies at ${sizes.rate}/s each`);
+  const r = await measureSandboxCost({ dir: join(dir, "sandbox"), replies, rate: sizes.rate, agentConcurrency: sizes.agentConcurrency, log: (line) => console.error(line) });
+  const row = (name: string, d: Distribution) => [name, fmt(d.p50), fmt(d.p90), fmt(d.p99), String(d.n)];
+  console.log(`\n### Reply → agent started, sandbox off and on (${r.replies} replies at ${r.ratePerSecond}/s each)\n`);
+  console.log(
+    markdownTable(
+      ["ms from the reply's arrival", "p50", "p90", "p99", "n"],
+      [
+        row("process start, AGENT_SANDBOX=none", r.off.processStart),
+        row("process start, AGENT_SANDBOX=bwrap", r.on.processStart),
+        row("first instruction, none", r.off.firstInstruction),
+        row("first instruction, bwrap", r.on.firstInstruction),
+      ],
+      ["l", "r", "r", "r", "r"],
+    ),
+  );
+  console.log(`\nThe sandbox adds ${fmt(r.addedP50Ms)} ms at p50 (×${r.ratio}); the target is ≤ 15 ms.`);
   return 0;
 }
 

@@ -2,7 +2,7 @@ import { WATCHDOG_NAME } from "../../agent/watchdog.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { projectRoot } from "../../config/projectRoot.js";
@@ -13,6 +13,7 @@ import { QUEUES } from "../../queue/names.js";
 import { freePort, startPrivateRedis, type PrivateRedis } from "../../redis/privateRedis.js";
 import { GitHubSimulator, type SimComment, type SimIssue, type SimRepo } from "../simulator/index.js";
 import { AgentLog } from "./agentLog.js";
+import { agentPipe, type AgentPipe } from "./agentPipe.js";
 import { inPool, sleep, waitUntil } from "./pool.js";
 
 /**
@@ -67,6 +68,8 @@ export interface RigOptions {
   throttle: boolean;
   profile: boolean;
   log: (line: string) => void;
+  /** Run the agents in the bubblewrap sandbox (AGENT_SANDBOX=bwrap); off by default, as before. */
+  sandbox?: boolean;
 }
 
 export interface CpuTimes {
@@ -186,6 +189,7 @@ export class Rig {
   readonly repos = new Map<string, SimRepo>();
   readonly bootedAt: number;
   #redisPid: number | undefined;
+  #pipe: AgentPipe | undefined;
   /** Scripts the benchmark itself ran on Redis (queue counts), to leave out of the app's commands. */
   benchScripts = 0;
 
@@ -217,6 +221,7 @@ export class Rig {
     for (const repo of repos) sim.setPermission(repo.full_name, HUMAN, "write");
     const prefix = `bench${randomBytes(3).toString("hex")}`;
     const agents = new AgentLog(join(options.dir, "agents.log"));
+    const pipe = options.sandbox ? agentPipe(join(options.dir, "agent-pipe"), agents.path) : undefined;
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
       HOME: process.env.HOME ?? "/tmp",
@@ -226,7 +231,9 @@ export class Rig {
       PORT: String(await freePort()),
       REDIS_URL: redisServer.url,
       REDIS_PREFIX: prefix,
-      AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, agents.path, "{repo}", "{issue}", "{round}"]),
+      AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, pipe?.path ?? agents.path, "{repo}", "{issue}", "{round}"]),
+      // Sandboxed, the agent's script and its FIFO are shown read-only.
+      ...(pipe ? { AGENT_SANDBOX: "bwrap", AGENT_SANDBOX_BIND: `${dirname(AGENT)},${pipe.dir}` } : { AGENT_SANDBOX: "none" }),
       AGENT_CONCURRENCY: String(options.agentConcurrency),
       RECONCILE_INTERVAL: "off",
       SHUTDOWN_GRACE: "2s",
@@ -246,6 +253,7 @@ export class Rig {
     const app = await AppChild.start(env, join(options.dir, "app.log"), nodeArgs);
     sim.setWebhookUrl(app.webhookUrl);
     const rig = new Rig(options, redisServer, redis, sim, app, agents, prefix, secret, redisDir);
+    rig.#pipe = pipe;
     for (const repo of repos) rig.repos.set(repo.full_name, repo);
     // The start-up reconciliation runs first; measurements start from a quiet app.
     await waitUntil("the start-up reconciliation", async () => ((await rig.store.lastReconcile()) ?? 0) >= booted, 60_000);
@@ -420,6 +428,7 @@ export class Rig {
     await this.sim.stop().catch(() => undefined);
     await this.redisServer.stop();
     rmSync(this.redisDir, { recursive: true, force: true });
+    this.#pipe?.close();
   }
 }
 

@@ -100,6 +100,8 @@ async function replyToSpawn(sim: GitHubSimulator, issues: number): Promise<{ on:
     PORT: String(await freePort()),
     REDIS_URL: redis.url,
     REDIS_PREFIX: "bench-ws",
+    // The agent runs from this project's directory, which the sandbox does not show.
+    AGENT_SANDBOX: "none",
     AGENT_COMMAND: JSON.stringify([process.execPath, resolve(projectRoot, "examples/sample-agent.mjs")]),
     WORKSPACE_ROOT: root,
     LOG_LEVEL: "warn",

@@ -109,6 +109,8 @@ function appEnv(o: { sim: GitHubSimulator; secret: string; redisUrl: string; pre
     HOST: "127.0.0.1",
     REDIS_URL: o.redisUrl,
     REDIS_PREFIX: o.prefix,
+    // The agent runs from this project's directory, which the sandbox does not show.
+    AGENT_SANDBOX: "none",
     AGENT_COMMAND: JSON.stringify([process.execPath, CHAOS_AGENT, o.agentLog, "{round}", "{issue}", String(o.plan.round0Ms), String(o.plan.resumeMs)]),
     AGENT_KILL_GRACE: `${TIMINGS.killGraceS}s`,
     AGENT_TIMEOUT: "2m",

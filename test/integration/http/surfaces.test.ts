@@ -37,6 +37,7 @@ async function serve(redisUrl: string, config: Partial<AppConfig>, redisDown = f
     queues,
     log: pino({ level: "silent" }),
     events: new LoopEvents(() => undefined),
+    sandbox: { mode: "bwrap", problem: undefined },
   } as unknown as Services;
   const handlers: HttpHandler[] = [];
   registerHttp(services, (h) => handlers.push(h));

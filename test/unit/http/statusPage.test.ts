@@ -7,6 +7,8 @@ import { gateFixture } from "../../support/gates.js";
 const T0 = Date.parse("2025-01-01T12:00:00Z");
 const report = (gates: GateView[]) => ({ generatedAt: new Date(T0 + 600_000).toISOString(), gates, counts: countGates(gates) });
 
+const BWRAP = { mode: "bwrap" as const, problem: undefined };
+
 describe("escapeHtml / html``", () => {
   it("escapes the five HTML metacharacters", () => {
     expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe("&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
@@ -32,7 +34,7 @@ describe("renderStatusPage", () => {
 
   it("shows prompts, options, defaults, age, time left and links", () => {
     const view = viewGate(gateFixture({ ask: { timeoutSeconds: 3600, context: "Migrating." } }), T0 + 600_000, "Add a cache");
-    const page = renderStatusPage(report([view]), "NONCE");
+    const page = renderStatusPage(report([view]), "NONCE", BWRAP);
     expect(page).toContain("<title>Escalation: 1 open gate</title>");
     expect(page).toContain('<section class="repo" data-repo="acme/widgets">');
     expect(page).toContain('<a href="https://github.com/acme/widgets/issues/12" rel="noreferrer noopener" target="_blank">#12 Add a cache</a>');
@@ -49,7 +51,7 @@ describe("renderStatusPage", () => {
 
   it("shows a gate whose reminder ladder ran out as overdue since then, and counts it", () => {
     const view = viewGate({ ...gateFixture(), overdueAt: T0 + 300_000 }, T0 + 600_000);
-    const page = renderStatusPage(report([view]), "N");
+    const page = renderStatusPage(report([view]), "N", BWRAP);
     expect(page).toContain('<span class="left overdue">overdue since 2025-01-01 12:05 UTC (reminders ran out)</span>');
     expect(page).toContain("1 open · 1 overdue · 0 without timeout");
   });
@@ -66,7 +68,7 @@ describe("renderStatusPage", () => {
       T0,
       `</title><script>alert(3)</script>`,
     );
-    const page = renderStatusPage(report([view]), "N");
+    const page = renderStatusPage(report([view]), "N", BWRAP);
     expect(page).not.toContain("<img");
     expect(page).not.toContain("<script>alert");
     expect(page).not.toContain("<b>bold</b>");
@@ -78,8 +80,15 @@ describe("renderStatusPage", () => {
     expect(page.match(/<script/g)).toHaveLength(1);
   });
 
+  it("shows where agents run, flagged when unsandboxed or when the sandbox cannot start", () => {
+    expect(renderStatusPage(report([]), "N", BWRAP)).toContain('<p id="sandbox" class="meta">Agents run in the bubblewrap sandbox (AGENT_SANDBOX=bwrap).</p>');
+    expect(renderStatusPage(report([]), "N", { mode: "none", problem: undefined })).toMatch(/<p id="sandbox" class="overdue" role="status">Agents run unsandboxed \(AGENT_SANDBOX=none\)/);
+    const failing = renderStatusPage(report([]), "N", { mode: "bwrap", problem: "The agent sandbox (AGENT_SANDBOX=bwrap) cannot start: <no userns>." });
+    expect(failing).toContain("cannot start: &lt;no userns&gt;. Rounds are refused until it can start.");
+  });
+
   it("says when nothing is open", () => {
-    const page = renderStatusPage(report([]), "N");
+    const page = renderStatusPage(report([]), "N", BWRAP);
     expect(page).toContain('<p class="empty">No open gates.</p>');
     expect(page).toContain("<title>Escalation: 0 open gates</title>");
   });

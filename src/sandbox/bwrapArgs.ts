@@ -1,0 +1,55 @@
+/** Where the app's own code (`escalate` and what it imports) is inside the sandbox. */
+export const APP_DIR = "/opt/escalation";
+/** The agent's home inside the sandbox: a private tmpfs, gone with the sandbox. */
+export const SANDBOX_HOME = "/home/agent";
+/** Where the egress proxy's sockets are inside the sandbox. */
+export const EGRESS_DIR = "/run/escalation";
+
+/** What of the host the sandbox shows, read once at start (hostLayout.ts). */
+export interface SandboxLayout {
+  /** Top-level system paths: bound read-only, or recreated as the symlink they are (merged /usr). */
+  system: Array<{ path: string; symlink?: string }>;
+  /** Entries of /etc bound read-only when they exist (not all of /etc). */
+  etc: string[];
+  /** Further host paths bound read-only at their own path: node's prefix outside /usr, AGENT_SANDBOX_BIND. */
+  extra: string[];
+  /** The app's code `escalate` needs: `root`'s `entries`, bound read-only under APP_DIR. */
+  app: { root: string; entries: string[] };
+  /** Root drops every capability; anyone else gets a user namespace. */
+  asRoot: boolean;
+}
+
+/** One round's host paths. */
+export interface RoundMounts {
+  /** The agent's working directory (the issue's checkout, or a fresh directory): read-write at its own path. */
+  workdir: string;
+  /** Files and directories it reads at their own path: the task file, the recipe's config, the checkout's object cache. */
+  readOnly: string[];
+  /** The egress proxy's socket directory, bound at EGRESS_DIR; without it the sandbox has no network. */
+  egressDir?: string;
+}
+
+/**
+ * bwrap's arguments (up to the `--` before the command) for one round. Mounts are applied in order:
+ * the empty root, the system, the private /tmp and home, then the extra paths, the app's code and
+ * the round's own paths (so one under /tmp shows through), and last the root made read-only.
+ *
+ * No `--die-with-parent` and no `--new-session`: the sandbox stays in the app's process group for
+ * the agent, so stopping it (timeout, /stop, shutdown, the orphan watchdog) signals the agent itself,
+ * which keeps its kill grace; the group's SIGKILL then takes the namespace's init, and with it every
+ * process left inside, including any that left the group.
+ */
+export function bwrapArgs(layout: SandboxLayout, round: RoundMounts): string[] {
+  const args = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
+  args.push(...(layout.asRoot ? ["--cap-drop", "ALL"] : ["--unshare-user"]));
+  for (const entry of layout.system) args.push(...(entry.symlink === undefined ? ["--ro-bind", entry.path, entry.path] : ["--symlink", entry.symlink, entry.path]));
+  for (const path of layout.etc) args.push("--ro-bind-try", path, path);
+  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", SANDBOX_HOME);
+  for (const path of layout.extra) args.push("--ro-bind", path, path);
+  for (const entry of layout.app.entries) args.push("--ro-bind", `${layout.app.root}/${entry}`, `${APP_DIR}/${entry}`);
+  if (round.egressDir !== undefined) args.push("--ro-bind", round.egressDir, EGRESS_DIR);
+  args.push("--bind", round.workdir, round.workdir);
+  for (const path of round.readOnly) args.push("--ro-bind", path, path);
+  args.push("--chdir", round.workdir, "--remount-ro", "/");
+  return args;
+}

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { bridgeScript, PROXY_PORT, READY_FD } from "../../../src/sandbox/bridgeScript.js";
+import { SandboxError } from "../../../src/errors.js";
+
+describe("bridgeScript", () => {
+  it("without endpoints only says the sandbox is up", () => {
+    expect(bridgeScript(undefined)).toEqual({ prelude: `printf . >&${READY_FD}\nexec ${READY_FD}>&-`, epilogue: undefined });
+  });
+
+  it("bridges the proxy and each pass-through, waiting for each to listen as /proc/net/tcp spells it", () => {
+    const { prelude: script, epilogue } = bridgeScript({ dir: "/d", proxySocket: "proxy.sock", passThrough: [{ host: "127.0.0.1", port: 4000, socket: "api.sock" }] });
+    expect(epilogue).toBe("kill $bridges 2>/dev/null");
+    expect(script).toContain(`socat TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:/run/escalation/proxy.sock`);
+    expect(script).toContain("listening $! 0100007F:0C38 127.0.0.1:3128");
+    expect(script).toContain("UNIX-CONNECT:/run/escalation/api.sock");
+    expect(script).toContain("listening $! 0100007F:0FA0 127.0.0.1:4000");
+    expect(script.indexOf("printf .")).toBeGreaterThan(script.lastIndexOf("listening $!"));
+    expect(script).not.toMatch(/\bsleep\b/);
+  });
+
+  it("refuses socket names socat would misread and addresses that are not IPv4 loopback", () => {
+    expect(() => bridgeScript({ dir: "/d", proxySocket: "a,b", passThrough: [] })).toThrow(SandboxError);
+    expect(() => bridgeScript({ dir: "/d", proxySocket: "p", passThrough: [{ host: "10.0.0.1", port: 80, socket: "s" }] })).toThrow(/only IPv4 loopback/);
+  });
+});
