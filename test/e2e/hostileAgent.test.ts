@@ -94,6 +94,7 @@ async function hostileScenario(): Promise<void> {
   try {
     loop = await startLoop(
       {
+        // Its only network is then the egress proxy, which the app runs for sandboxed agents.
         AGENT_SANDBOX: "bwrap",
         AGENT_WORKSPACE: "on",
         DATA_DIR: dataDir,
@@ -103,8 +104,6 @@ async function hostileScenario(): Promise<void> {
         // The repository's own script: an agent's code is whatever the issue steered it to run.
         AGENT_COMMAND: JSON.stringify(["node", "hostile-agent.mjs", "{round}"]),
       },
-      // The sandboxed agent's only network.
-      { egress: true },
     );
     const { sim } = loop;
     const privateKey = sim.appEnv().PRIVATE_KEY;
@@ -203,7 +202,7 @@ async function hostileScenario(): Promise<void> {
     const beats = existsSync(lingering) ? readFileSync(lingering, "utf8").split("\n").filter(Boolean).map(Number) : [];
     expect.soft(beats.filter((at) => at > hostileRoundEnd + 1000), "heartbeats of the hostile round's process after its round ended").toEqual([]);
     for (const words of humanWords) expect.soft(task).toContain(words);
-    for (const forged of FORGED) expect.soft(task).not.toContain(forged);
+    for (const forged of FORGED) expect.soft(task, `${forged}: text the agent's token wrote, folded in as a human's`).not.toContain(forged);
 
     // Nothing of the App's secrets in anything the agent wrote: report, files and history of its checkout, pushed branches, comments.
     const written: Array<[string, string]> = [

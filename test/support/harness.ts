@@ -24,13 +24,10 @@ export interface Loop {
   close(): Promise<void>;
 }
 
-/** What a loop's app may turn on besides its environment: the agents' egress proxy (sandboxed agents' only network). */
-export type LoopAppOptions = Pick<StartAppOptions, "egress">;
-
 /** Starts the real app against `config`; webhooks from the simulator go to it. */
-export async function bootApp(sim: GitHubSimulator, config: AppConfig & { redisUrl: string }, options: LoopAppOptions = {}): Promise<RunningApp> {
+export async function bootApp(sim: GitHubSimulator, config: AppConfig & { redisUrl: string }): Promise<RunningApp> {
   const booted = Date.now();
-  const app = await startOnFreePort({ ...options, config, log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }), octokit: { throttle: false, retry: false } });
+  const app = await startOnFreePort({ config, log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }), octokit: { throttle: false, retry: false } });
   sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
   // Tests start from a quiet app: the start-up reconciliation has finished.
   await waitFor("the start-up reconciliation", async () => ((await app.services.store.lastReconcile()) ?? 0) >= booted);
@@ -56,7 +53,7 @@ export async function startOnFreePort(options: StartAppOptions): Promise<Running
  * the private test Redis (a fresh key prefix per loop), webhooks signed and sent over HTTP. Every
  * REST request the simulator receives is held to GitHub's REST description (see close).
  */
-export async function startLoop(env: Record<string, string> = {}, appOptions: LoopAppOptions = {}): Promise<Loop> {
+export async function startLoop(env: Record<string, string> = {}): Promise<Loop> {
   const rest = new RestConformance();
   const sim = await GitHubSimulator.start({ webhookSecret: WEBHOOK_SECRET, inspect: rest.inspect });
   sim.addRepo(REPO);
@@ -84,13 +81,13 @@ export async function startLoop(env: Record<string, string> = {}, appOptions: Lo
   const full = { ...config, redisUrl: config.redisUrl! };
   const loop: Loop = {
     sim,
-    app: await bootApp(sim, full, appOptions),
+    app: await bootApp(sim, full),
     config: full,
     async restart(options) {
       await loop.app.close();
       sim.setWebhookUrl(undefined);
       await options?.whileDown?.();
-      loop.app = await bootApp(sim, full, appOptions);
+      loop.app = await bootApp(sim, full);
     },
     async wipeRedis() {
       const redis = new Redis(full.redisUrl);
