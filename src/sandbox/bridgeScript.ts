@@ -43,11 +43,15 @@ export interface SandboxShell {
 export function bridgeScript(endpoints: EgressEndpoints | undefined): SandboxShell {
   const bridges = endpoints ? [{ host: "127.0.0.1", port: PROXY_PORT, socket: endpoints.proxySocket }, ...endpoints.passThrough] : [];
   const lines = bridges.length > 0 ? [WAIT, 'bridges=""'] : [];
-  for (const { host, port, socket } of bridges) {
+  // All bridges start at once, then each is waited for: their start-ups overlap.
+  const waits: string[] = [];
+  bridges.forEach(({ host, port, socket }, i) => {
     if (!SOCKET_NAME.test(socket)) throw new SandboxError(`The egress socket name ${JSON.stringify(socket)} cannot be bridged (AGENT_SANDBOX=bwrap).`);
     const address = procNetAddress(host, port);
-    lines.push(`socat TCP-LISTEN:${port},bind=${address.ip},fork,reuseaddr UNIX-CONNECT:${EGRESS_DIR}/${socket} </dev/null ${READY_FD}>&- &`, `bridges="$bridges $!"`, `listening $! ${address.hex} ${address.ip}:${port}`);
-  }
+    lines.push(`socat TCP-LISTEN:${port},bind=${address.ip},fork,reuseaddr UNIX-CONNECT:${EGRESS_DIR}/${socket} </dev/null ${READY_FD}>&- &`, `bridge${i}=$!`, `bridges="$bridges $!"`);
+    waits.push(`listening $bridge${i} ${address.hex} ${address.ip}:${port}`);
+  });
+  lines.push(...waits);
   lines.push(`printf . >&${READY_FD}`, `exec ${READY_FD}>&-`);
   return { prelude: lines.join("\n"), epilogue: bridges.length > 0 ? "kill $bridges 2>/dev/null" : undefined };
 }

@@ -372,7 +372,7 @@ async function main(): Promise<number> {
 /** Reply → agent started with the sandbox off and on, side by side (scenarios/sandboxCost.ts). */
 async function printSandboxCost(dir: string, sizes: Sizes): Promise<number> {
   const replies = Math.min(sizes.replies, 150);
-  console.error(`the sandbox: reply → agent started with AGENT_SANDBOX=none, then bwrap, ${replies} replies at ${sizes.rate}/s each`);
+  console.error(`the sandbox: reply → agent started with AGENT_SANDBOX=none and bwrap side by side, in alternating blocks, ${replies} replies at ${sizes.rate}/s each`);
   const r = await measureSandboxCost({ dir: join(dir, "sandbox"), replies, rate: sizes.rate, agentConcurrency: sizes.agentConcurrency, log: (line) => console.error(line) });
   const row = (name: string, d: Distribution) => [name, fmt(d.p50), fmt(d.p90), fmt(d.p99), String(d.n)];
   console.log(`\n### Reply → agent started, sandbox off and on (${r.replies} replies at ${r.ratePerSecond}/s each)\n`);

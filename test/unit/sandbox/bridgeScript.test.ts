@@ -11,10 +11,12 @@ describe("bridgeScript", () => {
     const { prelude: script, epilogue } = bridgeScript({ dir: "/d", proxySocket: "proxy.sock", passThrough: [{ host: "127.0.0.1", port: 4000, socket: "api.sock" }] });
     expect(epilogue).toBe("kill $bridges 2>/dev/null");
     expect(script).toContain(`socat TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:/run/escalation/proxy.sock`);
-    expect(script).toContain("listening $! 0100007F:0C38 127.0.0.1:3128");
+    expect(script).toContain("listening $bridge0 0100007F:0C38 127.0.0.1:3128");
     expect(script).toContain("UNIX-CONNECT:/run/escalation/api.sock");
-    expect(script).toContain("listening $! 0100007F:0FA0 127.0.0.1:4000");
-    expect(script.indexOf("printf .")).toBeGreaterThan(script.lastIndexOf("listening $!"));
+    expect(script).toContain("listening $bridge1 0100007F:0FA0 127.0.0.1:4000");
+    // Both start before either is waited for, so their start-ups overlap.
+    expect(script.lastIndexOf("socat ")).toBeLessThan(script.indexOf("listening $bridge0"));
+    expect(script.indexOf("printf .")).toBeGreaterThan(script.lastIndexOf("listening $bridge"));
     expect(script).not.toMatch(/\bsleep\b/);
   });
 
