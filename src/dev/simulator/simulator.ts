@@ -266,6 +266,12 @@ export class GitHubSimulator {
     return this.commentSnapshot(this.ops.updateComment(ctx, target, commentId, body));
   }
 
+  /** Edits the issue's body as `editor` (its author or a person with triage access), with its `issues.edited` webhook. */
+  editIssueBody(repo: string, number: number, editor: string, body: string): void {
+    const { target, ctx } = this.asPerson(repo, editor);
+    this.ops.updateIssue(ctx, target, number, { body });
+  }
+
   /** Deletes version `version` (0: as created) from the comment's edit history as `actor` (no webhook, as on GitHub). */
   deleteRevision(repo: string, commentId: number, actor: string, version: number): void {
     const { target, ctx } = this.asPerson(repo, actor);
