@@ -246,9 +246,15 @@ export class Operations {
   deleteRevision(ctx: OpContext, repo: Repo, commentId: number, version: number): void {
     const comment = this.getComment(ctx.actor, repo, commentId);
     this.requireCommentOwnership(ctx.actor, comment);
-    const edit = comment.edits[version];
-    if (!edit || edit === comment.edits.at(-1)) throw validationFailed("Comment", "invalid", "revision");
-    edit.deleted = { by: actingAccount(ctx.actor), at: isoNow() };
+    deleteVersion(comment.edits, version, actingAccount(ctx.actor));
+  }
+
+  /** The same for an issue's body, as its author or anyone who may edit it. */
+  deleteIssueRevision(ctx: OpContext, repo: Repo, number: number, version: number): void {
+    const issue = this.getIssue(ctx.actor, repo, number);
+    requireIssuesAccess(ctx.actor, "write");
+    if (!(ctx.actor.kind === "user" && ctx.actor.account === issue.author)) requireRole(ctx.actor, repo, "triage");
+    deleteVersion(issue.edits, version, actingAccount(ctx.actor));
   }
 
   deleteComment(ctx: OpContext, repo: Repo, commentId: number): void {
@@ -476,4 +482,11 @@ function labelList(value: unknown): string[] {
 function recordEdit(edited: { author: Account; createdAt: string; edits: ContentEdit[] }, from: string, to: string, editor: Account, at: string): void {
   if (edited.edits.length === 0) edited.edits.push({ editor: edited.author, editedAt: edited.createdAt, body: from });
   edited.edits.push({ editor, editedAt: at, body: to });
+}
+
+/** Marks a saved version deleted from an edit history: its text is gone, who and when stay; the current one cannot be. */
+function deleteVersion(edits: ContentEdit[], version: number, by: Account): void {
+  const edit = edits[version];
+  if (!edit || edit === edits.at(-1)) throw validationFailed("Comment", "invalid", "revision");
+  edit.deleted = { by, at: isoNow() };
 }

@@ -278,6 +278,12 @@ export class GitHubSimulator {
     this.ops.deleteRevision(ctx, target, commentId, version);
   }
 
+  /** Deletes version `version` (0: as created) from the issue body's edit history as `actor` (no webhook, as on GitHub). */
+  deleteIssueRevision(repo: string, number: number, actor: string, version: number): void {
+    const { target, ctx } = this.asPerson(repo, actor);
+    this.ops.deleteIssueRevision(ctx, target, number, version);
+  }
+
   deleteComment(repo: string, commentId: number, author: string): void {
     const { target, ctx } = this.asPerson(repo, author);
     this.ops.deleteComment(ctx, target, commentId);

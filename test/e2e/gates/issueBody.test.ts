@@ -53,6 +53,25 @@ describe("gates: the issue's body changed by someone else", () => {
     expect(round3).not.toContain("changed this description");
   });
 
+  it("the bot edits the body while the app is down, deletes the author's version from its history, and Redis is wiped: the task leaves the body out and says why", async () => {
+    g = await Gates.start("ask-every");
+    const { issue } = await g.asked("Body kept");
+    await g.loop.restart({
+      whileDown: async () => {
+        expect(await g!.asTheApp("PATCH", issuePath(issue), { body: FORGED })).toBe(200);
+        g!.sim.deleteIssueRevision(REPO, issue, "admin", 0);
+        await g!.loop.wipeRedis();
+      },
+    });
+    const bot = g.sim.botLogin.replace(/\[bot\]$/, "");
+    expect(await waitFor("the issue rebuilt", async () => (await recordOf(g!, issue))?.bodyEdit)).toEqual({ editor: bot });
+    g.comment(issue, "maintainer", "Postgres");
+    const round1 = (await g.run(issue, 1)).task;
+    expect(round1).toContain(`The description was left out: @${bot} changed it on GitHub, and @maintainer's own version could not be found.`);
+    expect(round1).not.toContain("FORGED-BODY");
+    expect(round1).toContain("Postgres");
+  });
+
   it("an admin edits the author's body: the task keeps the author's words and names the admin", async () => {
     g = await Gates.start("ask-every");
     const { issue } = await g.asked("Body kept");
