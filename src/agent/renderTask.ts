@@ -11,8 +11,12 @@ import { cleanHumanText, stripHiddenCharacters } from "../protocol/humanText.js"
 export interface TaskInput {
   repo: string;
   round: number;
-  /** `author` is the login that opened the issue, when known. */
-  issue: { number: number; title: string; body: string; url: string; author?: string };
+  /**
+   * `author` is the login that opened the issue, when known. `bodyChangedBy`: the body GitHub shows
+   * was last changed by `editor`, not its author; `body` is then the author's own last version
+   * (`kept`) or, when that is unknown, left out (src/loop/issueBody.ts).
+   */
+  issue: { number: number; title: string; body: string; url: string; author?: string; bodyChangedBy?: { editor: string; kept: boolean } };
   gates: readonly Gate[];
   notes?: readonly HumanNote[];
   /** The checkout the agent works in (src/workspace/), when the workspace is on. */
@@ -94,7 +98,16 @@ const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString().replace
 export function taskView(input: TaskInput): Record<string, unknown> {
   // What a person sees on the rendered issue: hidden content never reaches the agent.
   const body = cleanHumanText(input.issue.body).text || "(no description)";
-  const audit: AuditEntry[] = [auditOf("the issue's description", input.issue.author ?? "unknown", input.issue.url, body)];
+  const author = input.issue.author ?? "unknown";
+  const changed = input.issue.bodyChangedBy;
+  // Another account's text is never quoted as the author's: without the author's own version, none is.
+  const leftOut = changed !== undefined && !changed.kept;
+  const audit: AuditEntry[] = leftOut ? [] : [auditOf("the issue's description", author, input.issue.url, body)];
+  const bodyNote = !changed
+    ? undefined
+    : changed.kept
+      ? `@${changed.editor} changed this description on GitHub; above is @${author}'s own last version, the one that counts.`
+      : `The description was left out: @${changed.editor} changed it on GitHub, and @${author}'s own version could not be found. Ask on the issue if you need it.`;
   const gates = input.gates
     // A superseded question is left out, unless a human answered it anyway (README, "Stale questions").
     .filter((gate) => gate.state !== "superseded" || gate.answers.length > 0)
@@ -151,7 +164,7 @@ export function taskView(input: TaskInput): Record<string, unknown> {
     hasNotes: notes.length > 0,
     notes,
     // The title is plain text on GitHub; only characters nobody sees (and line breaks) are removed.
-    issue: { ...input.issue, title: stripHiddenCharacters(input.issue.title.replace(/[\r\n]+/g, " ")).text, quotedBody: quote(body) },
+    issue: { ...input.issue, title: stripHiddenCharacters(input.issue.title.replace(/[\r\n]+/g, " ")).text, quotedBody: leftOut ? "" : quote(body), bodyNote },
     hasHistory: gates.length > 0,
     gates,
     audit,

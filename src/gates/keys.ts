@@ -34,8 +34,10 @@ export class Keys {
   }
   /**
    * Hash: what we know of an issue (installation, title, body, open gate, rounds, status comment,
-   * `statusRendered`, `feedbackSeq` (the write order's counter), and `awaitingLabel`: "on"/"off"
-   * as the app last put the label on or took it off).
+   * `statusRendered`, `feedbackSeq` (the write order's counter), `awaitingLabel`: "on"/"off"
+   * as the app last put the label on or took it off, and, while the body GitHub shows was last
+   * changed by someone other than its author, `bodyEditor` and `authorBody`: the author's own last
+   * body, absent when unknown).
    */
   issue(ref: IssueKeyRef): string {
     return `${this.prefix}:issue:${ref.repo.toLowerCase()}#${ref.issue}`;

@@ -395,3 +395,20 @@ local seq = redis.call('HINCRBY', KEYS[1], 'feedbackSeq', 1)
 redis.call('ZADD', KEYS[2], 'NX', seq, ARGV[1])
 return seq
 `;
+
+/**
+ * KEYS: issue. ARGV: body as GitHub shows it now, "foreign" or "author", editor, previous body.
+ * An edit of the issue's body: by its author, their words again (the kept version is dropped); by
+ * anyone else, the author's own last body is kept — the previous one, unless that was already
+ * someone else's (then whatever was kept stays, or none).
+ */
+export const BODY_EDITED = `
+redis.call('HSET', KEYS[1], 'body', ARGV[1])
+if ARGV[2] == 'foreign' then
+  if redis.call('HEXISTS', KEYS[1], 'bodyEditor') == 0 then redis.call('HSET', KEYS[1], 'authorBody', ARGV[4]) end
+  redis.call('HSET', KEYS[1], 'bodyEditor', ARGV[3])
+else
+  redis.call('HDEL', KEYS[1], 'bodyEditor', 'authorBody')
+end
+return 1
+`;

@@ -2,8 +2,8 @@ import type { Redis } from "ioredis";
 import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
 import type { Vote } from "../protocol/approval.js";
-import { ALLOCATE_ROUND, BEGIN_ROUND, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS, REVISE_NOTE, KEEP_DELETED_NOTE, ROUND_CONTEXT, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
-import type { Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming, Withdrawal } from "./types.js";
+import { ALLOCATE_ROUND, BEGIN_ROUND, BODY_EDITED, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS, REVISE_NOTE, KEEP_DELETED_NOTE, ROUND_CONTEXT, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
+import type { BodyEdit, Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming, Withdrawal } from "./types.js";
 
 /** `reopened`: how often a withdrawn answer opened the gate again (part of its resume's job id). */
 export type RecordResult =
@@ -95,6 +95,7 @@ type ScriptedRedis = Redis & {
   escPausedInstallations(...args: (string | number)[]): Promise<string[]>;
   escRaiseNextRound(...args: (string | number)[]): Promise<number>;
   escEnqueueFeedback(...args: (string | number)[]): Promise<number>;
+  escBodyEdited(...args: (string | number)[]): Promise<number>;
 };
 
 /** The write budget's windows and limits (see src/github/writeBudget.ts). */
@@ -143,13 +144,18 @@ export class GateStore {
       redis.defineCommand("escPausedInstallations", { numberOfKeys: 1, lua: PAUSED_INSTALLATIONS });
       redis.defineCommand("escRaiseNextRound", { numberOfKeys: 1, lua: RAISE_NEXT_ROUND });
       redis.defineCommand("escEnqueueFeedback", { numberOfKeys: 2, lua: ENQUEUE_FEEDBACK });
+      redis.defineCommand("escBodyEdited", { numberOfKeys: 1, lua: BODY_EDITED });
     }
     this.#redis = scripted;
   }
 
-  /** Remembers the issue's installation, title and body so a spawn needs no GitHub read. */
-  async upsertIssue(record: Omit<IssueRecord, "nextRound" | "openGate" | "statusCommentId" | "state"> & { state?: string }): Promise<void> {
-    await this.#redis.hset(this.keys.issue(record), {
+  /**
+   * Remembers the issue's installation, title and body so a spawn needs no GitHub read. Who last
+   * changed the body is kept as it was, unless `bodyEdit` says (null: its author), in the same write.
+   */
+  async upsertIssue(record: Omit<IssueRecord, "nextRound" | "openGate" | "statusCommentId" | "state" | "bodyEdit"> & { state?: string; bodyEdit?: BodyEdit | null }): Promise<void> {
+    const key = this.keys.issue(record);
+    const write = this.#redis.multi().hset(key, {
       assignees: record.assignees.join(","),
       ...(record.state ? { state: record.state } : {}),
       repo: record.repo,
@@ -160,6 +166,16 @@ export class GateStore {
       url: record.url,
       ...(record.author ? { author: record.author } : {}),
     });
+    if (record.bodyEdit === null) write.hdel(key, "bodyEditor", "authorBody");
+    if (record.bodyEdit) write.hset(key, "bodyEditor", record.bodyEdit.editor);
+    if (record.bodyEdit?.authorBody !== undefined) write.hset(key, "authorBody", record.bodyEdit.authorBody);
+    else if (record.bodyEdit) write.hdel(key, "authorBody");
+    await write.exec();
+  }
+
+  /** An edit of the issue's body (`issues.edited`), by its author or by `editor`, another account (src/loop/issueBody.ts). */
+  async issueBodyEdited(ref: IssueKeyRef, edit: { body: string; byAuthor: boolean; editor: string; previous: string }): Promise<void> {
+    await this.#redis.escBodyEdited(this.keys.issue(ref), edit.body, edit.byAuthor ? "author" : "foreign", edit.editor, edit.previous);
   }
 
   async getIssue(ref: IssueKeyRef): Promise<IssueRecord | undefined> {
@@ -639,6 +655,7 @@ function toIssue(h: Record<string, string>): IssueRecord | undefined {
     body: h.body ?? "",
     url: h.url ?? "",
     ...(h.author ? { author: h.author } : {}),
+    ...(h.bodyEditor ? { bodyEdit: { editor: h.bodyEditor, ...(h.authorBody !== undefined ? { authorBody: h.authorBody } : {}) } } : {}),
     assignees: h.assignees ? h.assignees.split(",") : [],
     state: h.state ?? "open",
     openGate: h.openGate || undefined,

@@ -110,6 +110,15 @@ export interface HumanNote {
   deletedBy?: string;
 }
 
+/**
+ * The issue's body was last changed by `editor`, not by its author: `authorBody` is the author's own
+ * last version, absent when the app could not learn it (README, "Changed by someone else").
+ */
+export interface BodyEdit {
+  editor: string;
+  authorBody?: string;
+}
+
 export interface IssueRecord {
   repo: string;
   issue: number;
@@ -119,6 +128,8 @@ export interface IssueRecord {
   url: string;
   /** Who opened the issue (wrote its body), when known. */
   author?: string;
+  /** Set while the body GitHub shows was last changed by someone other than its author. */
+  bodyEdit?: BodyEdit;
   assignees: string[];
   /** GitHub's issue state ("open" or "closed") as last seen. */
   state: string;

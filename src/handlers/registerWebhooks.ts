@@ -18,6 +18,7 @@ export function registerWebhooks(app: Probot, services: Services): void {
       "issues.labeled",
       "issues.unlabeled",
       "issues.closed",
+      "issues.edited",
       "pull_request.labeled",
       "pull_request.closed",
       "pull_request.synchronize",

@@ -23,6 +23,7 @@ const IssueFields = {
   assignees: z.array(z.object({ login: z.string() }).nullable()).nullable().optional(),
   labels: z.array(z.union([z.object({ name: z.string() }), z.string()])).nullable().optional(),
   user: z.object({ login: z.string() }).nullable().optional(),
+  node_id: z.string().optional(),
 };
 const Delivered = {
   installation: z.object({ id: z.number() }).optional(),
@@ -37,6 +38,8 @@ const Payload = z.object({
     .object({ id: z.number(), body: z.string().nullable().optional(), html_url: z.string(), created_at: z.string(), user: User.nullable() })
     .optional(),
   label: z.object({ name: z.string() }).optional(),
+  /** On `issues.edited`: what the title or body said before. */
+  changes: z.object({ body: z.object({ from: z.string() }).optional() }).optional(),
 });
 
 /** The `pull_request` events: the pull request stands in for its issue (they share the number). */
@@ -76,6 +79,7 @@ function issueOf(issue: z.infer<z.ZodObject<typeof IssueFields>>, isPullRequest:
     body: issue.body ?? "",
     url: issue.html_url,
     ...(issue.user ? { author: issue.user.login } : {}),
+    ...(issue.node_id ? { nodeId: issue.node_id } : {}),
     ...(issue.state !== undefined ? { state: issue.state } : {}),
     isPullRequest,
     assignees: (issue.assignees ?? []).flatMap((a) => (a ? [a.login] : [])).slice(0, 10),
@@ -202,6 +206,8 @@ function fromIssue(name: string, payload: unknown, deliveryId: string, receivedA
     return isBot(common.sender) ? { kind: "unlabeled", label: p.label.name, ...common } : undefined;
   }
   if (name === "issues" && p.action === "closed") return { kind: "closed", ...common };
+  // Anyone's edit, bots' included: whether the body stays its author's words is the loop's decision.
+  if (name === "issues" && p.action === "edited") return { kind: "edited", ...common, ...(p.changes?.body ? { previousBody: p.changes.body.from } : {}) };
   return undefined;
 }
 

@@ -12,6 +12,11 @@ export function changedByAnother(event: Pick<CommentEvent, "sender" | "comment">
   return event.sender.login.toLowerCase() !== event.comment.author.login.toLowerCase();
 }
 
+/** The status line saying another account changed a human's words and the app keeps that human's own. */
+export function wordsKept(by: string, changed: string, author: string): string {
+  return `⚠️ @${by} ${changed} of @${author}; the app keeps @${author}'s own words. Only @${author} can change it.`;
+}
+
 /** What a human's comment decided that another account's edit or deletion must not change. */
 type Decided = "answer" | "vote" | "note";
 
@@ -37,7 +42,7 @@ export async function foreignChange(services: Services, event: CommentEvent): Pr
   if (event.action === "deleted" && what === "note") await services.store.keepDeletedNote({ repo: event.repo, issue: event.issue.number }, event.comment.url, by);
   // Once per comment and kind of change: repeated edits cannot flood the status comment.
   if (await services.store.firstTime(`foreign-${verb}:${event.repo.toLowerCase()}#${event.issue.number}:${event.comment.id}`)) {
-    await sendFeedback(services, targetOf(event), [], `⚠️ @${by} ${verb} the ${what} of @${author}; the app keeps @${author}'s own words. Only @${author} can change it.`);
+    await sendFeedback(services, targetOf(event), [], wordsKept(by, `${verb} the ${what}`, author));
   }
   return `kept: ${what} ${verb} by @${by}, not by its author`;
 }

@@ -15,6 +15,7 @@ import { commentDeleted, commentEdited } from "./commentChanges.js";
 import { dispatch } from "./dispatch.js";
 import { changedByAnother, foreignChange } from "./foreignChanges.js";
 import { sendFeedback, targetOf } from "./feedback.js";
+import { issueEdited } from "./issueBody.js";
 import { openGate } from "./openGate.js";
 import { labelTakenOff } from "./labelTakenOff.js";
 import { answerSuperseded, commitsPushed, questionEdited } from "./staleQuestions.js";
@@ -23,6 +24,8 @@ import { reconcileIssue, type IssueSnapshot } from "../reconcile/reconcileIssue.
 /** Processes one recorded webhook event. Returns a short outcome for logs and tests. */
 export async function handleInbound(services: Services, event: InboundEvent): Promise<string> {
   const ref = { repo: event.repo, issue: event.issue.number };
+  // Whose words an edited body is, recorded before the payload's body is stored.
+  const edited = event.kind === "edited" ? await issueEdited(services, event) : undefined;
   await services.store.upsertIssue({
     ...ref,
     installationId: event.installationId,
@@ -38,6 +41,8 @@ export async function handleInbound(services: Services, event: InboundEvent): Pr
   switch (event.kind) {
     case "closed":
       return closeIssue(services, event, settings);
+    case "edited":
+      return edited ?? "ignored: not an edit";
     case "labeled":
       if (event.label.toLowerCase() !== settings.labels.dispatch.toLowerCase()) return "ignored: other label";
       if (!(await maySteer(services, event, event.sender.login, event.sender.type, settings))) return "ignored: sender may not dispatch";
@@ -180,6 +185,8 @@ function snapshotOf(event: InboundEvent): IssueSnapshot {
     title: event.issue.title,
     body: event.issue.body,
     html_url: event.issue.url,
+    ...(event.issue.author ? { user: { login: event.issue.author } } : {}),
+    ...(event.issue.nodeId ? { node_id: event.issue.nodeId } : {}),
     // Comment deliveries (the only ones that rebuild) always carry the issue's state.
     state: event.issue.state ?? "open",
     pull_request: event.issue.isPullRequest ? {} : undefined,

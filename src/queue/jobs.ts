@@ -11,6 +11,8 @@ const IssueFields = z.object({
   url: z.string().max(2048),
   /** Who opened the issue (wrote its body). */
   author: z.string().max(100).optional(),
+  /** GitHub's GraphQL id of the issue: a rebuild reads who last edited its body by it. */
+  nodeId: z.string().max(200).optional(),
   /** GitHub leaves it out of some payloads (`issues.labeled`): then the state last seen stands. */
   state: z.string().max(20).optional(),
   isPullRequest: z.boolean(),
@@ -62,12 +64,15 @@ export const InboundEventSchema = z.discriminatedUnion("kind", [
   /** A label taken off by a bot (which may be the agent, acting as the App's bot). */
   z.object({ kind: z.literal("unlabeled"), label: z.string().max(100), ...Common }),
   z.object({ kind: z.literal("closed"), ...Common }),
+  /** The issue's title or body was edited (`issues.edited`); `previousBody` only when its body changed. */
+  z.object({ kind: z.literal("edited"), ...Common, previousBody: z.string().max(65_536).optional() }),
   /** New commits on a pull request (`pull_request.synchronize`): its open question may be stale. */
   z.object({ kind: z.literal("pushed"), ...Common, headSha: z.string().regex(/^[0-9a-f]{7,64}$/), pushedAt: z.number() }),
 ]);
 export type InboundEvent = z.infer<typeof InboundEventSchema>;
 export type CommentEvent = Extract<InboundEvent, { kind: "comment" }>;
 export type PushedEvent = Extract<InboundEvent, { kind: "pushed" }>;
+export type IssueEditedEvent = Extract<InboundEvent, { kind: "edited" }>;
 
 export const SpawnJobSchema = z.object({
   installationId: z.number().int().positive(),

@@ -1,3 +1,4 @@
+import type { BodyEdit } from "../gates/types.js";
 import { sendFeedback, type IssueTarget } from "../loop/feedback.js";
 import type { Services } from "../services.js";
 import { authorsText, readEditHistories, type GraphqlPort } from "./editHistory.js";
@@ -41,4 +42,17 @@ export async function withAuthorsWords(
     }
   }
   return replies.map((r) => (words.has(r.id) ? { ...r, body: words.get(r.id) } : r));
+}
+
+/**
+ * Whose words an issue's body is, read from its edit history as a reply's are (an issue is a
+ * `Comment` to GitHub's GraphQL API): null when its author's, as shown; else who changed it last and
+ * the author's own last version when the history holds it. Undefined when GitHub no longer has it.
+ */
+export async function issueBodyEdit(graphql: GraphqlPort, nodeId: string): Promise<BodyEdit | null | undefined> {
+  const history = (await readEditHistories(graphql, [nodeId])).get(nodeId);
+  if (!history) return undefined;
+  const text = authorsText(history);
+  if (text.kind === "as-shown") return null;
+  return text.kind === "own-version" ? { editor: text.editor, authorBody: text.text } : { editor: text.editor };
 }

@@ -2,9 +2,10 @@ import { z } from "zod";
 import { ProtocolError, describeIssues } from "../errors.js";
 
 /**
- * Who last edited a comment and what it said before, from GitHub's GraphQL API: the REST body of a
- * human's reply may be someone else's edit (the agent's token acts as the App's bot and may edit any
- * comment), and a rebuild must not take it for the human's words.
+ * Who last edited a comment or an issue's body and what it said before, from GitHub's GraphQL API
+ * (an Issue is a `Comment` there too): the REST body of a human's reply or issue may be someone
+ * else's edit (the agent's token acts as the App's bot and may edit any comment and issue), and a
+ * rebuild must not take it for the human's words.
  */
 
 /** Edits read per comment: enough for any reply's history; a longer one is not guessed at. */

@@ -16,7 +16,7 @@ import { inWrittenOrder, reviewReplies, type ReplySnapshot } from "./reviewRepli
 import { goneReplies, issueCommentIdOf, withoutDeletedComments } from "./deletedComments.js";
 import { ignoredState, reportIgnoredState } from "./ignoredState.js";
 import { readStatusRecord } from "./statusRecord.js";
-import { withAuthorsWords } from "./authorsWords.js";
+import { issueBodyEdit, withAuthorsWords } from "./authorsWords.js";
 import { graphqlPort } from "./editHistory.js";
 import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "./timeline.js";
 
@@ -30,6 +30,8 @@ export interface IssueSnapshot {
   pull_request?: unknown;
   assignees?: Array<{ login: string }> | null;
   user?: { login: string } | null;
+  /** GitHub's GraphQL id: who last edited the body is read by it. */
+  node_id?: string;
   /** As the REST API lists them; an ask reopened here is not labelled again when the issue has the label. */
   labels?: Array<string | { name?: string }>;
 }
@@ -74,7 +76,10 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     },
     receivedAt: Date.now(),
   };
-  await services.store.upsertIssue({ ...ref, installationId, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state });
+  // The body as its author wrote it: the REST body may be another account's edit (README, "Changed by someone else").
+  const bodyEdit = issue.node_id && issue.body ? await issueBodyEdit(graphqlPort(octokit), issue.node_id) : undefined;
+  if (bodyEdit) services.log.warn({ ...ref, author: issue.user?.login, editor: bodyEdit.editor, kept: bodyEdit.authorBody !== undefined }, "the issue's body was last edited by someone other than its author");
+  await services.store.upsertIssue({ ...ref, installationId, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state, bodyEdit });
 
   // The app's own state counts only where its signature verifies (README, "Signed state"); the rest is
   // reported once and the issue rebuilt from its questions and replies instead.

@@ -24,6 +24,7 @@ import { tokenForms } from "../workspace/gitCredentials.js";
 import type { PreparedWorkspace } from "../workspace/prepareWorkspace.js";
 import { askedSince, deliverPullRequest, deliveryLine } from "../workspace/pullRequest.js";
 import { openRoundWorkspace, savedLine, type RoundWorkspace } from "../workspace/roundWorkspace.js";
+import { bodyForTask } from "../loop/issueBody.js";
 import { alreadyRan, finishRound, issueFromGitHub, overtaken, redisSettled, type SpawnContext } from "./roundGuards.js";
 
 export type { SpawnContext } from "./roundGuards.js";
@@ -105,7 +106,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const task = renderTask(template, {
     repo: data.repo,
     round,
-    issue: { number: data.issue, title: issue?.title ?? "", body: issue?.body ?? "", url: issue?.url ?? "", author: issue?.author },
+    issue: { number: data.issue, title: issue.title, url: issue.url, author: issue.author, ...bodyForTask(issue) },
     gates: history,
     notes,
     ...(prepared ? { workspace: { branch: prepared.branch, base: prepared.base, divertedTo: prepared.divertedTo, pullRequest: settings.workspace.pullRequest } } : {}),

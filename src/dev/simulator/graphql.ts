@@ -8,8 +8,8 @@ import { parseNodeId } from "./payloads.js";
 import type { Account, Comment, SimState } from "./state.js";
 
 /**
- * GitHub's GraphQL endpoint for what the app reads through it: comments by node id with their
- * author, last editor and edit history. Every query is validated against GitHub's published schema
+ * GitHub's GraphQL endpoint for what the app reads through it: comments and issues by node id with
+ * their author, last editor and edit history. Every query is validated against GitHub's published schema
  * (@octokit/graphql-schema), so the app cannot ask for a field or argument GitHub lacks; it is then
  * executed against that schema, answered from the simulator's state.
  */
@@ -62,7 +62,7 @@ export function answerGraphql(state: SimState, actor: Actor, body: unknown): { d
   const rootValue = {
     nodes: ({ ids }: { ids: string[] }) =>
       ids.map((id, index) => {
-        const node = commentNode(state, actor, id);
+        const node = commentNode(state, actor, id) ?? issueNode(state, actor, id);
         if (!node) missing.push({ type: "NOT_FOUND", path: ["nodes", index], message: `Could not resolve to a node with the global id of '${id}'` });
         return node;
       }),
@@ -100,8 +100,38 @@ function commentNode(state: SimState, actor: Actor, id: string): Record<string, 
   };
 }
 
-/** Newest first, as GitHub lists a comment's edit history. */
-function editsConnection(comment: Comment, args: { first?: number; last?: number }) {
+/** An issue the actor may read (an Issue is a `Comment` too: its body's author, last editor and edit history). */
+function issueNode(state: SimState, actor: Actor, id: string): Record<string, unknown> | null {
+  const named = parseNodeId(id);
+  if (named?.type !== "Issue") return null;
+  const issue = state.issueById(named.id);
+  if (!issue || issue.pullRequest) return null;
+  try {
+    requireVisible(actor, issue.repo);
+    requireIssuesAccess(actor, "read");
+  } catch {
+    return null;
+  }
+  const last = issue.edits.at(-1);
+  return {
+    __typename: "Issue",
+    id,
+    databaseId: issue.id,
+    number: issue.number,
+    title: issue.title,
+    body: issue.body ?? "",
+    createdAt: issue.createdAt,
+    updatedAt: issue.updatedAt,
+    author: actorNode(issue.author),
+    editor: last ? actorNode(last.editor) : null,
+    lastEditedAt: last?.editedAt ?? null,
+    includesCreatedEdit: issue.edits.length > 0,
+    userContentEdits: (args: { first?: number; last?: number }) => editsConnection(issue, args),
+  };
+}
+
+/** Newest first, as GitHub lists an edit history. */
+function editsConnection(comment: Pick<Comment, "edits">, args: { first?: number; last?: number }) {
   const all = [...comment.edits].reverse();
   const nodes = args.first !== undefined ? all.slice(0, args.first) : args.last !== undefined ? all.slice(-args.last) : all;
   return {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { hasRole, requireIssuesAccess, requirePullRequestsAccess, requireRole, requireVisible, type Actor } from "./access.js";
 import { ApiError, notFound, validationFailed } from "./errors.js";
 import { REACTION_CONTENTS, type Json, type Payloads } from "./payloads.js";
-import { isoNow, type Account, type Comment, type Issue, type Label, type PullRequestParts, type Reaction, type Repo, type Review, type ReviewComment, type SimState } from "./state.js";
+import { isoNow, type Account, type Comment, type ContentEdit, type Issue, type Label, type PullRequestParts, type Reaction, type Repo, type Review, type ReviewComment, type SimState } from "./state.js";
 import type { ReactionContent } from "./types.js";
 
 /**
@@ -80,6 +80,7 @@ export class Operations {
       assignees,
       comments: [],
       events: [],
+      edits: [],
       createdAt: now,
       updatedAt: now,
       closedAt: null,
@@ -184,9 +185,11 @@ export class Operations {
     if (title !== undefined && title !== issue.title) edited.title = { from: issue.title };
     if (body !== undefined && body !== issue.body) edited.body = { from: issue.body ?? "" };
     if (Object.keys(edited).length > 0) {
+      const now = isoNow();
+      if (edited.body) recordEdit(issue, issue.body ?? "", body ?? "", actingAccount(ctx.actor), now);
       issue.title = title ?? issue.title;
       issue.body = body === undefined ? issue.body : body;
-      issue.updatedAt = isoNow();
+      issue.updatedAt = now;
       this.fireIssue(ctx, issue, "edited", { changes: edited });
     }
     if (labels !== undefined) this.replaceLabels(ctx, issue, labels);
@@ -228,9 +231,7 @@ export class Operations {
     const text = commentBody(body);
     const from = comment.body;
     const now = isoNow();
-    // GitHub's history starts at the first edit, with the text as created by its author.
-    if (comment.edits.length === 0) comment.edits.push({ editor: comment.author, editedAt: comment.createdAt, body: from });
-    comment.edits.push({ editor: actingAccount(ctx.actor), editedAt: now, body: text });
+    recordEdit(comment, from, text, actingAccount(ctx.actor), now);
     comment.body = text;
     comment.updatedAt = now;
     this.fireComment(ctx, this.issueOf(comment), comment, "edited", { changes: { body: { from } } });
@@ -245,9 +246,15 @@ export class Operations {
   deleteRevision(ctx: OpContext, repo: Repo, commentId: number, version: number): void {
     const comment = this.getComment(ctx.actor, repo, commentId);
     this.requireCommentOwnership(ctx.actor, comment);
-    const edit = comment.edits[version];
-    if (!edit || edit === comment.edits.at(-1)) throw validationFailed("Comment", "invalid", "revision");
-    edit.deleted = { by: actingAccount(ctx.actor), at: isoNow() };
+    deleteVersion(comment.edits, version, actingAccount(ctx.actor));
+  }
+
+  /** The same for an issue's body, as its author or anyone who may edit it. */
+  deleteIssueRevision(ctx: OpContext, repo: Repo, number: number, version: number): void {
+    const issue = this.getIssue(ctx.actor, repo, number);
+    requireIssuesAccess(ctx.actor, "write");
+    if (!(ctx.actor.kind === "user" && ctx.actor.account === issue.author)) requireRole(ctx.actor, repo, "triage");
+    deleteVersion(issue.edits, version, actingAccount(ctx.actor));
   }
 
   deleteComment(ctx: OpContext, repo: Repo, commentId: number): void {
@@ -469,4 +476,17 @@ function labelList(value: unknown): string[] {
     if (typeof name !== "string" || name.trim() === "") throw validationFailed("Label", "invalid", "name");
     return name;
   });
+}
+
+/** GitHub's edit history of a comment or an issue's body starts at the first edit, with the text as created by its author. */
+function recordEdit(edited: { author: Account; createdAt: string; edits: ContentEdit[] }, from: string, to: string, editor: Account, at: string): void {
+  if (edited.edits.length === 0) edited.edits.push({ editor: edited.author, editedAt: edited.createdAt, body: from });
+  edited.edits.push({ editor, editedAt: at, body: to });
+}
+
+/** Marks a saved version deleted from an edit history: its text is gone, who and when stay; the current one cannot be. */
+function deleteVersion(edits: ContentEdit[], version: number, by: Account): void {
+  const edit = edits[version];
+  if (!edit || edit === edits.at(-1)) throw validationFailed("Comment", "invalid", "revision");
+  edit.deleted = { by, at: isoNow() };
 }

@@ -266,10 +266,22 @@ export class GitHubSimulator {
     return this.commentSnapshot(this.ops.updateComment(ctx, target, commentId, body));
   }
 
+  /** Edits the issue's body as `editor` (its author or a person with triage access), with its `issues.edited` webhook. */
+  editIssueBody(repo: string, number: number, editor: string, body: string): void {
+    const { target, ctx } = this.asPerson(repo, editor);
+    this.ops.updateIssue(ctx, target, number, { body });
+  }
+
   /** Deletes version `version` (0: as created) from the comment's edit history as `actor` (no webhook, as on GitHub). */
   deleteRevision(repo: string, commentId: number, actor: string, version: number): void {
     const { target, ctx } = this.asPerson(repo, actor);
     this.ops.deleteRevision(ctx, target, commentId, version);
+  }
+
+  /** Deletes version `version` (0: as created) from the issue body's edit history as `actor` (no webhook, as on GitHub). */
+  deleteIssueRevision(repo: string, number: number, actor: string, version: number): void {
+    const { target, ctx } = this.asPerson(repo, actor);
+    this.ops.deleteIssueRevision(ctx, target, number, version);
   }
 
   deleteComment(repo: string, commentId: number, author: string): void {

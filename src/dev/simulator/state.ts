@@ -45,7 +45,7 @@ export interface Comment {
   edits: ContentEdit[];
 }
 
-/** One saved version of a comment: who saved it, when, and its text (GraphQL's `diff`), unless deleted from the history. */
+/** One saved version of a comment or an issue's body: who saved it, when, and its text (GraphQL's `diff`), unless deleted from the history. */
 export interface ContentEdit {
   editor: Account;
   editedAt: string;
@@ -78,6 +78,8 @@ export interface Issue {
   assignees: Account[];
   comments: Comment[];
   events: IssueEvent[];
+  /** Its body's edit history, as a comment's (`edits`). */
+  edits: ContentEdit[];
   createdAt: string;
   updatedAt: string;
   closedAt: string | null;
@@ -269,6 +271,12 @@ export class SimState {
   findComment(repo: Repo, id: number): Comment | undefined {
     const comment = this.comments.get(id);
     return comment?.repo === repo ? comment : undefined;
+  }
+
+  /** Any repository's issue or pull request by its id: a GraphQL node id names no repository. */
+  issueById(id: number): Issue | undefined {
+    for (const repo of this.repos.values()) for (const issue of repo.issues.values()) if (issue.id === id) return issue;
+    return undefined;
   }
 
   /** Any repository's comment: a GraphQL node id names no repository. */

@@ -16,19 +16,7 @@ describe("gates: a human's answer changed by someone else", () => {
     g = undefined;
   });
 
-  /** Sends a REST request with an installation token, as an agent holding the App's token would. */
-  async function asTheApp(gates: Gates, method: "PATCH" | "DELETE", path: string, body?: unknown): Promise<number> {
-    const installations = (await (await fetch(`${gates.sim.apiUrl}/app/installations`, { headers: { authorization: `Bearer ${gates.sim.appJwt()}` } })).json()) as Array<{ id: number }>;
-    const issued = await fetch(`${gates.sim.apiUrl}/app/installations/${installations[0]!.id}/access_tokens`, { method: "POST", headers: { authorization: `Bearer ${gates.sim.appJwt()}` } });
-    const { token } = (await issued.json()) as { token: string };
-    const response = await fetch(`${gates.sim.apiUrl}${path}`, {
-      method,
-      headers: { authorization: `token ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return response.status;
-  }
-
+  const asTheApp = (gates: Gates, method: "PATCH" | "DELETE", path: string, body?: unknown) => gates.asTheApp(method, path, body);
   const commentPath = (id: number) => `/repos/${REPO}/issues/comments/${id}`;
   const statusRecord = (gates: Gates, issue: number) => JSON.stringify(parseStatusComment(gates.statusBody(issue), sealFor(WEBHOOK_SECRET, issue)) ?? {});
   const gateOf = (gates: Gates, id: number) => gates.loop.app.services.store.getGate(String(id));

@@ -146,6 +146,20 @@ export class Gates {
     });
   }
 
+  /** Sends a REST request with an installation token, as an agent holding the App's token would; the response's status. */
+  async asTheApp(method: "PATCH" | "DELETE", path: string, body?: unknown): Promise<number> {
+    const sim = this.sim;
+    const installations = (await (await fetch(`${sim.apiUrl}/app/installations`, { headers: { authorization: `Bearer ${sim.appJwt()}` } })).json()) as Array<{ id: number }>;
+    const issued = await fetch(`${sim.apiUrl}/app/installations/${installations[0]!.id}/access_tokens`, { method: "POST", headers: { authorization: `Bearer ${sim.appJwt()}` } });
+    const { token } = (await issued.json()) as { token: string };
+    const response = await fetch(`${sim.apiUrl}${path}`, {
+      method,
+      headers: { authorization: `token ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return response.status;
+  }
+
   /** Opens an issue and dispatches the agent with `/agent`; `mode` goes in the title. */
   dispatch(title: string, opts: { mode?: string; assignees?: string[]; repo?: string } = {}): number {
     const repo = opts.repo ?? REPO;

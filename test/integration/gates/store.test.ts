@@ -68,6 +68,36 @@ describe("GateStore: issues", () => {
     await store.upsertIssue({ repo: REPO, issue: 7, installationId: 100, title: "v2", body: "b2", url: "u", assignees: [] });
     expect(await store.getIssue(ref)).toMatchObject({ title: "v2", body: "b2", installationId: 100, assignees: [], openGate: gate.id, nextRound: 1, statusCommentId: 1234 });
   });
+
+  it("keeps the author's body through another's edits and later upserts, until the author edits it", async () => {
+    const store = await withIssue(freshStore());
+    await store.upsertIssue({ repo: REPO, issue: 7, installationId: 99, title: "t", body: "A1", url: "u", assignees: [] });
+    await store.issueBodyEdited(ref, { body: "X1", byAuthor: false, editor: "escalation[bot]", previous: "A1" });
+    // A second foreign edit keeps the author's version, not the first foreign one.
+    await store.issueBodyEdited(ref, { body: "X2", byAuthor: false, editor: "admin", previous: "X1" });
+    await store.upsertIssue({ repo: REPO, issue: 7, installationId: 99, title: "t", body: "X2", url: "u", assignees: [] });
+    expect(await store.getIssue(ref)).toMatchObject({ body: "X2", bodyEdit: { editor: "admin", authorBody: "A1" } });
+    expect((await store.roundContext(ref)).issue?.bodyEdit).toEqual({ editor: "admin", authorBody: "A1" });
+    await store.issueBodyEdited(ref, { body: "A2", byAuthor: true, editor: "alice", previous: "X2" });
+    const own = await store.getIssue(ref);
+    expect(own?.body).toBe("A2");
+    expect(own).not.toHaveProperty("bodyEdit");
+  });
+
+  it("a rebuild's upsert sets, or clears, who changed the body; one without it leaves it", async () => {
+    const store = await withIssue(freshStore());
+    const rebuilt = { repo: REPO, issue: 7, installationId: 99, title: "t", body: "X", url: "u", assignees: [] };
+    await store.upsertIssue({ ...rebuilt, bodyEdit: { editor: "escalation" } });
+    expect((await store.getIssue(ref))?.bodyEdit).toEqual({ editor: "escalation" });
+    await store.upsertIssue({ ...rebuilt, bodyEdit: { editor: "escalation", authorBody: "" } });
+    expect((await store.getIssue(ref))?.bodyEdit).toEqual({ editor: "escalation", authorBody: "" });
+    await store.upsertIssue(rebuilt);
+    expect((await store.getIssue(ref))?.bodyEdit).toEqual({ editor: "escalation", authorBody: "" });
+    await store.upsertIssue({ ...rebuilt, bodyEdit: { editor: "admin" } });
+    expect((await store.getIssue(ref))?.bodyEdit).toEqual({ editor: "admin" });
+    await store.upsertIssue({ ...rebuilt, bodyEdit: null });
+    expect(await store.getIssue(ref)).not.toHaveProperty("bodyEdit");
+  });
 });
 
 describe("GateStore: opening gates", () => {

@@ -108,6 +108,24 @@ describe("renderTask with the real template", () => {
     expect(task).toContain("> (no description)");
   });
 
+  it("an issue body another account changed: the author's own version quoted, who changed it said", () => {
+    const issue = { number: 7, title: "t", body: "The author's words", url: "u", author: "alice", bodyChangedBy: { editor: "escalation[bot]", kept: true } };
+    const task = renderTask(template, input([], { issue }));
+    const block = section(task, "## The issue", "## How to work");
+    expect(block).toContain("> The author's words");
+    expect(block).toContain("@escalation[bot] changed this description on GitHub; above is @alice's own last version, the one that counts.");
+    expect(section(task, "## Audit of the human text")).toContain("the issue's description");
+  });
+
+  it("an issue body another account changed, its author's version unknown: left out, who changed it said, no audit entry", () => {
+    const issue = { number: 7, title: "t", body: "", url: "u", author: "alice", bodyChangedBy: { editor: "escalation", kept: false } };
+    const task = renderTask(template, input([], { issue }));
+    const block = section(task, "## The issue", "## How to work");
+    expect(block).not.toContain("> (no description)");
+    expect(block).toContain("The description was left out: @escalation changed it on GitHub, and @alice's own version could not be found.");
+    expect(section(task, "## Audit of the human text")).not.toContain("the issue's description");
+  });
+
   it("shows an answered gate: question, options, option chosen, who answered, when, where, quoted text and note", () => {
     const answered = gate({ id: "gate0001", state: "resuming", answers: [humanAnswer()], answeredBy: "alice", answeredAt: T0 + 60_000, answerCommentId: 555 });
     const task = renderTask(template, input([answered]));

@@ -60,6 +60,32 @@ describe("the simulator's GraphQL endpoint", () => {
     expect(second).toMatchObject({ author: { login: "alice" }, editor: null, lastEditedAt: null, userContentEdits: { totalCount: 0, nodes: [] } });
   });
 
+  it("answers an issue's node id with its body's author, last editor and edit history, the PATCH's editor recorded", async () => {
+    sim.addUser("maintainer");
+    sim.setPermission(REPO, "maintainer", "write");
+    const issue = sim.createIssue(REPO, { title: "Add a cache", body: "the author's words", author: "maintainer" });
+    const untouched = sim.createIssue(REPO, { title: "Another", body: "never edited", author: "maintainer" });
+    const patch = await fetch(`${sim.apiUrl}/repos/${REPO}/issues/${issue.number}`, {
+      method: "PATCH",
+      headers: { authorization: `token ${await token()}`, "content-type": "application/json" },
+      body: JSON.stringify({ body: "the bot's words" }),
+    });
+    expect(patch.status).toBe(200);
+    const nodeIdOfIssue = async (n: number) => ((await (await fetch(`${sim.apiUrl}/repos/${REPO}/issues/${n}`, { headers: { authorization: `token ${await token()}` } })).json()) as { node_id: string }).node_id;
+
+    const { status, body } = await graphql(EDIT_HISTORY_QUERY, { ids: [await nodeIdOfIssue(issue.number), await nodeIdOfIssue(untouched.number)] });
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    const [edited, plain] = body.data.nodes;
+    const bot = sim.botLogin.replace(/\[bot\]$/, "");
+    expect(edited).toMatchObject({ author: { login: "maintainer" }, editor: { login: bot }, lastEditedAt: expect.any(String), userContentEdits: { totalCount: 2 } });
+    expect(edited.userContentEdits.nodes.map((e: any) => [e.editor.login, e.diff])).toEqual([
+      [bot, "the bot's words"],
+      ["maintainer", "the author's words"],
+    ]);
+    expect(plain).toMatchObject({ author: { login: "maintainer" }, editor: null, lastEditedAt: null, userContentEdits: { totalCount: 0, nodes: [] } });
+  });
+
   it("refuses a field GitHub's schema lacks, as GitHub does, and the request checker flags it", async () => {
     const query = "query($ids: [ID!]!) { nodes(ids: $ids) { ... on IssueComment { id editedBy { login } } } }";
     const { status, body } = await graphql(query, { ids: [] });

@@ -68,6 +68,7 @@ describe("toInboundEvent: issue_comment", () => {
         body: p.issue.body,
         url: p.issue.html_url,
         author: p.issue.user.login,
+        nodeId: p.issue.node_id,
         state: p.issue.state,
         isPullRequest: false,
         assignees: ["Codertocat"],
@@ -221,7 +222,36 @@ describe("toInboundEvent: issues", () => {
     expect(event).not.toHaveProperty("comment");
   });
 
-  it.each<[string]>([["opened"], ["edited"], ["unlabeled"], ["assigned"], ["reopened"]])("ignores issues.%s", (action) => {
+  it("maps edited to an edited event with the body before the edit and who edited", () => {
+    const p = example("issues", "edited");
+    p.installation = INSTALLATION;
+    p.changes = { body: { from: "the author's words" } };
+    p.sender = { ...p.sender, login: "escalation[bot]", type: "Bot" };
+    expect(convert("issues", p)).toMatchObject({
+      kind: "edited",
+      previousBody: "the author's words",
+      sender: { login: "escalation[bot]", type: "Bot" },
+      issue: { number: p.issue.number, body: p.issue.body, author: p.issue.user.login, nodeId: p.issue.node_id },
+    });
+  });
+
+  it("maps an edit of the title only to an edited event without a previous body", () => {
+    const p = example("issues", "edited");
+    p.installation = INSTALLATION;
+    p.changes = { title: { from: "Old title" } };
+    const event = convert("issues", p);
+    expect(event).toMatchObject({ kind: "edited" });
+    expect(event).not.toHaveProperty("previousBody");
+  });
+
+  it("rejects an edited payload without its changes' body text", () => {
+    const p = example("issues", "edited");
+    p.installation = INSTALLATION;
+    p.changes = { body: {} };
+    expect(() => convert("issues", p)).toThrow(/Unexpected issues payload/);
+  });
+
+  it.each<[string]>([["opened"], ["unlabeled"], ["assigned"], ["reopened"]])("ignores issues.%s", (action) => {
     const p = example("issues", action);
     p.installation = INSTALLATION;
     if (p.label) p.label.name = "agent"; // removing the label is no dispatch

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { issueBodyEdit } from "../../../src/reconcile/authorsWords.js";
 import { authorsText, EDIT_HISTORY_QUERY, graphqlPort, IDS_PER_REQUEST, readEditHistories, type CommentHistory } from "../../../src/reconcile/editHistory.js";
 
 const edit = (editor: string | null, editedAt: string, diff: string | null, deletedAt: string | null = null) => ({ editor: editor ? { login: editor } : null, editedAt, diff, deletedAt });
@@ -59,5 +60,27 @@ describe("graphqlPort", () => {
   it("passes on any other failure", async () => {
     const port = graphqlPort({ graphql: async () => Promise.reject(Object.assign(new Error("Bad credentials"), { status: 401 })) });
     await expect(port(EDIT_HISTORY_QUERY, { ids: ["IC_1"] })).rejects.toThrow("Bad credentials");
+  });
+});
+
+describe("issueBodyEdit: whose words an issue's body is", () => {
+  const port = (node: CommentHistory | null) => vi.fn(async () => ({ nodes: [node && { ...node, id: "I_1" }] }));
+
+  it("is its author's when nobody else edited it last", async () => {
+    expect(await issueBodyEdit(port(history(null, [])), "I_1")).toBeNull();
+    expect(await issueBodyEdit(port(history("alice", [edit("alice", "2026-01-01T00:05:00Z", "B"), edit("alice", "2026-01-01T00:00:00Z", "A")])), "I_1")).toBeNull();
+  });
+
+  it("names the other editor and keeps the author's own last version when the history holds it", async () => {
+    const edits = [edit("escalation", "2026-01-01T00:05:00Z", "FORGED"), edit("alice", "2026-01-01T00:00:00Z", "A")];
+    expect(await issueBodyEdit(port(history("escalation", edits)), "I_1")).toEqual({ editor: "escalation", authorBody: "A" });
+  });
+
+  it("names the other editor with no version when the author's is not in the history", async () => {
+    expect(await issueBodyEdit(port(history("escalation", [edit("escalation", "2026-01-01T00:05:00Z", "FORGED")])), "I_1")).toEqual({ editor: "escalation" });
+  });
+
+  it("is undefined for an issue GitHub no longer resolves", async () => {
+    expect(await issueBodyEdit(port(null), "I_1")).toBeUndefined();
   });
 });
