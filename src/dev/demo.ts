@@ -6,6 +6,7 @@ import { startApp } from "../app/startApp.js";
 import { loadConfig } from "../config/env.js";
 import { projectRoot } from "../config/projectRoot.js";
 import { createLogger } from "../logging.js";
+import { resolveCommand } from "../agent/resolveCommand.js";
 import { startPrivateRedis, freePort, type PrivateRedis } from "../redis/privateRedis.js";
 import { safeRedisUrl } from "../redis/safeUrl.js";
 import { GitHubSimulator, isContentCreating, type SimComment } from "./simulator/index.js";
@@ -42,6 +43,8 @@ async function main(): Promise<number> {
   sim.setPermission(REPO, "maintainer", "write");
   // Each run's simulated repository is new: so is its workspace.
   const workspaces = mkdtempSync(join(tmpdir(), "escalation-demo-"));
+  const sandbox = process.platform === "linux" && onPath("bwrap") && onPath("socat") ? "bwrap" : "none";
+  console.log(sandbox === "bwrap" ? "🔒 the agent runs in the bubblewrap sandbox (AGENT_SANDBOX=bwrap)" : "⚠️ bwrap or socat is not installed: the demo runs the agent unsandboxed (AGENT_SANDBOX=none)");
   const config = loadConfig({
     ...process.env,
     ...sim.appEnv(),
@@ -49,8 +52,9 @@ async function main(): Promise<number> {
     PORT: String(await freePort()),
     REDIS_URL: redisUrl,
     REDIS_PREFIX: `demo-${Date.now()}`,
-    // The agent runs from this project's directory, which the sandbox does not show.
-    AGENT_SANDBOX: "none",
+    // The product's default where this host can run it; the sample agent's directory is shown read-only.
+    AGENT_SANDBOX: sandbox,
+    AGENT_SANDBOX_BIND: resolve(projectRoot, "examples"),
     AGENT_COMMAND: JSON.stringify([process.execPath, resolve(projectRoot, "examples/sample-agent.mjs")]),
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
     WORKSPACE_ROOT: workspaces,
@@ -138,3 +142,13 @@ main().then(
     process.exit(1);
   },
 );
+
+/** Whether `name` is an executable on the app's PATH. */
+function onPath(name: string): boolean {
+  try {
+    resolveCommand(name, "/", process.env.PATH);
+    return true;
+  } catch {
+    return false;
+  }
+}
