@@ -5,7 +5,7 @@ import type * as GraphQLJs from "graphql";
 import { requireIssuesAccess, requireVisible, type Actor } from "./access.js";
 import { ApiError } from "./errors.js";
 import { parseNodeId } from "./payloads.js";
-import type { Account, Comment, SimState } from "./state.js";
+import type { Account, Comment, Repo, SimState } from "./state.js";
 
 /**
  * GitHub's GraphQL endpoint for what the app reads through it: comments and issues by node id with
@@ -77,27 +77,8 @@ function commentNode(state: SimState, actor: Actor, id: string): Record<string, 
   const named = parseNodeId(id);
   if (named?.type !== "IssueComment") return null;
   const comment = state.commentById(named.id);
-  if (!comment) return null;
-  try {
-    requireVisible(actor, comment.repo);
-    requireIssuesAccess(actor, "read");
-  } catch {
-    return null;
-  }
-  const last = comment.edits.at(-1);
-  return {
-    __typename: "IssueComment",
-    id,
-    databaseId: comment.id,
-    body: comment.body,
-    createdAt: comment.createdAt,
-    updatedAt: comment.updatedAt,
-    author: actorNode(comment.author),
-    editor: last ? actorNode(last.editor) : null,
-    lastEditedAt: last?.editedAt ?? null,
-    includesCreatedEdit: comment.edits.length > 0,
-    userContentEdits: (args: { first?: number; last?: number }) => editsConnection(comment, args),
-  };
+  if (!comment || !mayRead(actor, comment.repo)) return null;
+  return { __typename: "IssueComment", id, databaseId: comment.id, ...commentFields(comment, comment.body) };
 }
 
 /** An issue the actor may read (an Issue is a `Comment` too: its body's author, last editor and edit history). */
@@ -105,28 +86,33 @@ function issueNode(state: SimState, actor: Actor, id: string): Record<string, un
   const named = parseNodeId(id);
   if (named?.type !== "Issue") return null;
   const issue = state.issueById(named.id);
-  if (!issue || issue.pullRequest) return null;
+  if (!issue || issue.pullRequest || !mayRead(actor, issue.repo)) return null;
+  return { __typename: "Issue", id, databaseId: issue.id, number: issue.number, title: issue.title, ...commentFields(issue, issue.body ?? "") };
+}
+
+/** Whether the actor may read the repository's issues; GraphQL answers null for a node it may not. */
+function mayRead(actor: Actor, repo: Repo): boolean {
   try {
-    requireVisible(actor, issue.repo);
+    requireVisible(actor, repo);
     requireIssuesAccess(actor, "read");
+    return true;
   } catch {
-    return null;
+    return false;
   }
-  const last = issue.edits.at(-1);
+}
+
+/** The fields of GraphQL's `Comment` interface: the body, its author, last editor and edit history. */
+function commentFields(record: Pick<Comment, "edits" | "author" | "createdAt" | "updatedAt">, body: string): Record<string, unknown> {
+  const last = record.edits.at(-1);
   return {
-    __typename: "Issue",
-    id,
-    databaseId: issue.id,
-    number: issue.number,
-    title: issue.title,
-    body: issue.body ?? "",
-    createdAt: issue.createdAt,
-    updatedAt: issue.updatedAt,
-    author: actorNode(issue.author),
+    body,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    author: actorNode(record.author),
     editor: last ? actorNode(last.editor) : null,
     lastEditedAt: last?.editedAt ?? null,
-    includesCreatedEdit: issue.edits.length > 0,
-    userContentEdits: (args: { first?: number; last?: number }) => editsConnection(issue, args),
+    includesCreatedEdit: record.edits.length > 0,
+    userContentEdits: (args: { first?: number; last?: number }) => editsConnection(record, args),
   };
 }
 
