@@ -9,7 +9,6 @@ import type { Codeowners } from "./github/codeowners.js";
 import type { AgentToken, TokenPermissions } from "./github/agentToken.js";
 import type { RepositoryInfo } from "./workspace/repositoryInfo.js";
 import type { Queues } from "./queue/queues.js";
-import type { EgressEndpoints } from "./sandbox/egress/egressProxy.js";
 import type { Sandbox } from "./sandbox/sandbox.js";
 
 export type InstallationOctokit = InstanceType<typeof ProbotOctokit>;
@@ -24,8 +23,6 @@ export interface Services {
   events: LoopEvents;
   /** Agents running in this process, and the channel that stops them from any replica. */
   agents: RunningAgents;
-  /** The egress proxy's sockets for sandboxed agents (src/sandbox/egress/); undefined when the app runs no proxy. */
-  egress?: EgressEndpoints;
   /** Where agents run (AGENT_SANDBOX), probed once at start. */
   sandbox: Sandbox;
   /** The repository's `.github/escalation.yml` over the server defaults (cached briefly). */

@@ -14,7 +14,6 @@ import { CodeownersLoader } from "../github/codeownersLoader.js";
 import { RepoSettingsLoader } from "../github/repoSettings.js";
 import type { Queues } from "../queue/queues.js";
 import type { Services } from "../services.js";
-import type { EgressEndpoints } from "../sandbox/egress/egressProxy.js";
 
 export interface OctokitSwitches {
   throttle: boolean;
@@ -53,7 +52,7 @@ export function secondaryLimitHandler(log: Pick<Logger, "warn">) {
 }
 
 /** The services the loop shares, built around one Probot instance. Used by the server and the CLI. */
-export function createServices(app: Probot, config: AppConfig, log: Logger, commands: Redis, queues: Queues, sandbox: Sandbox, egress?: EgressEndpoints): Services {
+export function createServices(app: Probot, config: AppConfig, log: Logger, commands: Redis, queues: Queues, sandbox: Sandbox): Services {
   const store = new GateStore(commands, config.redisPrefix);
   const settingsLoader = new RepoSettingsLoader(serverDefaults(config), config.repoConfigCacheSeconds * 1000);
   const codeownersLoader = new CodeownersLoader(config.repoConfigCacheSeconds * 1000);
@@ -64,7 +63,6 @@ export function createServices(app: Probot, config: AppConfig, log: Logger, comm
     queues,
     log,
     agents: new RunningAgents(commands, store.keys.controlChannel()),
-    egress,
     sandbox,
     settings: (installationId, repo) => settingsLoader.load(() => app.auth(installationId), repo),
     codeowners: (installationId, repo) => codeownersLoader.load(() => app.auth(installationId), repo),

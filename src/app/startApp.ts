@@ -12,7 +12,7 @@ import { Queues } from "../queue/queues.js";
 import { withDeadline } from "../deadline.js";
 import { startSandbox } from "../sandbox/sandbox.js";
 import type { Services } from "../services.js";
-import { EGRESS_DIR, startEgressProxy, type EgressProxy } from "../sandbox/egress/egressProxy.js";
+import { EGRESS_DIR, startEgressProxy, type EgressEndpoints, type EgressProxy } from "../sandbox/egress/egressProxy.js";
 import { egressPolicy } from "../sandbox/egress/policy.js";
 import { withQuietAccessLog } from "./accessLog.js";
 import { createServices, probotClass, type OctokitSwitches } from "./createServices.js";
@@ -34,6 +34,8 @@ export interface RunningApp {
   port: number;
   services: Services;
   workers: LoopWorkers | undefined;
+  /** The egress proxy's sockets the sandbox bridges (src/sandbox/egress/); undefined when the app runs no proxy. */
+  egress: EgressEndpoints | undefined;
   close(): Promise<void>;
 }
 
@@ -80,7 +82,7 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
     }
     const sandbox = await startSandbox(config.sandbox, log, egress?.endpoints);
     await server.load(async (app, { addHandler }) => {
-      services = createServices(app, config, log, commands, queues, sandbox, egress?.endpoints);
+      services = createServices(app, config, log, commands, queues, sandbox);
       registerWebhooks(app, services);
       registerHttp(services, addHandler);
     });
@@ -102,7 +104,7 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
     mirror = startMirror(services, { redisUrl: config.redisUrl, worker: options.workers ?? true });
     const address = httpServer.address();
     const port = typeof address === "object" && address ? address.port : config.port;
-    return { url: `http://127.0.0.1:${port}`, port, services, workers, close };
+    return { url: `http://127.0.0.1:${port}`, port, services, workers, egress: egress?.endpoints, close };
   } catch (error) {
     await close();
     throw error;

@@ -56,7 +56,7 @@ describe("the app's egress proxy", () => {
     const app = await start(true, dataDir);
     let closed = false;
     try {
-      const egress = app.services.egress!;
+      const egress = app.egress!;
       const port = Number(sim.host.split(":")[1]);
       expect(egress).toEqual({ dir: join(dataDir, "egress"), proxySocket: "proxy.sock", passThrough: [{ host: "127.0.0.1", port, socket: "github-0.sock" }] });
       expect(statSync(dataDir).mode & 0o777).toBe(0o700);
@@ -78,7 +78,7 @@ describe("the app's egress proxy", () => {
     const dataDir = join(tmp, "off");
     const app = await start(false, dataDir);
     try {
-      expect(app.services.egress).toBeUndefined();
+      expect(app.egress).toBeUndefined();
       expect(existsSync(join(dataDir, "egress"))).toBe(false);
     } finally {
       await app.close();
