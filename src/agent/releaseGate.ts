@@ -8,20 +8,14 @@
  * watched, which BullMQ's re-run of the stalled job then ran beside (chaos run, seed 20261203).
  */
 function script(keepPwd: boolean, shell: GateShell): string {
-  const { prelude, epilogue } = shell;
   // The shell exports a PWD of its own; the agent gets exactly the environment it was given.
   const pwd = keepPwd ? "" : "unset PWD\n";
-  // With an epilogue the shell waits for the agent instead of becoming it.
-  if (epilogue) return `${prelude}\nread -r _ || { ${epilogue}; exit 0; }\n${pwd}"$@"\nstatus=$?\n${epilogue}\nexit $status`;
-  return `${prelude ? `${prelude}\n` : ""}read -r _ || exit 0\n${pwd}exec "$@"`;
+  return `${shell.prelude ? `${shell.prelude}\n` : ""}read -r _ || exit 0\n${pwd}exec "$@"`;
 }
 
-/** Shell the gate runs around the agent: the sandbox's (src/sandbox/bridgeScript.ts). */
+/** Shell the gate runs before its read, overlapping the app's registration: the sandbox's (src/sandbox/bridgeScript.ts). */
 export interface GateShell {
-  /** Before the gate's read, overlapping the app's registration. */
   prelude: string;
-  /** After the agent exits, or instead of it when the gate is never opened. */
-  epilogue?: string;
 }
 
 /** The gate shell's `$0`, seen in `ps` only for the moment before it becomes the agent. */
@@ -32,7 +26,7 @@ export const RELEASE_LINE = "\n";
 
 /**
  * The shell and its arguments that run `executable args…` once released, in the environment `env`.
- * `shell` is what a sandbox runs around it (its network bridges).
+ * `shell` is what a sandbox runs first (it says the sandbox is up).
  */
 export function gatedCommand(executable: string, args: readonly string[], env: Record<string, string> = {}, shell: GateShell = { prelude: "" }): [file: string, args: string[]] {
   return ["/bin/sh", ["-c", script("PWD" in env, shell), NAME, executable, ...args]];

@@ -10,7 +10,7 @@ import { startMirror } from "../mirror/mirror.js";
 import { commandConnection, producerConnection, workerConnection } from "../queue/connection.js";
 import { Queues } from "../queue/queues.js";
 import { withDeadline } from "../deadline.js";
-import { startSandbox } from "../sandbox/sandbox.js";
+import { startSandbox, type Sandbox } from "../sandbox/sandbox.js";
 import type { Services } from "../services.js";
 import { EGRESS_DIR, startEgressProxy, type EgressEndpoints, type EgressProxy } from "../sandbox/egress/egressProxy.js";
 import { egressPolicy } from "../sandbox/egress/policy.js";
@@ -61,13 +61,15 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   let workers: LoopWorkers | undefined;
   let mirror: ReturnType<typeof startMirror> | undefined;
   let egress: EgressProxy | undefined;
+  let sandbox: Sandbox | undefined;
   // One way down, for close() and for a start that fails part-way (a port in use, Redis gone):
   // nothing the start opened stays open behind its error. With Redis gone, closing the queues and
   // QUIT would wait for it forever: give up after a few seconds.
   const close = async () => {
     await server.stop().catch(() => undefined);
     await workers?.close(config.shutdownGraceSeconds * 1000);
-    // After the workers: agents finishing within SHUTDOWN_GRACE still reach GitHub through it.
+    // After the workers: agents finishing within SHUTDOWN_GRACE still reach GitHub through them.
+    sandbox?.close();
     await egress?.close();
     await mirror?.close();
     const giveUp = () => new Error("Redis did not answer during shutdown");
@@ -80,9 +82,10 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
       const policy = egressPolicy({ baseUrl: config.baseUrl, serverUrl: config.serverUrl, networkAllow: config.agent.networkAllow });
       egress = await startEgressProxy({ dir: join(config.dataDir, EGRESS_DIR), policy, log });
     }
-    const sandbox = await startSandbox(config.sandbox, log, egress?.endpoints);
+    const agentSandbox = await startSandbox(config.sandbox, log, egress?.endpoints, config.agent.concurrency);
+    sandbox = agentSandbox;
     await server.load(async (app, { addHandler }) => {
-      services = createServices(app, config, log, commands, queues, sandbox);
+      services = createServices(app, config, log, commands, queues, agentSandbox);
       registerWebhooks(app, services);
       registerHttp(services, addHandler);
     });

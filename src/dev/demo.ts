@@ -43,8 +43,8 @@ async function main(): Promise<number> {
   sim.setPermission(REPO, "maintainer", "write");
   // Each run's simulated repository is new: so is its workspace.
   const workspaces = mkdtempSync(join(tmpdir(), "escalation-demo-"));
-  const sandbox = process.platform === "linux" && onPath("bwrap") && onPath("socat") ? "bwrap" : "none";
-  console.log(sandbox === "bwrap" ? "🔒 the agent runs in the bubblewrap sandbox (AGENT_SANDBOX=bwrap)" : "⚠️ bwrap or socat is not installed: the demo runs the agent unsandboxed (AGENT_SANDBOX=none)");
+  const sandbox = process.platform === "linux" && onPath("bwrap") && onPath("socat") && onPath("nsenter") ? "bwrap" : "none";
+  console.log(sandbox === "bwrap" ? "🔒 the agent runs in the bubblewrap sandbox (AGENT_SANDBOX=bwrap)" : "⚠️ bwrap, socat or nsenter is not installed: the demo runs the agent unsandboxed (AGENT_SANDBOX=none)");
   const config = loadConfig({
     ...process.env,
     ...sim.appEnv(),

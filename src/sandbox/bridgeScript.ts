@@ -6,8 +6,12 @@ import type { EgressEndpoints } from "./egress/egressProxy.js";
 export const PROXY_PORT = 3128;
 export const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
 
-/** The file descriptor on which the sandbox's shell says it is up (bridges listening), before the release gate. */
+/** The round's file descriptor on which the sandbox's shell says it is up, before the release gate. */
 export const READY_FD = 3;
+
+/** The holder's descriptors: bwrap's --info-fd (its JSON names the namespaces), and the bridges' "listening". */
+export const HOLDER_INFO_FD = 3;
+export const HOLDER_READY_FD = 4;
 
 /** A socket file name socat's address syntax takes as is (no `:` or `,`). */
 const SOCKET_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
@@ -25,35 +29,34 @@ const WAIT = `listening() {
   exit 125
 }`;
 
-/** Shell the release gate runs inside the sandbox (releaseGate.ts). */
+/** Shell the release gate runs inside the round's sandbox (releaseGate.ts), before its read. */
 export interface SandboxShell {
-  /** Before the gate's read: starts the bridges and waits until they listen, then writes one byte on READY_FD. */
   prelude: string;
-  /**
-   * After the agent (or instead of it, when the gate reads end-of-file): stops the bridges. bwrap's
-   * init waits for every process in the sandbox, so a bridge left running would keep it up.
-   */
-  epilogue: string | undefined;
 }
 
+/** The round's prelude: the byte on READY_FD (closed after, so the agent does not inherit it) tells the app the sandbox came up. */
+export const ROUND_SHELL: SandboxShell = { prelude: `printf . >&${READY_FD}\nexec ${READY_FD}>&-` };
+
 /**
- * The socat bridges from TCP ports on the sandbox's loopback to the egress proxy's sockets; the
- * byte on READY_FD (closed after, so the agent does not inherit it) tells the app the sandbox came up.
+ * The script a warm network namespace's holder runs (networkSpares.ts): socat bridges from TCP ports
+ * on its loopback to the egress proxy's sockets, all started at once and then each waited for; one
+ * byte on HOLDER_READY_FD once they listen. Then it stays until its stdin, a pipe from the app, ends:
+ * the app released it, or died. Its shell's exit ends the namespace's init, and with it everything
+ * in it (a death signal from bwrap does not survive an unprivileged user namespace's set-up).
  */
-export function bridgeScript(endpoints: EgressEndpoints | undefined): SandboxShell {
-  const bridges = endpoints ? [{ host: "127.0.0.1", port: PROXY_PORT, socket: endpoints.proxySocket }, ...endpoints.passThrough] : [];
-  const lines = bridges.length > 0 ? [WAIT, 'bridges=""'] : [];
-  // All bridges start at once, then each is waited for: their start-ups overlap.
+export function holderScript(endpoints: EgressEndpoints): string {
+  const bridges = [{ host: "127.0.0.1", port: PROXY_PORT, socket: endpoints.proxySocket }, ...endpoints.passThrough];
+  const lines = [WAIT, 'bridges=""'];
   const waits: string[] = [];
   bridges.forEach(({ host, port, socket }, i) => {
     if (!SOCKET_NAME.test(socket)) throw new SandboxError(`The egress socket name ${JSON.stringify(socket)} cannot be bridged (AGENT_SANDBOX=bwrap).`);
     const address = procNetAddress(host, port);
-    lines.push(`socat TCP-LISTEN:${port},bind=${address.ip},fork,reuseaddr UNIX-CONNECT:${EGRESS_DIR}/${socket} </dev/null ${READY_FD}>&- &`, `bridge${i}=$!`, `bridges="$bridges $!"`);
+    const closed = [HOLDER_INFO_FD, HOLDER_READY_FD].map((fd) => `${fd}>&-`).join(" ");
+    lines.push(`socat TCP-LISTEN:${port},bind=${address.ip},fork,reuseaddr UNIX-CONNECT:${EGRESS_DIR}/${socket} </dev/null ${closed} &`, `bridge${i}=$!`, `bridges="$bridges $!"`);
     waits.push(`listening $bridge${i} ${address.hex} ${address.ip}:${port}`);
   });
-  lines.push(...waits);
-  lines.push(`printf . >&${READY_FD}`, `exec ${READY_FD}>&-`);
-  return { prelude: lines.join("\n"), epilogue: bridges.length > 0 ? "kill $bridges 2>/dev/null" : undefined };
+  lines.push(...waits, `printf . >&${HOLDER_READY_FD}`, `exec ${HOLDER_READY_FD}>&- ${HOLDER_INFO_FD}>&-`, "read -r _", "kill $bridges 2>/dev/null");
+  return lines.join("\n");
 }
 
 /** An IPv4 loopback address and port as /proc/net/tcp writes them (little-endian hex). */

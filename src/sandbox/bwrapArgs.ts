@@ -25,8 +25,11 @@ export interface RoundMounts {
   workdir: string;
   /** Files and directories it reads at their own path: the task file, the recipe's config, the checkout's object cache. */
   readOnly: string[];
-  /** The egress proxy's socket directory, bound at EGRESS_DIR; without it the sandbox has no network. */
-  egressDir?: string;
+  /**
+   * "joined": bwrap runs inside a warm network namespace already (networkSpares.ts), whose bridges
+   * reach the egress proxy; "none": a namespace of its own with nothing but a loopback.
+   */
+  network: "joined" | "none";
 }
 
 /**
@@ -40,16 +43,33 @@ export interface RoundMounts {
  * process left inside, including any that left the group.
  */
 export function bwrapArgs(layout: SandboxLayout, round: RoundMounts): string[] {
-  const args = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
-  args.push(...(layout.asRoot ? ["--cap-drop", "ALL"] : ["--unshare-user"]));
-  for (const entry of layout.system) args.push(...(entry.symlink === undefined ? ["--ro-bind", entry.path, entry.path] : ["--symlink", entry.symlink, entry.path]));
+  const args = ["--unshare-pid", ...(round.network === "none" ? ["--unshare-net"] : []), "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", ...identity(layout)];
+  args.push(...systemArgs(layout));
   for (const path of layout.etc) args.push("--ro-bind-try", path, path);
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", SANDBOX_HOME);
   for (const path of layout.extra) args.push("--ro-bind", path, path);
   for (const entry of layout.app.entries) args.push("--ro-bind", `${layout.app.root}/${entry}`, `${APP_DIR}/${entry}`);
-  if (round.egressDir !== undefined) args.push("--ro-bind", round.egressDir, EGRESS_DIR);
   args.push("--bind", round.workdir, round.workdir);
   for (const path of round.readOnly) args.push("--ro-bind", path, path);
   args.push("--chdir", round.workdir, "--remount-ro", "/");
   return args;
+}
+
+/**
+ * bwrap's arguments for a warm network namespace's holder (networkSpares.ts): its own network with
+ * the egress sockets at EGRESS_DIR, /usr for the shell and socat, its /proc (the bridges are waited for in /proc/net/tcp), and nothing else. No `--dev`:
+ * unprivileged, bwrap would then nest a second user namespace, and the network namespace's owner
+ * would no longer be the one a round can enter. `--die-with-parent`: the app's death ends it.
+ */
+export function holderArgs(layout: SandboxLayout, egressDir: string): string[] {
+  return ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", ...identity(layout), "--die-with-parent", ...systemArgs(layout), "--proc", "/proc", "--dev-bind", "/dev/null", "/dev/null", "--ro-bind", egressDir, EGRESS_DIR, "--remount-ro", "/"];
+}
+
+/** Root drops every capability; anyone else gets a user namespace. */
+function identity(layout: SandboxLayout): string[] {
+  return layout.asRoot ? ["--cap-drop", "ALL"] : ["--unshare-user"];
+}
+
+function systemArgs(layout: SandboxLayout): string[] {
+  return layout.system.flatMap((entry) => (entry.symlink === undefined ? ["--ro-bind", entry.path, entry.path] : ["--symlink", entry.symlink, entry.path]));
 }

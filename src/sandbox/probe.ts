@@ -2,24 +2,30 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
-import { bwrapArgs, type SandboxLayout } from "./bwrapArgs.js";
+import { SandboxError } from "../errors.js";
+import type { RoundSandbox } from "./sandbox.js";
 
 /** What a failing sandbox start should make the operator do. */
-export const SANDBOX_ADVICE = "Install bubblewrap and socat, allow user namespaces (README, \"The sandbox\"), or set AGENT_SANDBOX=none to run agents unsandboxed";
+export const SANDBOX_ADVICE = "Install bubblewrap, socat and util-linux (nsenter), allow user namespaces (README, \"The sandbox\"), or set AGENT_SANDBOX=none to run agents unsandboxed";
 
 /**
- * Starts the sandbox once with a round's options on a trivial command (checking for socat when the
- * agent's network goes through it). Undefined when it runs; else bwrap's own words.
+ * Starts a round's sandbox once, as a round would (its warm network namespace included), on a
+ * trivial command. Undefined when it runs; else what failed, in bwrap's or nsenter's own words.
  */
-export async function probeSandbox(bwrap: string | undefined, layout: SandboxLayout, egressDir: string | undefined): Promise<string | undefined> {
-  if (!bwrap) return "bwrap was not found on the app's PATH";
+export async function probeSandbox(round: (workdir: string) => Promise<RoundSandbox>): Promise<string | undefined> {
   const workdir = await mkdtemp(join(tmpdir(), "escalation-probe-"));
+  let inside: RoundSandbox | undefined;
   try {
-    const check = egressDir === undefined ? "exit 0" : 'command -v socat >/dev/null || { echo "socat is not installed" >&2; exit 127; }';
-    const result = await execa(bwrap, [...bwrapArgs(layout, { workdir, readOnly: [], egressDir }), "--", "/bin/sh", "-c", check], { reject: false, timeout: 10_000, env: {}, extendEnv: false, stdin: "ignore" });
+    inside = await round(workdir);
+    const [file, args] = inside.wrap("/bin/sh", ["-c", "exit 0"]);
+    const result = await execa(file, args, { reject: false, timeout: 10_000, env: {}, extendEnv: false, stdin: "ignore" });
     if (result.exitCode === 0) return undefined;
     return (result.stderr || result.stdout || result.shortMessage || `exit ${result.exitCode}`).trim().split("\n").slice(-3).join(" ");
+  } catch (error) {
+    if (error instanceof SandboxError) return error.message.replace(/\.$/, "");
+    throw error;
   } finally {
+    inside?.release();
     await rm(workdir, { recursive: true, force: true });
   }
 }

@@ -9,6 +9,7 @@ import { maskSecrets } from "../agent/maskSecrets.js";
 import { cachedTemplate, renderTask } from "../agent/renderTask.js";
 import { setUpRecipe } from "../agent/recipes/setUpRecipe.js";
 import { runAgent, type AgentRun } from "../agent/runAgent.js";
+import type { RoundSandbox } from "../sandbox/sandbox.js";
 import { StopRequest } from "../agent/runningAgents.js";
 import type { RepoSettings } from "../config/repoConfig.js";
 import { fillPlaceholders } from "../config/splitCommand.js";
@@ -146,8 +147,9 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const maxAttempts = job.opts.attempts ?? 1;
   let run: AgentRun;
   let askLine: string;
+  let sandbox: RoundSandbox | undefined;
   try {
-    const sandbox = await services.sandbox.forRound({ workdir, taskFile, recipeDir: recipe?.dir });
+    sandbox = await services.sandbox.forRound({ workdir, taskFile, recipeDir: recipe?.dir });
     run = await runAgent({
       argv,
       cwd: workdir,
@@ -177,6 +179,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     await sendFeedback(services, target, gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], `round ${round}: not started: ${error.message} Then comment \`/retry\`.`, `sandbox-${jobId}`);
     return { skipped: "sandbox did not start", round };
   } finally {
+    sandbox?.release();
     await recipe?.dispose();
     if (!prepared && !services.config.agent.keepWorkdir) await rm(workdir, { recursive: true, force: true });
   }

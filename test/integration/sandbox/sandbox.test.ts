@@ -69,6 +69,8 @@ async function round(options: { as: "root" | "nobody"; hostPort: number; egressD
     const inside = await sandbox.forRound({ workdir: ${JSON.stringify(options.workdir)}, taskFile: ${JSON.stringify(task(options.workdir))} });
     const env = inside.env({ PATH: ${JSON.stringify(`${join(projectRoot, "bin")}:/usr/local/bin:/usr/bin:/bin`)}, HOME: "/root" });
     const run = await runAgent({ argv: ["/bin/sh", "-c", ${JSON.stringify(AGENT(options.hostPort))}], cwd: ${JSON.stringify(options.workdir)}, env, input: "", timeoutMs: 60000, killGraceMs: 500, sandbox: inside });
+    inside.release();
+    sandbox.close();
     console.log(JSON.stringify(run));`;
   const argv = [process.execPath, "--input-type=module", "-e", script, APP_MARK];
   const [file, ...args] = options.as === "root" ? argv : ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", ...argv];
@@ -148,13 +150,15 @@ describe("stopping a sandboxed agent", () => {
     });
     await waitFor("the sleepers", () => sleepers(mark).length === 2, 30_000);
     const run = await runs;
+    inside.release();
+    sandbox.close();
     expect(run.timedOut).toBe(true);
     await waitFor("every sleeper to be gone", () => sleepers(mark).length === 0, 10_000);
   }, 60_000);
 });
 
 describe("the release gate inside the sandbox", () => {
-  it("an app gone before it opened the gate never starts the agent, and the sandbox with its bridges ends", async () => {
+  it("an app gone before it opened the gate never starts the agent, and the sandbox ends", async () => {
     const { execa } = await import("execa");
     const { gatedCommand } = await import("../../../src/agent/releaseGate.js");
     const { startSandbox } = await import("../../../src/sandbox/sandbox.js");
@@ -168,6 +172,8 @@ describe("the release gate inside the sandbox", () => {
       const [file, args] = inside.wrap(...gatedCommand("/bin/sh", ["-c", "echo ran >ran"], {}, inside.shell));
       // End of input without the release line: what the app's death before the registration leaves.
       const result = await execa(file, args, { input: "", reject: false, timeout: 30_000, stdio: ["pipe", "pipe", "pipe", "pipe"] });
+      inside.release();
+      sandbox.close();
       expect(result.timedOut).toBe(false);
       expect(result.exitCode).toBe(0);
       expect(readdirSync(workdir)).toEqual([]);

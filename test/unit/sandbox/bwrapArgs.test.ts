@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { APP_DIR, bwrapArgs, EGRESS_DIR, SANDBOX_HOME, type SandboxLayout } from "../../../src/sandbox/bwrapArgs.js";
+import { APP_DIR, bwrapArgs, EGRESS_DIR, holderArgs, SANDBOX_HOME, type SandboxLayout } from "../../../src/sandbox/bwrapArgs.js";
 
 const layout = (over: Partial<SandboxLayout> = {}): SandboxLayout => ({
   system: [{ path: "/usr" }, { path: "/bin", symlink: "usr/bin" }, { path: "/lib64" }],
@@ -9,7 +9,7 @@ const layout = (over: Partial<SandboxLayout> = {}): SandboxLayout => ({
   asRoot: false,
   ...over,
 });
-const round = { workdir: "/tmp/escalation-x", readOnly: ["/data/ws/task.md", "/data/ws/cache/o/r.git/objects"] };
+const round = { workdir: "/tmp/escalation-x", readOnly: ["/data/ws/task.md", "/data/ws/cache/o/r.git/objects"], network: "none" as const };
 
 /** The (source, destination) pairs of every bind of `kind`. */
 function binds(args: string[], kind: string): Array<[string, string]> {
@@ -54,14 +54,31 @@ describe("bwrapArgs", () => {
     expect(bwrapArgs(layout(), round)).not.toContain("--cap-drop");
   });
 
-  it("binds the egress sockets only when given, read-only at EGRESS_DIR", () => {
+  it("joining a warm network namespace, makes no network of its own and never shows the egress sockets", () => {
+    const joined = bwrapArgs(layout(), { ...round, network: "joined" });
+    expect(joined).not.toContain("--unshare-net");
+    for (const flag of ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-user"]) expect(joined).toContain(flag);
+    expect(joined.join(" ")).not.toContain(EGRESS_DIR);
     expect(bwrapArgs(layout(), round).join(" ")).not.toContain(EGRESS_DIR);
-    expect(binds(bwrapArgs(layout(), { ...round, egressDir: "/data/egress" }), "--ro-bind")).toContainEqual(["/data/egress", EGRESS_DIR]);
   });
 
   it("keeps the sandbox in the app's process group (no new session, no death signal that would skip the kill grace)", () => {
     const args = bwrapArgs(layout(), round);
     expect(args).not.toContain("--new-session");
     expect(args).not.toContain("--die-with-parent");
+  });
+});
+
+describe("holderArgs", () => {
+  it("gives the holder its own network with the egress sockets read-only at EGRESS_DIR, /usr, /dev/null and nothing of the app", () => {
+    const args = holderArgs(layout(), "/data/egress");
+    for (const flag of ["--unshare-net", "--unshare-pid", "--unshare-user", "--die-with-parent"]) expect(args).toContain(flag);
+    expect(binds(args, "--ro-bind")).toEqual([["/usr", "/usr"], ["/lib64", "/lib64"], ["/data/egress", EGRESS_DIR]]);
+    expect(binds(args, "--dev-bind")).toEqual([["/dev/null", "/dev/null"]]);
+    // --dev would nest a second user namespace, which would own no network a round could enter.
+    expect(args).not.toContain("--dev");
+    expect(args.join(" ")).not.toContain("/srv/app");
+    expect(args.slice(-2)).toEqual(["--remount-ro", "/"]);
+    expect(holderArgs(layout({ asRoot: true }), "/e")).toEqual(expect.arrayContaining(["--cap-drop", "ALL"]));
   });
 });

@@ -1,4 +1,7 @@
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import pino from "pino";
+import { startSandbox } from "../../../sandbox/sandbox.js";
 import { REPOS, Rig } from "../rig.js";
 import { distribution, type Distribution } from "../stats.js";
 import { measureReplyToSpawn } from "./replyToSpawn.js";
@@ -25,6 +28,7 @@ const BLOCKS = 4;
  * clocks (processStart, firstInstruction) from the reply's arrival, as (1).
  */
 export async function measureSandboxCost(options: { dir: string; replies: number; rate: number; agentConcurrency: number; log: (line: string) => void }): Promise<SandboxCostResult> {
+  await refuseWithoutSandbox(join(options.dir, "sandbox-probe"));
   const rigs: Partial<Record<"off" | "on", Rig>> = {};
   const samples = { off: { processStart: [] as number[], firstInstruction: [] as number[] }, on: { processStart: [] as number[], firstInstruction: [] as number[] } };
   try {
@@ -61,4 +65,12 @@ export async function measureSandboxCost(options: { dir: string; replies: number
     addedP50Ms: round1(on.processStart.p50 - off.processStart.p50),
     ratio: Math.round((on.processStart.p50 / off.processStart.p50) * 100) / 100,
   };
+}
+
+/** Stops the measurement at once, in the sandbox's own words, on a host where it cannot start (no bwrap, socat or nsenter). */
+async function refuseWithoutSandbox(dir: string): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const sandbox = await startSandbox({ mode: "bwrap", binds: [] }, pino({ level: "silent" }), { dir, proxySocket: "proxy.sock", passThrough: [] });
+  sandbox.close();
+  if (sandbox.problem) throw new Error(`The sandbox cannot be measured on this host: ${sandbox.problem}`);
 }
