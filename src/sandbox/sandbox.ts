@@ -59,6 +59,9 @@ export interface Sandbox {
   close(): void;
 }
 
+/** Warm network namespaces kept at most: each holds a bwrap, a shell and its socat bridges (under 2 MB). */
+const MOST_SPARES = 8;
+
 /** AGENT_SANDBOX=none: the agent runs as the app's user, with everything that user can reach. */
 const NO_SANDBOX: Sandbox = { mode: "none", escalate: join(ESCALATE_DIR, "escalate"), problem: undefined, forRound: async () => undefined, close() {} };
 
@@ -71,7 +74,8 @@ export function noAgents(mode: SandboxMode): Sandbox {
  * Builds the sandbox and probes it once (start-up logs an error naming AGENT_SANDBOX when it cannot
  * start). A round under a failed probe probes again (the host may have been fixed since) and, still
  * failing, is refused with SandboxError: never run unsandboxed. With the egress proxy, `spares`
- * network namespaces are kept warm (networkSpares.ts): as many as rounds that can start at once.
+ * network namespaces are kept warm (networkSpares.ts), as many as rounds that can start at once
+ * (AGENT_CONCURRENCY) up to MOST_SPARES; a round beyond them starts its own.
  */
 export async function startSandbox(config: AppConfig["sandbox"], log: Logger, egress?: EgressEndpoints, spares = 1): Promise<Sandbox> {
   if (config.mode === "none") {
@@ -81,7 +85,7 @@ export async function startSandbox(config: AppConfig["sandbox"], log: Logger, eg
   const layout = hostLayout(config.binds);
   const bwrap = findCommand("bwrap");
   const nsenter = egress ? findCommand("nsenter") : undefined;
-  const network = bwrap && nsenter && egress ? networkSpares({ bwrap, layout, egress, spares, log }) : undefined;
+  const network = bwrap && nsenter && egress ? networkSpares({ bwrap, layout, egress, spares: Math.min(spares, MOST_SPARES), log }) : undefined;
   const round = async (paths: RoundPaths): Promise<RoundSandbox> => {
     if (!bwrap) throw new SandboxError("bwrap was not found on the app's PATH");
     if (egress && (!nsenter || !network)) throw new SandboxError("nsenter (util-linux) was not found on the app's PATH");
