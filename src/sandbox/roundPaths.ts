@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import type { RoundPaths, SandboxRound } from "./sandbox.js";
 
@@ -7,15 +7,16 @@ import type { RoundPaths, SandboxRound } from "./sandbox.js";
  * config and the object stores the checkout borrows from (git's alternates: the repository's cache,
  * src/workspace/) read-only. Nothing else of WORKSPACE_ROOT.
  */
-export async function roundPaths(round: SandboxRound): Promise<RoundPaths> {
-  const readOnly = [round.taskFile, ...(round.recipeDir ? [round.recipeDir] : []), ...(await alternates(round.workdir))];
+export function roundPaths(round: SandboxRound): RoundPaths {
+  const readOnly = [round.taskFile, ...(round.recipeDir ? [round.recipeDir] : []), ...alternates(round.workdir)];
   return { workdir: round.workdir, readOnly };
 }
 
-async function alternates(workdir: string): Promise<string[]> {
+/** Read at once (a small file, or none): on the path to the agent's start, a thread pool round trip under load costs more. */
+function alternates(workdir: string): string[] {
   let text: string;
   try {
-    text = await readFile(join(workdir, ".git", "objects", "info", "alternates"), "utf8");
+    text = readFileSync(join(workdir, ".git", "objects", "info", "alternates"), "utf8");
   } catch {
     return [];
   }

@@ -107,7 +107,7 @@ export async function startSandbox(config: AppConfig["sandbox"], log: Logger, eg
     async forRound(paths) {
       if (problem) problem = await probe();
       if (problem) throw new SandboxError(problem);
-      return round(await roundPaths(paths));
+      return round(roundPaths(paths));
     },
     close() {
       network?.close();
