@@ -1,9 +1,9 @@
 import { Redis } from "ioredis";
 import { z } from "zod";
-import { EscalationError, StoreUnavailableError, describeIssues } from "../errors.js";
+import { EscalationError, StoreUnavailableError } from "../errors.js";
 import { GateStore } from "../gates/store.js";
 import { safeRedisUrl } from "../redis/safeUrl.js";
-import { UsageError } from "./usage.js";
+import { invalidEnvironment } from "./usage.js";
 
 const StoreEnv = z.object({
   REDIS_URL: z.string({ error: "is not set: point it at the app's Redis, e.g. REDIS_URL=redis://127.0.0.1:6379" }).url(),
@@ -23,7 +23,7 @@ export interface OpenedStore {
  */
 export async function openStore(env: NodeJS.ProcessEnv): Promise<OpenedStore> {
   const parsed = StoreEnv.safeParse(env);
-  if (!parsed.success) throw new UsageError(`Invalid environment: ${describeIssues(parsed.error.issues)}`);
+  if (!parsed.success) throw invalidEnvironment(parsed.error.issues);
   const { REDIS_URL: url, REDIS_PREFIX: prefix } = parsed.data;
   const redis = new Redis(url, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 1, retryStrategy: () => null });
   redis.on("error", () => undefined); // reported by connect() or the command that failed

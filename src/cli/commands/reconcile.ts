@@ -6,7 +6,7 @@ import { commandConnection, producerConnection } from "../../queue/connection.js
 import { Queues } from "../../queue/queues.js";
 import { noAgents } from "../../sandbox/sandbox.js";
 import { reconcileAll } from "../../reconcile/reconcileAll.js";
-import { UsageError } from "../usage.js";
+import { EnvironmentError, UsageError } from "../usage.js";
 
 /**
  * `escalate reconcile`: one reconciliation run by hand, with the app's own environment (APP_ID,
@@ -20,7 +20,7 @@ export async function reconcileCommand(argv: string[], env: NodeJS.ProcessEnv, o
     throw new UsageError((error as Error).message, { cause: error });
   }
   const config = loadConfig(env);
-  if (!config.redisUrl) throw new UsageError("REDIS_URL must point at the app's Redis for `escalate reconcile`.");
+  if (!config.redisUrl) throw new EnvironmentError("REDIS_URL must point at the app's Redis for `escalate reconcile`.", ["REDIS_URL"]);
   const log = pino({ level: env.LOG_LEVEL === "debug" ? "debug" : "warn" });
   const producer = producerConnection(config.redisUrl);
   const commands = commandConnection(config.redisUrl);

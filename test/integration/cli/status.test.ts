@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { statusCommand } from "../../../src/cli/commands/status.js";
-import { UsageError } from "../../../src/cli/usage.js";
+import { EnvironmentError, UsageError } from "../../../src/cli/usage.js";
 import { StoreUnavailableError } from "../../../src/errors.js";
 import { GateStore } from "../../../src/gates/store.js";
 import { gateFixture, newGate } from "../../support/gates.js";
@@ -102,9 +102,11 @@ describe("escalate status", () => {
     );
   });
 
-  it("without REDIS_URL is a usage error that says what to set", async () => {
-    await expect(run([], {})).rejects.toThrow(UsageError);
-    await expect(run([], {})).rejects.toThrow(/REDIS_URL: is not set: point it at the app's Redis/);
+  it("without REDIS_URL is an environment error that says what to set", async () => {
+    const failure = (await run([], {}).catch((e: unknown) => e)) as EnvironmentError;
+    expect(failure).toBeInstanceOf(EnvironmentError);
+    expect(failure.message).toMatch(/REDIS_URL: is not set: point it at the app's Redis/);
+    expect(failure.variables).toEqual(["REDIS_URL"]);
   });
 
   it("bad flags are usage errors", async () => {
