@@ -86,7 +86,8 @@ const HELP: Record<Command, CommandHelp> = {
       "--answerer NAME     only what LOGIN or ORG/TEAM can answer (repeat; implies --by answerer)",
     ],
     environment: [
-      'The app\'s Redis: REDIS_URL, REDIS_PREFIX (default "escalation").',
+      "The app's Redis: REDIS_URL, or else the URL its private Redis writes to DATA_DIR/redis.url",
+      '(DATA_DIR default "data"); REDIS_PREFIX (default "escalation").',
     ],
     exitCodes: "0 listed, 1 Redis refused or could not be reached, 2 bad usage or environment.",
   },
@@ -104,7 +105,8 @@ const HELP: Record<Command, CommandHelp> = {
       '--raw JSON          {"1":"Postgres","2":"yes"}: one answer per question number',
     ],
     environment: [
-      "GITHUB_TOKEN (yours), GITHUB_API_URL; the app's Redis as for status: REDIS_URL, REDIS_PREFIX.",
+      "GITHUB_TOKEN (yours), GITHUB_API_URL; the app's Redis as for status: REDIS_URL or",
+      "DATA_DIR/redis.url, REDIS_PREFIX.",
     ],
     exitCodes: "0 posted, 1 GitHub or Redis refused or could not be reached (or no such open gate), 2 bad usage or environment.",
   },
@@ -118,7 +120,7 @@ const HELP: Record<Command, CommandHelp> = {
       "--json              the report as JSON",
       "--lookback HOURS    scan issues updated this far back on a first run (default 24)",
     ],
-    environment: ["The app's own (APP_ID, PRIVATE_KEY, …), REDIS_URL among them."],
+    environment: ["The app's own (APP_ID, PRIVATE_KEY, …); its Redis as for status: REDIS_URL or DATA_DIR/redis.url."],
     exitCodes: "0 reconciled, 1 a configuration error or an issue that failed, 2 bad usage or environment.",
   },
 };
@@ -159,8 +161,8 @@ export const USAGE = [
   "",
   "Environment: ask and mcp use what the app sets for agents: GITHUB_TOKEN, GITHUB_API_URL,",
   "GITHUB_REPOSITORY, ESCALATION_ISSUE, ESCALATION_ROUND. status, answer and reconcile read the",
-  'app\'s Redis: REDIS_URL, REDIS_PREFIX (default "escalation"). answer posts with GITHUB_TOKEN,',
-  "GITHUB_API_URL.",
+  "app's Redis: REDIS_URL, or else DATA_DIR/redis.url, which the app's private Redis writes;",
+  'REDIS_PREFIX (default "escalation"). answer posts with GITHUB_TOKEN, GITHUB_API_URL.',
   "Exit codes: 0 done, 1 GitHub or Redis refused or could not be reached (or no such open gate),",
   "2 bad usage, or a variable missing or malformed (one line naming it).",
 ].join("\n");

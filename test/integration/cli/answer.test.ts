@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { answerCommand } from "../../../src/cli/commands/answer.js";
@@ -103,7 +106,7 @@ describe("escalate answer: refusals", () => {
 
   it.each<[string, NodeJS.ProcessEnv, RegExp, string[]]>([
     ["no GITHUB_TOKEN", { GITHUB_TOKEN: undefined }, /GITHUB_TOKEN is not set: use your own token/, ["GITHUB_TOKEN"]],
-    ["no REDIS_URL", { REDIS_URL: undefined }, /REDIS_URL: is not set/, ["REDIS_URL"]],
+    ["no REDIS_URL and no redis.url in DATA_DIR", { REDIS_URL: undefined, DATA_DIR: mkdtempSync(join(tmpdir(), "esc-answer-nodata-")) }, /REDIS_URL is not set and there is no .*redis\.url/, ["REDIS_URL", "DATA_DIR"]],
   ])("%s is an environment error naming the variable, and posts nothing", async (_name, over, message, variables) => {
     const error = await answer(["201", "--choice", "1"], env(over)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EnvironmentError);

@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { beforeAll, describe, it } from "vitest";
 import { COMMANDS } from "../../../src/cli/usage.js";
 import { ensureBuilt } from "../../support/build.js";
@@ -72,10 +75,13 @@ describe.concurrent("an environment error is one line saying what to set, exit 2
     expect(run.stderr).toMatch(/^escalate: Invalid environment: ESCALATION_ROUND: /);
   });
 
-  it("status without REDIS_URL names it", async ({ expect }) => {
-    const run = await runEscalate(["status"]);
+  it("status with neither REDIS_URL nor a redis.url in DATA_DIR names both", async ({ expect }) => {
+    const dataDir = mkdtempSync(join(tmpdir(), "esc-nodata-"));
+    const run = await runEscalate(["status"], { DATA_DIR: dataDir });
     expect(run.code).toBe(2);
-    expect(lines(run.stderr)).toEqual(["escalate: Invalid environment: REDIS_URL: is not set: point it at the app's Redis, e.g. REDIS_URL=redis://127.0.0.1:6379"]);
+    expect(lines(run.stderr)).toEqual([
+      `escalate: REDIS_URL is not set and there is no ${join(dataDir, "redis.url")}: set REDIS_URL to the app's Redis, or DATA_DIR to the data directory of the running app (its private Redis writes redis.url there).`,
+    ]);
   });
 
   it("answer without GITHUB_TOKEN says whose token to use", async ({ expect }) => {

@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -102,11 +105,22 @@ describe("escalate status", () => {
     );
   });
 
-  it("without REDIS_URL is an environment error that says what to set", async () => {
-    const failure = (await run([], {}).catch((e: unknown) => e)) as EnvironmentError;
+  it("without REDIS_URL, or a redis.url in DATA_DIR, is an environment error that says what to set", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "esc-status-nodata-"));
+    const failure = (await run([], { DATA_DIR: dataDir }).catch((e: unknown) => e)) as EnvironmentError;
     expect(failure).toBeInstanceOf(EnvironmentError);
-    expect(failure.message).toMatch(/REDIS_URL: is not set: point it at the app's Redis/);
-    expect(failure.variables).toEqual(["REDIS_URL"]);
+    expect(failure.message).toBe(
+      `REDIS_URL is not set and there is no ${join(dataDir, "redis.url")}: set REDIS_URL to the app's Redis, or DATA_DIR to the data directory of the running app (its private Redis writes redis.url there).`,
+    );
+    expect(failure.variables).toEqual(["REDIS_URL", "DATA_DIR"]);
+  });
+
+  it("a redis.url that holds no Redis URL is refused naming the file", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "esc-status-garbled-"));
+    writeFileSync(join(dataDir, "redis.url"), "not a url\n");
+    const failure = (await run([], { DATA_DIR: dataDir }).catch((e: unknown) => e)) as EnvironmentError;
+    expect(failure).toBeInstanceOf(EnvironmentError);
+    expect(failure.message).toBe(`REDIS_URL is not set and ${join(dataDir, "redis.url")} cannot be used (it does not hold a redis:// URL); or set REDIS_URL to the app's Redis.`);
   });
 
   it("bad flags are usage errors", async () => {
