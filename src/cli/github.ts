@@ -1,7 +1,7 @@
 import { Octokit } from "@octokit/rest";
 import { GitHubError } from "../errors.js";
 import { proxiedFetch, type PROXY_ENV_SHAPE } from "./proxyFetch.js";
-import { UsageError } from "./usage.js";
+import { EnvironmentError } from "./usage.js";
 
 export interface GitHubTarget {
   token: string | undefined;
@@ -14,10 +14,10 @@ export interface GitHubTarget {
 /**
  * Posts a comment on an issue as whoever owns the token (the agent's installation token for
  * `escalate ask`, the operator's own token for `escalate answer`) and returns its URL.
- * A missing token is a UsageError (exit 2); GitHub refusing or unreachable is a GitHubError (exit 1).
+ * A missing token is an EnvironmentError (exit 2); GitHub refusing or unreachable is a GitHubError (exit 1).
  */
 export async function postIssueComment(target: GitHubTarget, repo: string, issue: number, body: string, missingToken: string): Promise<string> {
-  if (!target.token) throw new UsageError(missingToken);
+  if (!target.token) throw new EnvironmentError(missingToken, ["GITHUB_TOKEN"]);
   const [owner, name] = repo.split("/") as [string, string];
   const fetch = await proxiedFetch(target.proxy);
   const octokit = new Octokit({ auth: target.token, baseUrl: target.apiUrl.replace(/\/$/, ""), log: { debug() {}, info() {}, warn() {}, error() {} }, request: fetch ? { fetch } : {} });

@@ -1,11 +1,18 @@
 import { EscalationError } from "../errors.js";
 import { askCommand } from "./commands/ask.js";
-import { USAGE, UsageError } from "./usage.js";
+import { EnvironmentError, USAGE, UsageError, asksForHelp, commandHelp, isCommand } from "./usage.js";
 
-/** Entry point of the `escalate` command. Sets process.exitCode: 0 ok, 1 failure, 2 usage. */
+/**
+ * Entry point of the `escalate` command. Sets process.exitCode: 0 ok, 1 failure, 2 bad usage or a
+ * variable missing or malformed.
+ */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const [command, ...rest] = argv;
   try {
+    if (isCommand(command) && asksForHelp(rest)) {
+      console.log(commandHelp(command));
+      return;
+    }
     switch (command) {
       case "ask":
         await askCommand(rest, env, (line) => console.log(line));
@@ -24,6 +31,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         await (await import("./commands/mcp.js")).mcpCommand(rest, env);
         return;
       case "help":
+        console.log(isCommand(rest[0]) ? commandHelp(rest[0]) : USAGE);
+        return;
       case "--help":
       case "-h":
         console.log(USAGE);
@@ -33,7 +42,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`escalate: ${error.message}\n\n${USAGE}`);
+      // A bad flag of a known command gets that command's help; anything else the overview.
+      console.error(`escalate: ${error.message}\n\n${isCommand(command) ? commandHelp(command) : USAGE}`);
+      process.exitCode = 2;
+    } else if (error instanceof EnvironmentError) {
+      // The flags were fine: the usage text would bury the one line saying what to set.
+      console.error(`escalate: ${error.message}`);
       process.exitCode = 2;
     } else if (error instanceof EscalationError) {
       console.error(`escalate: ${error.message}`);

@@ -1,14 +1,51 @@
 import { Redis } from "ioredis";
 import { z } from "zod";
-import { EscalationError, StoreUnavailableError, describeIssues } from "../errors.js";
+import { EscalationError, StoreUnavailableError } from "../errors.js";
 import { GateStore } from "../gates/store.js";
 import { safeRedisUrl } from "../redis/safeUrl.js";
-import { UsageError } from "./usage.js";
+import { readRedisUrlFile, redisUrlPath } from "../redis/urlFile.js";
+import { EnvironmentError, invalidEnvironment } from "./usage.js";
 
 const StoreEnv = z.object({
-  REDIS_URL: z.string({ error: "is not set: point it at the app's Redis, e.g. REDIS_URL=redis://127.0.0.1:6379" }).url(),
+  REDIS_URL: z.string().url().optional(),
+  DATA_DIR: z.string().min(1).default("data"),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "must be 1-40 letters, digits, _ or -").default("escalation"),
 });
+
+/** The app's Redis and where the command learnt it: "REDIS_URL" or the path of DATA_DIR/redis.url. */
+export interface AppRedis {
+  url: string;
+  from: string;
+}
+
+/**
+ * The app's Redis: REDIS_URL, or else the URL the app's private Redis wrote to DATA_DIR (its port
+ * and password change at every start). Finding neither is an EnvironmentError saying what to set.
+ */
+export function appRedis(redisUrl: string | undefined, dataDir: string): AppRedis {
+  if (redisUrl) return { url: redisUrl, from: "REDIS_URL" };
+  const path = redisUrlPath(dataDir);
+  let url: string | undefined;
+  try {
+    url = readRedisUrlFile(dataDir);
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code === "EACCES" ? "permission denied: run this as the app's user" : (error as Error).message;
+    throw new EnvironmentError(`REDIS_URL is not set and ${path} cannot be used (${why}); or set REDIS_URL to the app's Redis.`, ["REDIS_URL"], { cause: error });
+  }
+  if (url === undefined) {
+    throw new EnvironmentError(
+      `REDIS_URL is not set and there is no ${path}: set REDIS_URL to the app's Redis, or DATA_DIR to the data directory of the running app (its private Redis writes redis.url there).`,
+      ["REDIS_URL", "DATA_DIR"],
+    );
+  }
+  return { url, from: path };
+}
+
+/** "Could not reach Redis at …": naming the file when the URL came from one, which outlives an app that was killed. */
+function unreachableRedis(redis: AppRedis, error: unknown): StoreUnavailableError {
+  const where = redis.from === "REDIS_URL" ? safeRedisUrl(redis.url) : `${safeRedisUrl(redis.url)} (from ${redis.from}; is the app running?)`;
+  return new StoreUnavailableError(`Could not reach Redis at ${where}: ${(error as Error).message}`, { cause: error });
+}
 
 export interface OpenedStore {
   store: GateStore;
@@ -18,21 +55,15 @@ export interface OpenedStore {
 }
 
 /**
- * Connects an operator command to the app's Redis (REDIS_URL, REDIS_PREFIX as the app uses them).
- * Fails fast: a CLI must say "cannot reach Redis" in seconds, not retry forever as the app does.
+ * Connects an operator command to the app's Redis (REDIS_URL or DATA_DIR/redis.url, REDIS_PREFIX,
+ * as the app uses them). Fails fast: a CLI must say "cannot reach Redis" in seconds, not retry
+ * forever as the app does.
  */
 export async function openStore(env: NodeJS.ProcessEnv): Promise<OpenedStore> {
   const parsed = StoreEnv.safeParse(env);
-  if (!parsed.success) throw new UsageError(`Invalid environment: ${describeIssues(parsed.error.issues)}`);
-  const { REDIS_URL: url, REDIS_PREFIX: prefix } = parsed.data;
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 1, retryStrategy: () => null });
-  redis.on("error", () => undefined); // reported by connect() or the command that failed
-  try {
-    await redis.connect();
-  } catch (error) {
-    redis.disconnect();
-    throw new StoreUnavailableError(`Could not reach Redis at ${safeRedisUrl(url)}: ${(error as Error).message}`, { cause: error });
-  }
+  if (!parsed.success) throw invalidEnvironment(parsed.error.issues);
+  const { REDIS_PREFIX: prefix } = parsed.data;
+  const redis = await connectOnce(appRedis(parsed.data.REDIS_URL, parsed.data.DATA_DIR));
   return {
     store: new GateStore(redis, prefix),
     prefix,
@@ -40,6 +71,21 @@ export async function openStore(env: NodeJS.ProcessEnv): Promise<OpenedStore> {
       await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+/** A connection that fails in seconds, without retrying, when Redis cannot be reached or refuses the password. */
+export async function connectOnce(target: AppRedis): Promise<Redis> {
+  const redis = new Redis(target.url, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  // Reported by connect() or the command that failed; connect() itself says only "Connection is closed".
+  let cause: unknown;
+  redis.on("error", (error: unknown) => (cause ??= error));
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    throw unreachableRedis(target, cause ?? error);
+  }
+  return redis;
 }
 
 /** Runs `work` with a store, always closing the connection; Redis errors become StoreUnavailableError. */

@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
+import { writePrivateFile } from "./privateFile.js";
+import { removeRedisUrlFile, writeRedisUrlFile } from "./urlFile.js";
 
 export interface PrivateRedis {
   /** redis://:PASSWORD@127.0.0.1:PORT: log it only through safeRedisUrl. */
@@ -24,8 +26,6 @@ export interface PrivateRedisOptions {
 
 /** Written into the data directory, mode 0600: redis-server's settings, with its password. */
 export const REDIS_CONF_FILE = "redis.conf";
-/** Written into DATA_DIR, mode 0600: the URL with the password, for an operator's `escalate status` (README, "Operator commands"). */
-export const REDIS_URL_FILE = "redis.url";
 
 /** Asks the kernel for a free loopback port. */
 export async function freePort(): Promise<number> {
@@ -50,12 +50,6 @@ function privateDirectory(dir: string): void {
   }
 }
 
-/** Writes `text` to a file only its owner can read, never briefly readable by others (a stale file is replaced, not reused). */
-function writePrivateFile(path: string, text: string): void {
-  rmSync(path, { force: true });
-  writeFileSync(path, text, { mode: 0o600, flag: "wx" });
-}
-
 /**
  * Starts a redis-server of our own on a free loopback port, so nobody's running Redis is touched.
  * Used by `npm start` and `npm run demo` when REDIS_URL is unset, and by the test suite.
@@ -74,7 +68,6 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   const confPath = join(confDir, REDIS_CONF_FILE);
   writePrivateFile(confPath, `requirepass ${password}\n`);
   const url = `redis://:${password}@127.0.0.1:${port}`;
-  const urlPath = dataDir ? join(dataDir, REDIS_URL_FILE) : undefined;
   // A gate's hash holds its ask as JSON, longer than Redis's default 64-byte limit for the compact
   // (listpack) encoding: with 1024 a parked gate costs about a third less (README, "Bringing your
   // own Redis"). The older ziplist name is the one Redis 6 knows too; Redis 7 reads it as
@@ -87,7 +80,7 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   }
   // A stopped server's password is of no use to anyone: its files go with it.
   const cleanUp = () => {
-    if (urlPath) rmSync(urlPath, { force: true });
+    if (dataDir) removeRedisUrlFile(dataDir);
     rmSync(dataDir ? confPath : confDir, { recursive: true, force: true });
   };
   let child: ChildProcess;
@@ -124,7 +117,7 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
     cleanUp();
     throw error;
   }
-  if (urlPath) writePrivateFile(urlPath, `${url}\n`);
+  if (dataDir) writeRedisUrlFile(dataDir, url);
   return {
     url,
     port,

@@ -101,7 +101,7 @@ describe("operator surfaces against the running loop: escalate status, escalate 
     const usage = await escalate(["answer", "123"]);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("Give exactly one of --choice N, --text TEXT, --defaults or --raw JSON");
-    expect(usage.stderr).toContain("Usage: escalate <command> [flags]");
+    expect(usage.stderr).toContain("Usage: escalate answer GATE (--choice N | --text TEXT | --defaults | --raw JSON)");
     const unknown = await escalate(["answer", "123", "--text", "hi"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe(`escalate: No gate "123" in Redis (prefix "${loop.config.redisPrefix}"); \`escalate status\` lists the open ones.\n`);

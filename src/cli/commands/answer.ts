@@ -1,11 +1,11 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { EscalationError, describeIssues } from "../../errors.js";
+import { EscalationError } from "../../errors.js";
 import type { Gate } from "../../gates/types.js";
 import { postIssueComment } from "../github.js";
 import { PROXY_ENV_SHAPE } from "../proxyFetch.js";
 import { withStore } from "../store.js";
-import { UsageError } from "../usage.js";
+import { EnvironmentError, UsageError, invalidEnvironment } from "../usage.js";
 
 const AnswerEnv = z.object({
   GITHUB_TOKEN: z.string().min(1).optional(),
@@ -115,8 +115,8 @@ export async function answerCommand(argv: string[], env: NodeJS.ProcessEnv, out:
   if (extra.length > 0) throw new UsageError(`answer takes one gate id (got also ${extra.map((e) => JSON.stringify(e)).join(", ")}).`);
   const mode = parseMode(parsed.values);
   const e = AnswerEnv.safeParse(env);
-  if (!e.success) throw new UsageError(`Invalid environment: ${describeIssues(e.error.issues)}`);
-  if (!e.data.GITHUB_TOKEN) throw new UsageError("GITHUB_TOKEN is not set: use your own token (a user with write access to the repository), so the answer is yours.");
+  if (!e.success) throw invalidEnvironment(e.error.issues);
+  if (!e.data.GITHUB_TOKEN) throw new EnvironmentError("GITHUB_TOKEN is not set: use your own token (a user with write access to the repository), so the answer is yours.", ["GITHUB_TOKEN"]);
   const gate = await withStore(env, async ({ store, prefix }) => {
     const found = await store.getGate(gateId);
     if (!found) throw new EscalationError(`No gate ${JSON.stringify(gateId)} in Redis (prefix "${prefix}"); \`escalate status\` lists the open ones.`);

@@ -1,24 +1,32 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { ProtocolError, describeIssues } from "../../errors.js";
+import { ProtocolError } from "../../errors.js";
 import { APPROVAL_KIND } from "../../protocol/approval.js";
 import { MAX_APPROVERS, newAskId, renderAskComment, validateAsk, type Ask, type AskInput } from "../../protocol/ask.js";
 import { parseDuration } from "../../protocol/duration.js";
 import { postIssueComment } from "../github.js";
 import { PROXY_ENV_SHAPE } from "../proxyFetch.js";
-import { UsageError } from "../usage.js";
+import { EnvironmentError, UsageError, invalidEnvironment } from "../usage.js";
 
-const CliEnv = z.object({
+/** What the app sets for the agents it spawns (src/agent/agentEnv.ts) and an ask needs. */
+const AGENT_ENV_SHAPE = {
   GITHUB_TOKEN: z.string().min(1).optional(),
   GITHUB_API_URL: z.string().url().default("https://api.github.com"),
   GITHUB_REPOSITORY: z.string().optional(),
   ESCALATION_ISSUE: z.string().optional(),
-  ESCALATION_ROUND: z.string().regex(/^\d+$/).optional(),
-  ...PROXY_ENV_SHAPE,
-});
+  ESCALATION_ROUND: z.string().regex(/^\d+$/, "must be a round number (0, 1, 2, …)").optional(),
+};
+
+const CliEnv = z.object({ ...AGENT_ENV_SHAPE, ...PROXY_ENV_SHAPE });
+
+/** The agent's variables `escalate ask` and `escalate mcp` read, without the proxy ones. */
+export const AGENT_ENV_NAMES = Object.keys(AGENT_ENV_SHAPE) as readonly string[];
 
 /** The variables `escalate ask` and `escalate mcp` read: a tool that clears its MCP servers' environment must pass these. */
 export const ASK_ENV_NAMES = Object.keys(CliEnv.shape) as readonly string[];
+
+const REPO = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+const isIssueNumber = (text: string) => /^\d+$/.test(text) && Number(text) >= 1;
 
 export interface QuestionDraft {
   text: string;
@@ -104,11 +112,42 @@ export interface AskResult {
 /** The environment the app gives an agent (see src/agent/agentEnv.ts). */
 export type AskEnv = z.infer<typeof CliEnv>;
 
-/** Reads the agent's environment; a bad value is a UsageError naming the variable. */
+/** Reads the agent's environment; a malformed value is an EnvironmentError naming the variable. */
 export function readAskEnv(env: NodeJS.ProcessEnv): AskEnv {
   const e = CliEnv.safeParse(env);
-  if (!e.success) throw new UsageError(`Invalid environment: ${describeIssues(e.error.issues)}`);
+  if (!e.success) throw invalidEnvironment(e.error.issues);
   return e.data;
+}
+
+/** Where an ask is posted. */
+export interface AskTarget {
+  repo: string;
+  issue: number;
+}
+
+/**
+ * The repository and issue of an ask: the flags when given, else the agent's environment. A bad
+ * flag is a UsageError; whatever the environment lacks (the token too, when `needToken`) is one
+ * EnvironmentError naming every variable to set.
+ */
+export function askTarget(env: AskEnv, flags: { repo?: string; issue?: string }, needToken: boolean): AskTarget {
+  if (flags.repo !== undefined && !REPO.test(flags.repo)) throw new UsageError(`--repo must be OWNER/REPO (got ${JSON.stringify(flags.repo)}).`);
+  if (flags.issue !== undefined && !isIssueNumber(flags.issue)) throw new UsageError(`--issue must be an issue number (got ${JSON.stringify(flags.issue)}).`);
+  const repo = flags.repo ?? env.GITHUB_REPOSITORY ?? "";
+  const issue = flags.issue ?? env.ESCALATION_ISSUE ?? "";
+  const problems: Array<[name: string, what: string]> = [];
+  if (needToken && !env.GITHUB_TOKEN) problems.push(["GITHUB_TOKEN", "is not set"]);
+  if (!REPO.test(repo)) problems.push(["GITHUB_REPOSITORY", repo ? `must be OWNER/REPO (got ${JSON.stringify(repo)})` : "is not set"]);
+  if (!isIssueNumber(issue)) problems.push(["ESCALATION_ISSUE", issue ? `must be an issue number (got ${JSON.stringify(issue)})` : "is not set"]);
+  if (problems.length > 0) {
+    const names = problems.map(([name]) => name);
+    const flagsToo = names.some((name) => name !== "GITHUB_TOKEN") ? " (or pass --repo and --issue)" : "";
+    throw new EnvironmentError(
+      `${problems.map(([name, what]) => `${name} ${what}`).join(", ")}: the app sets ${names.length === 1 ? "it" : "these"} for the agents it spawns; to ask by hand, set ${names.length === 1 ? "it" : "them"}${flagsToo}.`,
+      names,
+    );
+  }
+  return { repo, issue: Number(issue) };
 }
 
 /** What an agent asks, before validation: the questions and the ask-wide settings. */
@@ -126,19 +165,13 @@ export interface AskDraft {
 /**
  * Builds the ask comment and posts it on the issue: the one path shared by `escalate ask` and the
  * `ask_human` tool of `escalate mcp`. `repo` and `issue` default to the agent's environment.
- * Bad input is a UsageError; GitHub refusing the comment is a GitHubError.
+ * Bad input is a UsageError, a missing variable an EnvironmentError; GitHub refusing the comment
+ * is a GitHubError.
  */
 export async function submitAsk(draft: AskDraft, where: { env: AskEnv; repo?: string; issue?: string; dryRun?: boolean }): Promise<AskResult> {
   const { env } = where;
   if (draft.questions.length === 0) throw new UsageError("At least one --question is required.");
-  const repo = where.repo ?? env.GITHUB_REPOSITORY;
-  if (!repo || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) {
-    throw new UsageError(`--repo (or GITHUB_REPOSITORY) must be OWNER/REPO (got ${JSON.stringify(repo ?? "")}).`);
-  }
-  const issueText = where.issue ?? env.ESCALATION_ISSUE;
-  if (!issueText || !/^\d+$/.test(issueText) || Number(issueText) < 1) {
-    throw new UsageError(`--issue (or ESCALATION_ISSUE) must be an issue number (got ${JSON.stringify(issueText ?? "")}).`);
-  }
+  const { repo, issue } = askTarget(env, where, !where.dryRun);
   const input: AskInput = {
     v: 1,
     id: newAskId(),
@@ -163,7 +196,7 @@ export async function submitAsk(draft: AskDraft, where: { env: AskEnv; repo?: st
   const url = await postIssueComment(
     { token: env.GITHUB_TOKEN, apiUrl: env.GITHUB_API_URL, proxy: env },
     repo,
-    Number(issueText),
+    issue,
     body,
     "GITHUB_TOKEN is not set; the app sets it for agents it spawns.",
   );

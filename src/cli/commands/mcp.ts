@@ -8,8 +8,8 @@ import { EscalationError } from "../../errors.js";
 import { APPROVAL_KIND } from "../../protocol/approval.js";
 import { MAX_APPROVERS } from "../../protocol/ask.js";
 import { parseDuration } from "../../protocol/duration.js";
-import { UsageError } from "../usage.js";
-import { readAskEnv, submitAsk, type AskDraft, type AskResult } from "./ask.js";
+import { EnvironmentError, UsageError } from "../usage.js";
+import { AGENT_ENV_NAMES, askTarget, readAskEnv, submitAsk, type AskDraft, type AskResult } from "./ask.js";
 
 const Timeout = z
   .union([z.string().min(1), z.number().int().positive()])
@@ -97,6 +97,20 @@ function packageVersion(): string {
   }
 }
 
+/**
+ * What the agent reads when the server's environment lacks what an ask needs: the MCP client
+ * started it without the agent's variables (many pass servers only PATH and HOME). No argument
+ * can fix that, so the model is told to stop and report it rather than call again.
+ */
+function misconfiguredMessage(error: EnvironmentError): string {
+  const names = AGENT_ENV_NAMES.join(", ");
+  return [
+    `The question was NOT posted: the escalation MCP server was started without a usable ${error.variables.join(", ")} in its environment.`,
+    "This is a configuration problem of the MCP client that started the server. You cannot fix it, and calling ask_human again will fail the same way.",
+    `Stop, and report to the user that the MCP client's configuration for the escalation server must pass ${names} in the server's env (in a sandbox also HTTPS_PROXY, HTTP_PROXY, NO_PROXY).`,
+  ].join("\n");
+}
+
 /** Builds the MCP server with its one tool; `env` is read at each call (the agent's environment). */
 export function createMcpServer(env: NodeJS.ProcessEnv): McpServer {
   const server = new McpServer({ name: "escalation", version: packageVersion() });
@@ -105,10 +119,13 @@ export function createMcpServer(env: NodeJS.ProcessEnv): McpServer {
     { title: "Ask a human", description: DESCRIPTION, inputSchema: askHumanInput },
     async (args) => {
       try {
+        // The environment first: a server started without it can post nothing, whatever the arguments.
         const askEnv = readAskEnv(env);
+        const { repo, issue } = askTarget(askEnv, {}, true);
         const result = await submitAsk(draftFromTool(args), { env: askEnv });
-        return { content: [{ type: "text", text: postedMessage(result, askEnv.GITHUB_REPOSITORY ?? "", askEnv.ESCALATION_ISSUE ?? "") }] };
+        return { content: [{ type: "text", text: postedMessage(result, repo, String(issue)) }] };
       } catch (error) {
+        if (error instanceof EnvironmentError) return { isError: true, content: [{ type: "text", text: misconfiguredMessage(error) }] };
         if (!(error instanceof EscalationError)) throw error;
         // The agent reads this: say what went wrong; a usage error can be fixed and retried.
         const hint = error instanceof UsageError ? " Fix the arguments and call ask_human again." : " The question was NOT posted.";

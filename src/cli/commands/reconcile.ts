@@ -6,11 +6,12 @@ import { commandConnection, producerConnection } from "../../queue/connection.js
 import { Queues } from "../../queue/queues.js";
 import { noAgents } from "../../sandbox/sandbox.js";
 import { reconcileAll } from "../../reconcile/reconcileAll.js";
+import { appRedis, connectOnce } from "../store.js";
 import { UsageError } from "../usage.js";
 
 /**
  * `escalate reconcile`: one reconciliation run by hand, with the app's own environment (APP_ID,
- * PRIVATE_KEY, GHE_HOST, REDIS_URL…). Answers it recovers are queued for the running app's workers.
+ * PRIVATE_KEY, GHE_HOST, REDIS_URL or DATA_DIR…). Answers it recovers are queued for the running app's workers.
  */
 export async function reconcileCommand(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<number> {
   let values;
@@ -20,10 +21,14 @@ export async function reconcileCommand(argv: string[], env: NodeJS.ProcessEnv, o
     throw new UsageError((error as Error).message, { cause: error });
   }
   const config = loadConfig(env);
-  if (!config.redisUrl) throw new UsageError("REDIS_URL must point at the app's Redis for `escalate reconcile`.");
+  const target = appRedis(config.redisUrl, config.dataDir);
+  // The queue connections retry forever, as the app's must: an unreachable Redis (a redis.url left
+  // by an app that was killed) is reported first, in seconds.
+  await (await connectOnce(target)).quit();
+  const redisUrl = target.url;
   const log = pino({ level: env.LOG_LEVEL === "debug" ? "debug" : "warn" });
-  const producer = producerConnection(config.redisUrl);
-  const commands = commandConnection(config.redisUrl);
+  const producer = producerConnection(redisUrl);
+  const commands = commandConnection(redisUrl);
   const queues = new Queues(producer, config.redisPrefix, (error, queue) => log.warn({ err: error.message, queue }, "queue connection error"));
   try {
     const ProbotWithConfig = probotClass(config, log);

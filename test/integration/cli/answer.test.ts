@@ -1,8 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { answerCommand } from "../../../src/cli/commands/answer.js";
-import { UsageError } from "../../../src/cli/usage.js";
+import { EnvironmentError, UsageError } from "../../../src/cli/usage.js";
 import { EscalationError, GitHubError } from "../../../src/errors.js";
 import { GateStore } from "../../../src/gates/store.js";
 import { gateFixture, newGate } from "../../support/gates.js";
@@ -94,12 +97,21 @@ describe("escalate answer: refusals", () => {
     ["--raw with a bad key", ["202", "--raw", '{"first":"a"}'], {}, /key "first" must be a question number/],
     ["--raw with an empty answer", ["202", "--raw", '{"1":" "}'], {}, /the answer to question 1 must be a non-empty string/],
     ["an unknown flag", ["201", "--choose", "1"], {}, /Unknown option '--choose'/],
-    ["no GITHUB_TOKEN", ["201", "--choice", "1"], { GITHUB_TOKEN: undefined }, /GITHUB_TOKEN is not set: use your own token/],
-    ["no REDIS_URL", ["201", "--choice", "1"], { REDIS_URL: undefined }, /REDIS_URL: is not set/],
   ])("%s is a usage error and posts nothing", async (_name, argv, over, message) => {
     const error = await answer(argv, env(over)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatch(message);
+    expect(api.requests).toEqual([]);
+  });
+
+  it.each<[string, NodeJS.ProcessEnv, RegExp, string[]]>([
+    ["no GITHUB_TOKEN", { GITHUB_TOKEN: undefined }, /GITHUB_TOKEN is not set: use your own token/, ["GITHUB_TOKEN"]],
+    ["no REDIS_URL and no redis.url in DATA_DIR", { REDIS_URL: undefined, DATA_DIR: mkdtempSync(join(tmpdir(), "esc-answer-nodata-")) }, /REDIS_URL is not set and there is no .*redis\.url/, ["REDIS_URL", "DATA_DIR"]],
+  ])("%s is an environment error naming the variable, and posts nothing", async (_name, over, message, variables) => {
+    const error = await answer(["201", "--choice", "1"], env(over)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EnvironmentError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as EnvironmentError).variables).toEqual(variables);
     expect(api.requests).toEqual([]);
   });
 

@@ -188,11 +188,8 @@ describe.concurrent("escalate ask: bad usage exits 2 and names the flag", () => 
     ["a positional argument", ["ask", "--question", "Q?", "stray"], {}, /stray/],
     ["--question without a value", ["ask", "--question"], {}, /--question/],
     ["duplicate options", ["ask", "--question", "Q?", "--option", "A", "--option", "a"], {}, /questions\.0\.options: option labels must differ/],
-    ["a bad --repo", ["ask", "--question", "Q?", "--repo", "no-slash"], {}, /--repo \(or GITHUB_REPOSITORY\) must be OWNER\/REPO \(got "no-slash"\)/],
-    ["no repository at all", ["ask", "--question", "Q?"], { GITHUB_REPOSITORY: undefined }, /--repo \(or GITHUB_REPOSITORY\)/],
-    ["a bad --issue", ["ask", "--question", "Q?", "--issue", "0"], {}, /--issue \(or ESCALATION_ISSUE\) must be an issue number \(got "0"\)/],
-    ["no token", ["ask", "--question", "Q?"], { GITHUB_TOKEN: undefined }, /GITHUB_TOKEN is not set/],
-    ["a bad ESCALATION_ROUND", ["ask", "--question", "Q?"], { ESCALATION_ROUND: "two" }, /Invalid environment: ESCALATION_ROUND/],
+    ["a bad --repo", ["ask", "--question", "Q?", "--repo", "no-slash"], {}, /--repo must be OWNER\/REPO \(got "no-slash"\)/],
+    ["a bad --issue", ["ask", "--question", "Q?", "--issue", "0"], {}, /--issue must be an issue number \(got "0"\)/],
     ["--approvers zero", ["ask", "--kind", "approval", "--question", "Deploy?", "--approvers", "0"], {}, /--approvers must be at least 1 \(got 0\)/],
     ["--approvers not a number", ["ask", "--kind", "approval", "--question", "Deploy?", "--approvers", "two"], {}, /--approvers must be a positive integer \(got "two"\)/],
     ["--approvers too many", ["ask", "--kind", "approval", "--question", "Deploy?", "--approvers", "21"], {}, /--approvers must be at most 20 \(got 21\)/],
@@ -208,8 +205,26 @@ describe.concurrent("escalate ask: bad usage exits 2 and names the flag", () => 
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(/^escalate: /);
     expect(run.stderr).toMatch(message);
-    expect(run.stderr).toContain("Usage: escalate <command> [flags]");
+    // A bad flag of ask gets ask's help; no command or an unknown one, the overview.
+    expect(run.stderr).toContain(args[0] === "ask" ? "Usage: escalate ask --question TEXT [flags]" : "Usage: escalate <command> [flags]");
     expect(requests).toEqual([]);
+  });
+
+    it.for<[string, Record<string, string | undefined>, string]>([
+    ["no repository at all", { GITHUB_REPOSITORY: undefined }, "GITHUB_REPOSITORY is not set: the app sets it for the agents it spawns; to ask by hand, set it (or pass --repo and --issue)."],
+    ["a bad GITHUB_REPOSITORY", { GITHUB_REPOSITORY: "no-slash" }, 'GITHUB_REPOSITORY must be OWNER/REPO (got "no-slash"): the app sets it for the agents it spawns; to ask by hand, set it (or pass --repo and --issue).'],
+    ["no token", { GITHUB_TOKEN: undefined }, "GITHUB_TOKEN is not set: the app sets it for the agents it spawns; to ask by hand, set it."],
+    ["a bad ESCALATION_ROUND", { ESCALATION_ROUND: "two" }, "Invalid environment: ESCALATION_ROUND: must be a round number (0, 1, 2, …)"],
+  ])("%s is one line naming the variable, exit 2, without the usage", async ([, env, message], { expect }) => {
+    const run = await escalate(["ask", "--question", "Q?"], env);
+    expect(run).toEqual({ code: 2, stdout: "", stderr: `escalate: ${message}\n` });
+    expect(requests).toEqual([]);
+  });
+
+  it("--repo and --issue stand in for their variables", async ({ expect }) => {
+    const run = await escalate(["ask", "--question", "Q?", "--dry-run", "--repo", "octo/demo", "--issue", "7"], { GITHUB_REPOSITORY: undefined, ESCALATION_ISSUE: undefined, GITHUB_TOKEN: undefined });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Q?");
   });
 
   /** 20 questions of 900 characters: each valid, together too large for the hidden marker. */

@@ -143,3 +143,56 @@ describe("escalate mcp", () => {
     expect(stderr).toBe("");
   });
 });
+
+/** An `escalate mcp` started as an MCP client that passes servers no environment of the agent's would start it. */
+async function serverWith(env: Record<string, string>): Promise<Client> {
+  const transport = new StdioClientTransport({ command: BIN, args: ["mcp"], env: { PATH: agentEnv().PATH, ...env }, cwd: projectRoot, stderr: "pipe" });
+  const bare = new Client({ name: "escalation-test-bare", version: "1.0.0" });
+  await bare.connect(transport);
+  return bare;
+}
+
+describe("escalate mcp started without the agent's environment", () => {
+  it("ask_human says what the client must pass, that the model cannot fix it, and to stop rather than retry", async () => {
+    const bare = await serverWith({});
+    try {
+      const result = await bare.callTool({ name: "ask_human", arguments: { questions: [{ text: "Which database?", options: ["Postgres", "SQLite"] }] } });
+      expect(result.isError).toBe(true);
+      const text = textOf(result);
+      expect(text).toMatch(/^The question was NOT posted: the escalation MCP server was started without a usable GITHUB_TOKEN, GITHUB_REPOSITORY, ESCALATION_ISSUE in its environment\./);
+      expect(text).toContain("a configuration problem of the MCP client");
+      expect(text).toContain("You cannot fix it, and calling ask_human again will fail the same way.");
+      expect(text).toMatch(/Stop, and report to the user .* must pass GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY, ESCALATION_ISSUE, ESCALATION_ROUND in the server's env/);
+      // Nothing that invites a retry, nor a flag the tool does not have.
+      expect(text).not.toMatch(/--repo|--issue|Fix the arguments/);
+
+      // Even arguments that are wrong get the same answer: fixing them would not help.
+      const badArgs = await bare.callTool({ name: "ask_human", arguments: { questions: [{ text: "Q?", timeout: "soon" }] } });
+      expect(badArgs.isError).toBe(true);
+      expect(textOf(badArgs)).toBe(text);
+    } finally {
+      await bare.close();
+    }
+    expect(api.requests).toEqual([]);
+  });
+
+  it("names only what is missing or malformed when the client passed part of it", async () => {
+    const partial = await serverWith({ GITHUB_TOKEN: "ghs_agent_token", GITHUB_API_URL: api.url, GITHUB_REPOSITORY: "octo/demo", ESCALATION_ROUND: "two" });
+    try {
+      const round = await partial.callTool({ name: "ask_human", arguments: { questions: [{ text: "Q?" }] } });
+      expect(round.isError).toBe(true);
+      expect(textOf(round)).toMatch(/^The question was NOT posted: the escalation MCP server was started without a usable ESCALATION_ROUND in its environment\./);
+    } finally {
+      await partial.close();
+    }
+    const noIssue = await serverWith({ GITHUB_TOKEN: "ghs_agent_token", GITHUB_API_URL: api.url, GITHUB_REPOSITORY: "octo/demo" });
+    try {
+      const result = await noIssue.callTool({ name: "ask_human", arguments: { questions: [{ text: "Q?" }] } });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/^The question was NOT posted: the escalation MCP server was started without a usable ESCALATION_ISSUE in its environment\./);
+    } finally {
+      await noIssue.close();
+    }
+    expect(api.requests).toEqual([]);
+  });
+});

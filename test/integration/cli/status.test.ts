@@ -1,9 +1,12 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { statusCommand } from "../../../src/cli/commands/status.js";
-import { UsageError } from "../../../src/cli/usage.js";
+import { EnvironmentError, UsageError } from "../../../src/cli/usage.js";
 import { StoreUnavailableError } from "../../../src/errors.js";
 import { GateStore } from "../../../src/gates/store.js";
 import { gateFixture, newGate } from "../../support/gates.js";
@@ -102,9 +105,22 @@ describe("escalate status", () => {
     );
   });
 
-  it("without REDIS_URL is a usage error that says what to set", async () => {
-    await expect(run([], {})).rejects.toThrow(UsageError);
-    await expect(run([], {})).rejects.toThrow(/REDIS_URL: is not set: point it at the app's Redis/);
+  it("without REDIS_URL, or a redis.url in DATA_DIR, is an environment error that says what to set", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "esc-status-nodata-"));
+    const failure = (await run([], { DATA_DIR: dataDir }).catch((e: unknown) => e)) as EnvironmentError;
+    expect(failure).toBeInstanceOf(EnvironmentError);
+    expect(failure.message).toBe(
+      `REDIS_URL is not set and there is no ${join(dataDir, "redis.url")}: set REDIS_URL to the app's Redis, or DATA_DIR to the data directory of the running app (its private Redis writes redis.url there).`,
+    );
+    expect(failure.variables).toEqual(["REDIS_URL", "DATA_DIR"]);
+  });
+
+  it("a redis.url that holds no Redis URL is refused naming the file", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "esc-status-garbled-"));
+    writeFileSync(join(dataDir, "redis.url"), "not a url\n");
+    const failure = (await run([], { DATA_DIR: dataDir }).catch((e: unknown) => e)) as EnvironmentError;
+    expect(failure).toBeInstanceOf(EnvironmentError);
+    expect(failure.message).toBe(`REDIS_URL is not set and ${join(dataDir, "redis.url")} cannot be used (it does not hold a redis:// URL); or set REDIS_URL to the app's Redis.`);
   });
 
   it("bad flags are usage errors", async () => {

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { REDIS_CONF_FILE, REDIS_URL_FILE, startPrivateRedis, type PrivateRedis } from "../../../src/redis/privateRedis.js";
+import { REDIS_CONF_FILE, startPrivateRedis, type PrivateRedis } from "../../../src/redis/privateRedis.js";
+import { REDIS_URL_FILE } from "../../../src/redis/urlFile.js";
 
 /** Every spawn's file and arguments, as the process was started. */
 const spawned = vi.hoisted(() => [] as [file: string, args: readonly string[]][]);
