@@ -14,6 +14,8 @@ export interface PrivateRedis {
   port: number;
   password: string;
   stop(): Promise<void>;
+  /** For a process about to exit at once: sets the server's stop going (SIGTERM) and takes its password files away, without waiting. */
+  stopAtExit(): void;
 }
 
 export interface PrivateRedisOptions {
@@ -26,6 +28,31 @@ export interface PrivateRedisOptions {
 
 /** Written into the data directory, mode 0600: redis-server's settings, with its password. */
 export const REDIS_CONF_FILE = "redis.conf";
+
+/**
+ * redis-server's keeper: a shell that starts it with the arguments it is given and stops it
+ * (SIGTERM, so the append-only file is flushed) when its stdin, a pipe from the app, reaches its end.
+ * The app closes the pipe to stop Redis; the kernel closes it when the app dies however it dies
+ * (SIGKILL, a crash, a second Ctrl-C), so no redis-server outlives its app. The keeper exits with
+ * redis-server, and with its status: 127 when there is no redis-server on PATH.
+ * fd 3 keeps the pipe for the reader, since a background list's stdin is /dev/null.
+ */
+const KEEPER_SCRIPT = `exec 3<&0
+redis-server "$@" 3<&- &
+redis=$!
+{ while read -r _ <&3; do :; done; kill -s TERM "$redis" 2>/dev/null; } &
+reader=$!
+exec 3<&-
+wait "$redis"
+status=$?
+kill "$reader" 2>/dev/null
+exit "$status"`;
+
+/** The keeper's `$0`, how `ps -f` tells it from other shells. */
+export const KEEPER_NAME = "escalation-redis";
+
+/** A shell's exit status for a command it could not find. */
+const COMMAND_NOT_FOUND = 127;
 
 /** Asks the kernel for a free loopback port. */
 export async function freePort(): Promise<number> {
@@ -85,15 +112,20 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   };
   let child: ChildProcess;
   try {
-    child = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
+    // Detached: the keeper and redis-server lead a process group (and session) of their own, so a
+    // terminal's Ctrl-C reaches the app alone, and the app stops Redis after its own shutdown.
+    child = spawn("/bin/sh", ["-c", KEEPER_SCRIPT, KEEPER_NAME, ...args], { stdio: ["pipe", "pipe", "pipe"], detached: true });
   } catch (error) {
     cleanUp();
     throw missingRedis(error);
   }
+  child.stdin?.on("error", () => undefined); // the keeper gone already: nothing left to tell
   const output: string[] = [];
   child.stdout?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
   const exited = new Promise<number | null>((resolveExit) => child.once("exit", (code) => resolveExit(code)));
+  // Closing the keeper's stdin is what stops redis-server: the app's exit does the same, however it dies.
+  const stopNow = () => child.stdin?.destroy();
   const ready = new Promise<void>((resolveReady, fail) => {
     const timer = setTimeout(() => fail(new ConfigError(`redis-server did not start on port ${port} within 10s:\n${output.join("")}`)), 10_000);
     child.once("error", (error) => {
@@ -102,7 +134,7 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
     });
     void exited.then((code) => {
       clearTimeout(timer);
-      fail(new ConfigError(`redis-server exited with code ${code} before it was ready:\n${output.join("")}`));
+      fail(code === COMMAND_NOT_FOUND ? missingRedis(output.join("")) : new ConfigError(`redis-server exited with code ${code} before it was ready:\n${output.join("")}`));
     });
     child.stdout?.on("data", () => {
       if (output.join("").includes("Ready to accept connections")) {
@@ -114,6 +146,7 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   try {
     await ready;
   } catch (error) {
+    stopNow();
     cleanUp();
     throw error;
   }
@@ -124,15 +157,28 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
     password,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        // A stuck server must not hang shutdown: SIGKILL after 5 s.
-        const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+        stopNow();
+        // A stuck server must not hang shutdown: SIGKILL to its group after 5 s.
+        const timer = setTimeout(() => killGroup(child, "SIGKILL"), 5000);
         await exited;
         clearTimeout(timer);
       }
       cleanUp();
     },
+    stopAtExit() {
+      stopNow();
+      cleanUp();
+    },
   };
+}
+
+/** Signals every process of `child`'s group (it leads one: spawned detached); quiet if it is gone. */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, signal);
+  } catch {
+    // gone already
+  }
 }
 
 function missingRedis(cause: unknown): ConfigError {

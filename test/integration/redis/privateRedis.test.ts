@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { REDIS_CONF_FILE, startPrivateRedis, type PrivateRedis } from "../../../src/redis/privateRedis.js";
+import { KEEPER_NAME, REDIS_CONF_FILE, startPrivateRedis, type PrivateRedis } from "../../../src/redis/privateRedis.js";
 import { REDIS_URL_FILE } from "../../../src/redis/urlFile.js";
 
 /** Every spawn's file and arguments, as the process was started. */
@@ -72,7 +72,8 @@ describe("the app's private redis-server", () => {
   it("does not put the password on redis-server's command line: it reads it from the config file", async () => {
     // redis-server rewrites its /proc/PID/cmdline to a title once running, so the arguments it was
     // started with are checked where they are made, and the running process's cmdline as well.
-    const redisSpawns = spawned.filter(([file]) => file === "redis-server");
+    // redis-server is started by its keeper shell, with the arguments given to the shell.
+    const redisSpawns = spawned.filter(([file, args]) => file === "/bin/sh" && args.includes(KEEPER_NAME));
     expect(redisSpawns.length).toBeGreaterThan(0);
     for (const [, args] of redisSpawns) expect(JSON.stringify(args)).not.toContain(server.password);
     const probe = client(server.url);
@@ -95,6 +96,18 @@ describe("the app's private redis-server", () => {
     const again = client(server.url);
     await again.connect();
     expect(await again.ping()).toBe("PONG");
+  });
+
+  it("says how to install Redis when there is no redis-server on PATH, and leaves no password file", async () => {
+    const dir = join(dataDir, "none");
+    const path = process.env.PATH;
+    process.env.PATH = join(dataDir, "empty-bin");
+    try {
+      await expect(startPrivateRedis({ dataDir: dir })).rejects.toThrow(/No redis-server on PATH and REDIS_URL is unset: install Redis/);
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(existsSync(join(dir, REDIS_CONF_FILE))).toBe(false);
   });
 
   it("takes its password files away when it stops", async () => {
