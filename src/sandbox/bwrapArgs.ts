@@ -62,7 +62,8 @@ export function bwrapArgs(layout: SandboxLayout, round: RoundMounts): string[] {
  * would no longer be the one a round can enter. `--die-with-parent`: the app's death ends it.
  */
 export function holderArgs(layout: SandboxLayout, egressDir: string): string[] {
-  return ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", ...identity(layout), "--die-with-parent", ...systemArgs(layout), "--proc", "/proc", "--dev-bind", "/dev/null", "/dev/null", "--ro-bind", egressDir, EGRESS_DIR, "--remount-ro", "/"];
+  // It may listen on a loopback GitHub's port below 1024 (a round's own processes keep no capability).
+  return ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", ...identity(layout), "--cap-add", "CAP_NET_BIND_SERVICE", "--die-with-parent", ...systemArgs(layout), "--proc", "/proc", "--dev-bind", "/dev/null", "/dev/null", "--ro-bind", egressDir, EGRESS_DIR, "--remount-ro", "/"];
 }
 
 /** Root drops every capability; anyone else gets a user namespace. */

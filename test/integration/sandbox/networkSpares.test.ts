@@ -95,6 +95,22 @@ describe("warm network namespaces", () => {
     await waitFor("every holder to end after close", () => commandsWith(egressDir).length === 0, 10_000);
   }, 60_000);
 
+  it("bridge a loopback GitHub on a port below 1024, which the round itself could not bind", async () => {
+    const { startSandbox } = await import("../../../src/sandbox/sandbox.js");
+    const api = createServer((socket) => socket.once("data", (data) => socket.end(`api got ${String(data)}`)));
+    await new Promise<void>((done) => api.listen(join(egressDir, "api.sock"), done));
+    const sandbox = await startSandbox({ mode: "bwrap", binds: [] }, quiet, { dir: egressDir, proxySocket: "proxy.sock", passThrough: [{ host: "127.0.0.1", port: 80, socket: "api.sock" }] }, 1);
+    try {
+      expect(sandbox.problem).toBeUndefined();
+      const said = await inRound(sandbox, `printf hello | socat -t2 - TCP:127.0.0.1:80; echo; grep CapEff /proc/self/status`);
+      expect(said[0]).toBe("api got hello");
+      expect(said[1]).toMatch(/^CapEff:\s+0+$/);
+    } finally {
+      sandbox.close();
+      await new Promise((done) => api.close(done));
+    }
+  }, 60_000);
+
   it("end with the app when it is killed outright, as root and as an unprivileged user", async () => {
     for (const as of ["root", "nobody"] as const) {
       const dir = mkdtempSync(join(root, `hard-${as}-`));
