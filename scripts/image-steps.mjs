@@ -4,7 +4,8 @@
 //   - the build context is a clean copy of what .dockerignore lets through;
 //   - each stage is a directory standing in for its root filesystem; COPY copies into it, and RUN
 //     runs the stage's npm commands there (npm offline, from the cache the repository's own
-//     `npm ci` filled: nothing is fetched);
+//     `npm ci` filled: nothing is fetched); `npm ci` must not build (tsc runs once), and the final
+//     stage must hold every production dependency and no dev-only package;
 //   - RUN steps that need the base image's root filesystem (apt-get, install -d) are skipped and
 //     listed; ENV paths are mapped into the final stage's directory;
 //   - the final stage's ENTRYPOINT and CMD start the app (tini only where the host has it) on
@@ -137,6 +138,9 @@ function performStages(instructions, contextDir) {
           const env = { PATH: process.env.PATH, HOME: process.env.HOME ?? tmpdir(), npm_config_offline: "true", ...stage.env };
           if (process.env.npm_config_cache) env.npm_config_cache = process.env.npm_config_cache;
           run(argvOf(args), { cwd: inRoot(stage.workdir), env });
+          if (/\bnpm ci\b/.test(args) && existsSync(inRoot(join(stage.workdir, "dist")))) {
+            throw new StepError(`RUN ${args} built dist/: the package's prepare script ran tsc, which \`npm run build\` runs again; keep --ignore-scripts`);
+          }
         } else {
           stage.skipped.push(args);
         }
@@ -174,6 +178,17 @@ function freePort() {
       server.close(() => done(port));
     });
   });
+}
+
+/** The final stage's node_modules: every production dependency, and no package the lockfile marks dev-only. */
+function checkDependencies(final) {
+  const modules = join(final.root, final.workdir);
+  const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8"));
+  const dev = Object.entries(lock.packages).filter(([path, entry]) => path && entry.dev && existsSync(join(modules, path)));
+  if (dev.length > 0) throw new StepError(`the final stage has dev-only packages: ${dev.map(([path]) => path).slice(0, 5).join(", ")}`);
+  const missing = Object.keys(lock.packages[""].dependencies ?? {}).filter((name) => !existsSync(join(modules, "node_modules", name)));
+  if (missing.length > 0) throw new StepError(`the final stage lacks production dependencies: ${missing.join(", ")}`);
+  log("the final stage's node_modules has every production dependency and no dev-only package");
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -267,6 +282,7 @@ try {
   // Docker reads the Dockerfile beside the context, not from it.
   const final = performStages(parseDockerfile(readFileSync(join(repo, "Dockerfile"), "utf8")), contextDir);
   for (const step of final.skipped) log(`skipped (needs the base image's root filesystem): RUN ${step}`);
+  checkDependencies(final);
   await startAndCheck(final, cleanups);
   log(`the image's steps passed${keep ? `; its stages are in ${work}` : ""}`);
 } catch (error) {
