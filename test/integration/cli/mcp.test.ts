@@ -177,21 +177,16 @@ describe("escalate mcp started without the agent's environment", () => {
   });
 
   it("names only what is missing or malformed when the client passed part of it", async () => {
-    const partial = await serverWith({ GITHUB_TOKEN: "ghs_agent_token", GITHUB_API_URL: api.url, GITHUB_REPOSITORY: "octo/demo", ESCALATION_ROUND: "two" });
-    try {
-      const round = await partial.callTool({ name: "ask_human", arguments: { questions: [{ text: "Q?" }] } });
-      expect(round.isError).toBe(true);
-      expect(textOf(round)).toMatch(/^The question was NOT posted: the escalation MCP server was started without a usable ESCALATION_ROUND in its environment\./);
-    } finally {
-      await partial.close();
-    }
-    const noIssue = await serverWith({ GITHUB_TOKEN: "ghs_agent_token", GITHUB_API_URL: api.url, GITHUB_REPOSITORY: "octo/demo" });
-    try {
-      const result = await noIssue.callTool({ name: "ask_human", arguments: { questions: [{ text: "Q?" }] } });
-      expect(result.isError).toBe(true);
-      expect(textOf(result)).toMatch(/^The question was NOT posted: the escalation MCP server was started without a usable ESCALATION_ISSUE in its environment\./);
-    } finally {
-      await noIssue.close();
+    const given = { GITHUB_TOKEN: "ghs_agent_token", GITHUB_API_URL: api.url, GITHUB_REPOSITORY: "octo/demo" };
+    for (const [env, named] of [[{ ...given, ESCALATION_ROUND: "two" }, "ESCALATION_ROUND"], [given, "ESCALATION_ISSUE"]] as const) {
+      const partial = await serverWith(env);
+      try {
+        const result = await partial.callTool({ name: "ask_human", arguments: { questions: [{ text: "Q?" }] } });
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toMatch(new RegExp(`^The question was NOT posted: the escalation MCP server was started without a usable ${named} in its environment\\.`));
+      } finally {
+        await partial.close();
+      }
     }
     expect(api.requests).toEqual([]);
   });
