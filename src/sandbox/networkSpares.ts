@@ -15,10 +15,10 @@ import type { EgressEndpoints } from "./egress/egressProxy.js";
  */
 export interface WarmNetwork {
   /**
-   * nsenter's options (before its `--`) that enter the namespace through the app's own descriptors
-   * of it (/proc/<app>/fd/N): the round's processes never hold one.
+   * `file args…` run inside the namespace: nsenter enters it through the app's own descriptors of
+   * it (/proc/<app>/fd/N), so the round's processes never hold one.
    */
-  enter: string[];
+  enter(file: string, args: readonly string[]): [file: string, args: string[]];
   /** Ends the holder and closes the descriptors: once the round's sandbox has exited. */
   release(): void;
 }
@@ -32,6 +32,7 @@ export interface NetworkSpares {
 
 export interface NetworkSparesOptions {
   bwrap: string;
+  nsenter: string;
   layout: SandboxLayout;
   egress: EgressEndpoints;
   /** How many to keep warm: the rounds that can start at once (AGENT_CONCURRENCY). */
@@ -139,7 +140,7 @@ function startHolder(options: NetworkSparesOptions, gone: () => void): Holder {
         throw fail(`it did not come up within ${startMs} ms`);
       }
       if (up === "exited" || !up[1] || up[0] === undefined) throw fail("it exited");
-      return enter(up[0], layout.asRoot, stop);
+      return enter(options.nsenter, up[0], layout.asRoot, stop);
     } finally {
       clearTimeout(timer);
     }
@@ -151,7 +152,7 @@ function startHolder(options: NetworkSparesOptions, gone: () => void): Holder {
  * Opens the holder's namespaces and checks, by inode, that they are the ones bwrap reported, so a
  * pid reused after the holder died can never hand a round another network (the host's).
  */
-function enter(info: z.infer<typeof HolderInfo>, asRoot: boolean, stop: () => void): WarmNetwork {
+function enter(nsenter: string, info: z.infer<typeof HolderInfo>, asRoot: boolean, stop: () => void): WarmNetwork {
   const fds: number[] = [];
   try {
     fds.push(openSync(`/proc/${info["child-pid"]}/ns/net`, "r"));
@@ -164,9 +165,10 @@ function enter(info: z.infer<typeof HolderInfo>, asRoot: boolean, stop: () => vo
     throw error instanceof SandboxError ? error : new SandboxError(`The sandbox's network namespace could not be entered: ${(error as Error).message}.`, { cause: error });
   }
   const [net, user] = fds.map((fd) => `/proc/${process.pid}/fd/${fd}`);
+  const namespaces = asRoot ? [`--net=${net}`] : [`--user=${user}`, `--net=${net}`, "--preserve-credentials"];
   let released = false;
   return {
-    enter: asRoot ? [`--net=${net}`] : [`--user=${user}`, `--net=${net}`, "--preserve-credentials"],
+    enter: (file, args) => [nsenter, [...namespaces, "--", file, ...args]],
     release() {
       if (released) return;
       released = true;

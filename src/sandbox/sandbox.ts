@@ -85,11 +85,11 @@ export async function startSandbox(config: AppConfig["sandbox"], log: Logger, eg
   const layout = hostLayout(config.binds);
   const bwrap = findCommand("bwrap");
   const nsenter = egress ? findCommand("nsenter") : undefined;
-  const network = bwrap && nsenter && egress ? networkSpares({ bwrap, layout, egress, spares: Math.min(spares, MOST_SPARES), log }) : undefined;
+  const network = bwrap && nsenter && egress ? networkSpares({ bwrap, nsenter, layout, egress, spares: Math.min(spares, MOST_SPARES), log }) : undefined;
   const round = async (paths: RoundPaths): Promise<RoundSandbox> => {
     if (!bwrap) throw new SandboxError("bwrap was not found on the app's PATH");
-    if (egress && (!nsenter || !network)) throw new SandboxError("nsenter (util-linux) was not found on the app's PATH");
-    return roundSandbox(bwrap, nsenter, layout, paths, await network?.take());
+    if (egress && !network) throw new SandboxError("nsenter (util-linux) was not found on the app's PATH");
+    return roundSandbox(bwrap, layout, paths, await network?.take());
   };
   const probe = async () => {
     const problem = await probeSandbox((workdir) => round({ workdir, readOnly: [] }));
@@ -123,10 +123,9 @@ function findCommand(name: string): string | undefined {
   }
 }
 
-/** `network`: the round's warm namespace (nsenter enters it first); without one, the round has a loopback only. */
-function roundSandbox(bwrap: string, nsenter: string | undefined, layout: SandboxLayout, paths: RoundPaths, network: WarmNetwork | undefined): RoundSandbox {
-  const joined = network !== undefined && nsenter !== undefined;
-  const args = bwrapArgs(layout, { ...paths, network: joined ? "joined" : "none" });
+/** `network`: the round's warm namespace, which bwrap runs in; without one, the round has a loopback only. */
+function roundSandbox(bwrap: string, layout: SandboxLayout, paths: RoundPaths, network: WarmNetwork | undefined): RoundSandbox {
+  const args = bwrapArgs(layout, { ...paths, network: network ? "joined" : "none" });
   const visible = [...layout.system.filter((s) => s.symlink === undefined).map((s) => s.path), ...layout.extra, paths.workdir, ...paths.readOnly];
   return {
     shell: ROUND_SHELL,
@@ -138,11 +137,11 @@ function roundSandbox(bwrap: string, nsenter: string | undefined, layout: Sandbo
       if (visible.some((dir) => real === dir || real.startsWith(dir.endsWith(sep) ? dir : dir + sep))) return hostPath;
       throw new SandboxError(`The agent's command ${hostPath} is not inside the sandbox (AGENT_SANDBOX=bwrap): add its installation directory to AGENT_SANDBOX_BIND, or install it under /usr.`);
     },
-    wrap: (file, rest) => (joined ? [nsenter, [...network.enter, "--", bwrap, ...args, "--", file, ...rest]] : [bwrap, [...args, "--", file, ...rest]]),
+    wrap: (file, rest) => (network ? network.enter(bwrap, [...args, "--", file, ...rest]) : [bwrap, [...args, "--", file, ...rest]]),
     env(env) {
       const path = (env.PATH ?? "").split(":").map((dir) => (dir === ESCALATE_DIR ? `${APP_DIR}/bin` : dir));
       const out: Record<string, string> = { ...env, PATH: path.join(":"), HOME: SANDBOX_HOME, TMPDIR: "/tmp" };
-      if (joined) {
+      if (network) {
         for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"]) out[name] = PROXY_URL;
         out.NO_PROXY = "";
         out.no_proxy = "";
