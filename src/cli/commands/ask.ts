@@ -119,6 +119,25 @@ export function readAskEnv(env: NodeJS.ProcessEnv): AskEnv {
   return e.data;
 }
 
+/**
+ * The environment and the target it names, read together so that one EnvironmentError names every
+ * variable to fix, the malformed and the missing alike: a client fixing only the first would fail again.
+ */
+export function readAskEnvAndTarget(env: NodeJS.ProcessEnv, flags: { repo?: string; issue?: string }, needToken: boolean): { env: AskEnv; target: AskTarget } {
+  const e = CliEnv.safeParse(env);
+  if (e.success) return { env: e.data, target: askTarget(e.data, flags, needToken) };
+  const malformed = invalidEnvironment(e.error.issues);
+  // Without the malformed values (all optional) the rest parses, and shows what is missing besides.
+  const rest = CliEnv.parse(Object.fromEntries(Object.entries(env).filter(([name]) => !malformed.variables.includes(name))));
+  try {
+    askTarget(rest, flags, needToken);
+  } catch (error) {
+    if (error instanceof EnvironmentError) throw new EnvironmentError(`${malformed.message}; ${error.message}`, [...malformed.variables, ...error.variables]);
+    throw error;
+  }
+  throw malformed;
+}
+
 /** Where an ask is posted. */
 export interface AskTarget {
   repo: string;
@@ -228,7 +247,8 @@ export async function askCommand(argv: string[], env: NodeJS.ProcessEnv, out: (l
   } catch (error) {
     throw new UsageError((error as Error).message, { cause: error });
   }
-  const askEnv = readAskEnv(env);
+  const dryRun = parsed.values["dry-run"] ?? false;
+  const { env: askEnv } = readAskEnvAndTarget(env, { repo: parsed.values.repo, issue: parsed.values.issue }, !dryRun);
   let drafts;
   try {
     drafts = questionsFrom(parsed.tokens);
@@ -236,7 +256,6 @@ export async function askCommand(argv: string[], env: NodeJS.ProcessEnv, out: (l
     if (error instanceof UsageError) throw error;
     throw new UsageError((error as Error).message, { cause: error });
   }
-  const dryRun = parsed.values["dry-run"] ?? false;
   const approvers = approvalFlags(parsed.values.kind, parsed.values.approvers, drafts.questions);
   const result = await submitAsk(
     { questions: drafts.questions, kind: parsed.values.kind, approvers, timeoutSeconds: drafts.askTimeout, context: parsed.values.context, paths: parsed.values.path },

@@ -9,7 +9,7 @@ import { APPROVAL_KIND } from "../../protocol/approval.js";
 import { MAX_APPROVERS } from "../../protocol/ask.js";
 import { parseDuration } from "../../protocol/duration.js";
 import { EnvironmentError, UsageError } from "../usage.js";
-import { AGENT_ENV_NAMES, askTarget, readAskEnv, submitAsk, type AskDraft, type AskResult } from "./ask.js";
+import { AGENT_ENV_NAMES, readAskEnvAndTarget, submitAsk, type AskDraft, type AskResult } from "./ask.js";
 
 const Timeout = z
   .union([z.string().min(1), z.number().int().positive()])
@@ -120,8 +120,8 @@ export function createMcpServer(env: NodeJS.ProcessEnv): McpServer {
     async (args) => {
       try {
         // The environment first: a server started without it can post nothing, whatever the arguments.
-        const askEnv = readAskEnv(env);
-        const { repo, issue } = askTarget(askEnv, {}, true);
+        const { env: askEnv, target } = readAskEnvAndTarget(env, {}, true);
+        const { repo, issue } = target;
         const result = await submitAsk(draftFromTool(args), { env: askEnv });
         return { content: [{ type: "text", text: postedMessage(result, repo, String(issue)) }] };
       } catch (error) {

@@ -75,6 +75,13 @@ describe.concurrent("an environment error is one line saying what to set, exit 2
     expect(run.stderr).toMatch(/^escalate: Invalid environment: ESCALATION_ROUND: /);
   });
 
+  it("ask with a malformed ESCALATION_ROUND and no ESCALATION_ISSUE names both, in one line", async ({ expect }) => {
+    const run = await runEscalate(["ask", "--question", "Q?"], { GITHUB_TOKEN: "t", GITHUB_REPOSITORY: "octo/demo", ESCALATION_ROUND: "two" });
+    expect(run.code).toBe(2);
+    expect(lines(run.stderr)).toHaveLength(1);
+    expect(run.stderr).toMatch(/^escalate: Invalid environment: ESCALATION_ROUND: .*; ESCALATION_ISSUE is not set: /);
+  });
+
   it("status with neither REDIS_URL nor a redis.url in DATA_DIR names both", async ({ expect }) => {
     const dataDir = mkdtempSync(join(tmpdir(), "esc-nodata-"));
     const run = await runEscalate(["status"], { DATA_DIR: dataDir });

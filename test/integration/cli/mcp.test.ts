@@ -178,7 +178,7 @@ describe("escalate mcp started without the agent's environment", () => {
 
   it("names only what is missing or malformed when the client passed part of it", async () => {
     const given = { GITHUB_TOKEN: "ghs_agent_token", GITHUB_API_URL: api.url, GITHUB_REPOSITORY: "octo/demo" };
-    for (const [env, named] of [[{ ...given, ESCALATION_ROUND: "two" }, "ESCALATION_ROUND"], [given, "ESCALATION_ISSUE"]] as const) {
+    for (const [env, named] of [[{ ...given, ESCALATION_ROUND: "two", ESCALATION_ISSUE: "7" }, "ESCALATION_ROUND"], [given, "ESCALATION_ISSUE"], [{ ...given, ESCALATION_ROUND: "two" }, "ESCALATION_ROUND, ESCALATION_ISSUE"]] as const) {
       const partial = await serverWith(env);
       try {
         const result = await partial.callTool({ name: "ask_human", arguments: { questions: [{ text: "Q?" }] } });
