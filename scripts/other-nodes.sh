@@ -24,12 +24,15 @@ majors=("$@")
 prefixes=$(mktemp -d "${TMPDIR:-/tmp}/esc-nodes-XXXXXX")
 trap 'rm -rf "$prefixes"' EXIT
 say() { printf '\nother-nodes: %s\n' "$*"; }
-# Runs a step, saying which Node runs it and how long it took; set -e fails the script with it.
+# Runs a step, saying which Node runs it, how long it took, and failing the script when it fails.
 step() {
   local label=$1 started=$SECONDS
   shift
   say "Node $(node --version) ($(command -v node)): $label"
-  "$@"
+  if ! "$@"; then
+    say "Node $(node --version): $label FAILED after $((SECONDS - started)) s" >&2
+    exit 1
+  fi
   say "Node $(node --version): $label passed in $((SECONDS - started)) s"
 }
 
@@ -38,9 +41,15 @@ for major in "${majors[@]}"; do
   started=$SECONDS
   prefix="$prefixes/node-$major"
   say "installing the node package, Node $major, from the npm registry into $prefix"
+  mkdir -p "$prefix"
+  # Its preinstall installs the binary package; npm runs a dependency's install script only when allowed.
+  echo '{ "private": true, "allowScripts": { "node": true } }' >"$prefix/package.json"
   npm install --prefix "$prefix" --no-save --no-package-lock --no-audit --no-fund --loglevel=error "node@$major"
   bin="$prefix/node_modules/node/bin"
-  version=$("$bin/node" --version)
+  if ! version=$("$bin/node" --version); then
+    echo "other-nodes: the node package for Node $major left no working $bin/node (did its preinstall run?)" >&2
+    exit 1
+  fi
   if [ "${version%%.*}" != "v$major" ]; then
     echo "other-nodes: the node package for Node $major installed $version" >&2
     exit 1
