@@ -50,9 +50,9 @@ describe("Dockerfile", () => {
   const runs = all.flatMap((s) => ops(s, "RUN"));
   const instructions = all.flat().map((i) => `${i.op} ${i.args}`).join("\n");
 
-  it("builds every stage on Node 22 (the LTS line) on Debian, where apt has the sandbox's tools", () => {
+  it("builds every stage on Node 24 (LTS) on Debian, where apt has the sandbox's tools", () => {
     expect(all.length).toBeGreaterThanOrEqual(2);
-    for (const stage of all) expect(ops(stage, "FROM")[0]).toMatch(/^node:22-bookworm(-slim)?( AS \S+)?$/i);
+    for (const stage of all) expect(ops(stage, "FROM")[0]).toMatch(/^node:24-bookworm(-slim)?( AS \S+)?$/i);
   });
 
   it("runs tsc once: npm ci skips the `prepare` build, and nothing runs npm start or a second build", () => {
