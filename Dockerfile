@@ -1,8 +1,8 @@
-# The app on Node 24 (the Active LTS line; CI runs it too: scripts/other-nodes.sh), on Debian
-# bookworm so apt has the sandbox's tools, run as the non-root `node` user under tini. Redis is
+# The app on Node 26 (the Active LTS line since 2026-10; CI runs it too: scripts/other-nodes.sh), on
+# Debian trixie (Node 26's images are built on trixie) so apt has the sandbox's tools, run as the non-root `node` user under tini. Redis is
 # external (REDIS_URL); compose.yaml starts one.
 # Without a Docker daemon, scripts/image-steps.mjs performs these steps and starts the result.
-FROM node:24-bookworm-slim AS build
+FROM node:26-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 # --ignore-scripts: the package's `prepare` would run tsc here, before `npm run build` runs it again.
@@ -10,12 +10,12 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY src ./src
 RUN npm run build
 
-FROM node:24-bookworm-slim AS deps
+FROM node:26-trixie-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
-FROM node:24-bookworm-slim
+FROM node:26-trixie-slim
 # tini is PID 1: it reaps the orphans of agent process trees and passes signals to node. git for
 # the agent's checkout (the workspace); AGENT_WORKSPACE=off does without it. bubblewrap and socat
 # for the agent sandbox, with util-linux's nsenter (README, "The sandbox": the container must

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 # The Node lines CI runs besides the machine's; test/unit/dev/nodeLines.test.ts keeps these and
 # package.json's engines in step.
-NODE_MAJORS=(22 24)
+NODE_MAJORS=(22 24 26)
 
 majors=("$@")
 [ ${#majors[@]} -gt 0 ] || majors=("${NODE_MAJORS[@]}")

@@ -50,9 +50,9 @@ describe("Dockerfile", () => {
   const runs = all.flatMap((s) => ops(s, "RUN"));
   const instructions = all.flat().map((i) => `${i.op} ${i.args}`).join("\n");
 
-  it("builds every stage on Node 24 (LTS) on Debian, where apt has the sandbox's tools", () => {
+  it("builds every stage on Node 26 (the Active LTS) on Debian trixie, where apt has the sandbox's tools", () => {
     expect(all.length).toBeGreaterThanOrEqual(2);
-    for (const stage of all) expect(ops(stage, "FROM")[0]).toMatch(/^node:24-bookworm(-slim)?( AS \S+)?$/i);
+    for (const stage of all) expect(ops(stage, "FROM")[0]).toMatch(/^node:26-trixie(-slim)?( AS \S+)?$/i);
   });
 
   it("runs tsc once: npm ci skips the `prepare` build, and nothing runs npm start or a second build", () => {
