@@ -106,7 +106,7 @@ describe("/escalation/api/gates", () => {
   });
 
   it("refuses 401 JSON without a token or with a wrong one, saying what to send", async () => {
-    for (const init of [{}, { headers: { authorization: "Bearer nope" } }, { headers: { authorization: `Basic ${TOKEN}` } }, { headers: { cookie: `${SESSION_COOKIE}=${TOKEN}` } }]) {
+    for (const init of <RequestInit[]>[{}, { headers: { authorization: "Bearer nope" } }, { headers: { authorization: `Basic ${TOKEN}` } }, { headers: { cookie: `${SESSION_COOKIE}=${TOKEN}` } }]) {
       const res = await fetch(`${app.url}/escalation/api/gates`, init);
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toBe('Bearer realm="escalation"');
@@ -221,7 +221,7 @@ describe("/metrics", () => {
     const METRICS = "metrics-token-for-tests-0123456789";
     const locked = await serve(inject("redisUrl"), { metricsToken: METRICS });
     try {
-      for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: `Bearer ${TOKEN}` }]) {
+      for (const headers of <Record<string, string>[]>[{}, { authorization: "Bearer nope" }, { authorization: `Bearer ${TOKEN}` }]) {
         const res = await fetch(`${locked.url}/metrics`, { headers });
         expect(res.status).toBe(401);
         expect(res.headers.get("www-authenticate")).toBe('Bearer realm="escalation"');
