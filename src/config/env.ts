@@ -67,8 +67,10 @@ export interface AppConfig {
   taskTemplatePath: string;
   permissionCacheSeconds: number;
   shutdownGraceSeconds: number;
-  /** Bearer token for the status page and its JSON API; unset disables both. */
+  /** Bearer token for the status page and its JSON API (and the key of its login sessions); unset disables both. */
   adminToken?: string;
+  /** Bearer token /metrics requires when set; unset leaves /metrics open. */
+  metricsToken?: string;
   /**
    * The budget of content-creating GitHub writes (comments, reactions, labels, edits) per
    * installation, over sliding windows of `minuteMs` and `hourMs` (a minute and an hour, except in tests).
@@ -126,7 +128,7 @@ const unsetWhenEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (
 const label = (fallback: string) => z.string().trim().min(1).max(50).default(fallback);
 
 /** The app's secrets: no configuration may hand them to an agent. */
-const NEVER_TO_AGENT = ["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "STATE_SECRET", "REDIS_URL", "ADMIN_TOKEN", "SLACK_BOT_TOKEN"];
+const NEVER_TO_AGENT = ["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "STATE_SECRET", "REDIS_URL", "ADMIN_TOKEN", "METRICS_TOKEN", "SLACK_BOT_TOKEN"];
 
 const EnvSchema = z.object({
   APP_ID: z.string({ error: "is required: the numeric ID of your GitHub App" }).regex(/^\d+$/, "must be the App's numeric ID"),
@@ -185,6 +187,7 @@ const EnvSchema = z.object({
   PERMISSION_CACHE_TTL: duration("PERMISSION_CACHE_TTL", "60s"),
   SHUTDOWN_GRACE: duration("SHUTDOWN_GRACE", "20s"),
   ADMIN_TOKEN: unsetWhenEmpty(z.string().trim().min(16, "must be at least 16 characters (e.g. `openssl rand -hex 32`)")),
+  METRICS_TOKEN: unsetWhenEmpty(z.string().trim().min(16, "must be at least 16 characters (e.g. `openssl rand -hex 32`)").regex(/^\S+$/, "must have no spaces (it is sent as a Bearer token)")),
   SLACK_BOT_TOKEN: unsetWhenEmpty(z.string().trim().min(1)),
   SLACK_CHANNEL: unsetWhenEmpty(z.string().trim().min(1).max(200)),
   SLACK_API_URL: z.string().url().default("https://slack.com/api/"),
@@ -346,6 +349,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, platform: NodeJ
     permissionCacheSeconds: e.PERMISSION_CACHE_TTL,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE,
     adminToken: e.ADMIN_TOKEN,
+    metricsToken: e.METRICS_TOKEN,
     githubWrites: {
       perMinute: e.GITHUB_WRITES_PER_MINUTE,
       perHour: e.GITHUB_WRITES_PER_HOUR,

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
-import type { Vote } from "../protocol/approval.js";
+import type { ApprovalRule, Vote } from "../protocol/approval.js";
 import { ALLOCATE_ROUND, BEGIN_ROUND, BODY_EDITED, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS, REVISE_NOTE, KEEP_DELETED_NOTE, ROUND_CONTEXT, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
 import type { BodyEdit, Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming, Withdrawal } from "./types.js";
 
@@ -46,7 +46,7 @@ export interface RoundContext {
 }
 
 /** A gate as the ask creates it, before any answer. */
-export type NewGate = Pick<Gate, "id" | "repo" | "issue" | "installationId" | "round" | "ask" | "askedAt" | "askedBy" | "askUrl"> & Partial<Pick<Gate, "answerers">>;
+export type NewGate = Pick<Gate, "id" | "repo" | "issue" | "installationId" | "round" | "ask" | "askedAt" | "askedBy" | "askUrl"> & Partial<Pick<Gate, "answerers" | "approvalRule">>;
 
 /** The hash fields of a gate: the one place that maps a Gate to its Redis representation. */
 function gateFields(gate: NewGate & Partial<Gate>): Record<string, string> {
@@ -56,6 +56,7 @@ function gateFields(gate: NewGate & Partial<Gate>): Record<string, string> {
     answerCommentId: gate.answerCommentId,
     closedReason: gate.closedReason,
     answerers: gate.answerers === undefined ? undefined : JSON.stringify(gate.answerers),
+    approvalRule: gate.approvalRule === undefined ? undefined : JSON.stringify(gate.approvalRule),
     withdrawn: gate.withdrawn?.length ? JSON.stringify(gate.withdrawn) : undefined,
   };
   return {
@@ -683,6 +684,7 @@ function toGate(h: Record<string, string>): Gate {
     askedBy: h.askedBy ?? "",
     askUrl: h.askUrl ?? "",
     ...(h.answerers ? { answerers: JSON.parse(h.answerers) as GateAnswerers } : {}),
+    ...(h.approvalRule ? { approvalRule: JSON.parse(h.approvalRule) as ApprovalRule } : {}),
     state: h.state as GateState,
     answers: JSON.parse(h.answers ?? "[]") as RecordedAnswer[],
     answeredBy: h.answeredBy,

@@ -1,6 +1,6 @@
 import type { PermissionLevel } from "../github/permissions.js";
 import type { Ask } from "../protocol/ask.js";
-import type { ApprovalPolicy, Vote } from "../protocol/approval.js";
+import type { ApprovalPolicy, ApprovalRule, Vote } from "../protocol/approval.js";
 import type { Answer } from "../protocol/reply.js";
 
 /**
@@ -70,6 +70,8 @@ export interface Gate {
   askUrl: string;
   /** Undefined on gates opened before answerers were recorded: the repository's rule then applies. */
   answerers?: GateAnswerers;
+  /** An approval gate's rule as the repository set it when the gate opened (what the status page shows); absent on older gates. */
+  approvalRule?: ApprovalRule;
   state: GateState;
   answers: RecordedAnswer[];
   answeredBy?: string;

@@ -1,16 +1,19 @@
 import { DEFAULT_WRITE_WINDOWS, WriteBudget } from "../github/writeBudget.js";
 import { openGatesReport } from "../observe/gateView.js";
 import type { Services } from "../services.js";
-import { PRIVATE_HEADERS, checkAdmin, refuse } from "./auth.js";
+import { PRIVATE_HEADERS, refuse, type AdminAuth } from "./auth.js";
 import { reportQuery } from "./reportQuery.js";
 import { route, within, type HttpHandler } from "./route.js";
 
 export const GATES_API_PATH = "/escalation/api/gates";
 
-/** GET /escalation/api/gates[?repo=OWNER/REPO][&by=answerer][&answerer=LOGIN…]: the JSON twin of the status page (and of `escalate status --json`). */
-export function gatesApiHandler(services: Services): HttpHandler {
+/**
+ * GET /escalation/api/gates[?repo=OWNER/REPO][&by=answerer][&answerer=LOGIN…]: the JSON twin of the
+ * status page (and of `escalate status --json`), for a Bearer token or the page's session cookie.
+ */
+export function gatesApiHandler(services: Services, auth: AdminAuth): HttpHandler {
   return route([GATES_API_PATH], async (req, res, url) => {
-    const check = checkAdmin(req, url, services.config.adminToken);
+    const check = auth.check(req, url);
     if (!check.ok) return refuse(res, check, "json");
     const json = { ...PRIVATE_HEADERS, "content-type": "application/json; charset=utf-8" };
     const query = reportQuery(url);

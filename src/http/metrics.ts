@@ -1,14 +1,25 @@
 import { LoopMetrics } from "../observe/metrics.js";
 import type { Services } from "../services.js";
+import { bearerToken, refuse, sameToken, tokenInUrl } from "./auth.js";
 import { loopQueues } from "./healthz.js";
 import { route, type HttpHandler } from "./route.js";
 
 /**
- * GET /metrics: Prometheus text. Subscribes to the loop's events now; it holds counts, not prompts,
- * so it is not behind ADMIN_TOKEN (restrict it at the network level if needed).
+ * GET /metrics: Prometheus text. Subscribes to the loop's events now. It holds counts, not prompts,
+ * so it is not behind ADMIN_TOKEN: open by default, or behind `Authorization: Bearer METRICS_TOKEN`
+ * when that is set (a scraper gets its own token, never the admin one).
  */
 export function metricsHandler(services: Services, metrics = new LoopMetrics(services, { queues: () => loopQueues(services) })): HttpHandler {
-  return route(["/metrics"], async (req, res) => {
+  const token = services.config.metricsToken;
+  return route(["/metrics"], async (req, res, url) => {
+    if (token !== undefined) {
+      const refused = tokenInUrl(url, "METRICS_TOKEN");
+      if (refused) return refuse(res, refused, "text");
+      const given = bearerToken(req);
+      if (given === undefined || !sameToken(given, token)) {
+        return refuse(res, { ok: false, status: 401, reason: given === undefined ? "none" : "wrong", message: "/metrics needs Authorization: Bearer <METRICS_TOKEN> (in Prometheus: authorization: credentials_file)." }, "text");
+      }
+    }
     try {
       const text = await metrics.text();
       res.writeHead(200, { "content-type": metrics.contentType, "cache-control": "no-store" }).end(req.method === "HEAD" ? undefined : text);

@@ -13,7 +13,8 @@ export function requestUrl(req: IncomingMessage): URL {
 
 /**
  * Runs first and answers nothing: Probot's request logger prints `req.url` when the response ends,
- * so a `?token=` value is replaced there (on every path, a mistyped one too) and kept for the routes.
+ * so a `?token=` value is replaced there (on every path, a mistyped one too). The routes refuse a
+ * token in the URL; this keeps one someone tried anyway out of the log.
  */
 export const redactTokens: HttpHandler = async (req) => {
   if (req.url && /[?&]token=/.test(req.url)) {

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { openGatesReport, type GateView, type OpenGatesReport } from "../observe/gateView.js";
-import type { AnswererView, InboxEntry, InboxGroup } from "../observe/inbox.js";
+import { answererText, type InboxEntry, type InboxGroup } from "../observe/inbox.js";
 import type { Services } from "../services.js";
-import { PRIVATE_HEADERS, checkAdmin, refuse } from "./auth.js";
+import { LOGIN_PATH, LOGOUT_PATH, PRIVATE_HEADERS, bearerToken, refuse, type AdminAuth } from "./auth.js";
 import { Html, html, safeHref } from "./html.js";
 import { reportQuery } from "./reportQuery.js";
 import { route, within, type HttpHandler } from "./route.js";
@@ -47,12 +47,6 @@ function timeLeft(gate: GateView): Html {
   return html`<span class="left">${shortDuration(gate.timeLeftSeconds)} left</span>`;
 }
 
-/** "@alice (code owner)", "anyone with write access": one who can answer a gate, for its card. */
-function answererText(answerer: AnswererView): string {
-  if (answerer.kind === "permission") return answerer.name === "allowed" ? "anyone allowed on the repository" : `anyone with ${answerer.name} access`;
-  return `@${answerer.name} (${answerer.via})`;
-}
-
 function renderGate(gate: GateView): Html {
   const questions = gate.questions.map(
     (q) => html`<li class="question">
@@ -66,7 +60,9 @@ function renderGate(gate: GateView): Html {
       <h3>${link(gate.issueUrl, `#${gate.issue}${gate.title ? ` ${gate.title}` : ""}`)}</h3>
       <p class="meta"><span class="kind">${gate.kind}</span> · round ${gate.round} · asked <span class="age">${shortDuration(gate.ageSeconds)}</span> ago by ${gate.askedBy} · ${timeLeft(gate)}</p>
       ${gate.context ? html`<p class="context">${gate.context}</p>` : ""}
+      ${gate.paths.length > 0 ? html`<p class="paths">About: ${gate.paths.map((p, i) => html`${i > 0 ? ", " : ""}<code>${p}</code>`)}</p>` : ""}
       <ol class="questions">${questions}</ol>
+      ${gate.approval ? html`<p class="tally">${gate.approval.summary}</p>` : ""}
       <p class="who">Who can answer: ${gate.answerers.map(answererText).join(" · ")}</p>
       <p class="links">${link(gate.url, "Answer on GitHub")} · gate <code>${gate.id}</code></p>
     </article>`;
@@ -115,7 +111,9 @@ body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:960px;padding:1
 h1{font-size:1.5rem;margin:.5rem 0}h2{font-size:1.15rem;border-bottom:1px solid #d0d7de;padding-bottom:.25rem;margin-top:1.5rem}
 h3{font-size:1rem;margin:.25rem 0}.count{background:#eaeef2;border-radius:1em;padding:0 .5em;font-size:.85rem}
 .gate{border:1px solid #d0d7de;border-radius:6px;padding:.5rem 1rem;margin:.75rem 0}
-.meta,.links,.who,#summary{color:#59636e;font-size:.9rem;margin:.25rem 0}.kind{font-weight:600}
+nav{display:flex;gap:1rem;align-items:center;border-bottom:1px solid #d0d7de;padding:.25rem 0}nav a[aria-current]{font-weight:600;color:#1f2328;text-decoration:none}
+nav form{margin-left:auto}.tally{font-weight:600}
+.meta,.links,.who,.paths,#summary{color:#59636e;font-size:.9rem;margin:.25rem 0}.kind{font-weight:600}
 .overdue{color:#cf222e;font-weight:600}.context{white-space:pre-wrap}.question .text{font-weight:600;margin:.4rem 0 .1rem;white-space:pre-wrap}
 .entries{padding-left:1.2rem}.entry{margin:.5rem 0}.entry .text{margin:.1rem 0;white-space:pre-wrap}.via{font-weight:600}
 .options{margin:.1rem 0}.options .default{font-weight:600}.answered{color:#1a7f37}.empty{color:#59636e}
@@ -126,11 +124,9 @@ h3{font-size:1rem;margin:.25rem 0}.count{background:#eaeef2;border-radius:1em;pa
 const SCRIPT = `
 (() => {
   const params = new URLSearchParams(location.search);
-  const token = params.get("token");
   const query = new URLSearchParams();
   for (const name of ["repo", "by", "answerer"]) for (const value of params.getAll(name)) query.append(name, value);
   const api = location.pathname.replace(/\\/+$/, "") + "/api/gates" + (query.toString() ? "?" + query.toString() : "");
-  const headers = token ? { authorization: "Bearer " + token } : {};
   const el = (tag, attrs, ...children) => {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
@@ -158,7 +154,9 @@ const SCRIPT = `
     el("h3", {}, link(g.issueUrl, "#" + g.issue + (g.title ? " " + g.title : ""))),
     el("p", { class: "meta" }, el("span", { class: "kind" }, g.kind), " · round " + g.round + " · asked ", el("span", { class: "age" }, dur(g.ageSeconds)), " ago by " + g.askedBy + " · ", left(g)),
     g.context ? el("p", { class: "context" }, g.context) : null,
+    g.paths.length ? el("p", { class: "paths" }, "About: ", g.paths.flatMap((p, i) => [i ? ", " : null, el("code", {}, p)])) : null,
     el("ol", { class: "questions" }, g.questions.map(question)),
+    g.approval ? el("p", { class: "tally" }, g.approval.summary) : null,
     el("p", { class: "who" }, "Who can answer: " + g.answerers.map(who).join(" · ")),
     el("p", { class: "links" }, link(g.url, "Answer on GitHub"), " · gate ", el("code", {}, g.id)));
   const entry = (e) => el("li", { class: "entry", "data-gate": e.id },
@@ -192,7 +190,12 @@ const SCRIPT = `
   const refresh = async () => {
     const error = document.getElementById("error");
     try {
-      const res = await fetch(api, { headers, cache: "no-store" });
+      // The session cookie goes along (same origin); once it has expired, say how to sign in again.
+      const res = await fetch(api, { cache: "no-store", credentials: "same-origin" });
+      if (res.status === 401) {
+        error.replaceChildren("Your session has ended: ", el("a", { href: "${LOGIN_PATH}?next=" + encodeURIComponent(location.pathname + location.search) }, "sign in again"), ".");
+        return;
+      }
       if (!res.ok) throw new Error("HTTP " + res.status);
       render(await res.json());
       error.textContent = "";
@@ -217,6 +220,13 @@ function sandboxLine(sandbox: SandboxView): Html {
   return html`<p id="sandbox" class="meta">Agents run in the bubblewrap sandbox (AGENT_SANDBOX=bwrap).</p>`;
 }
 
+/** The links between the main view and the inbox, and the sign-out button (a POST: a link could be followed by anything). */
+function nav(inbox: boolean): Html {
+  const current = (here: boolean) => (here ? html` aria-current="page"` : "");
+  return html`<nav><a href="${STATUS_PAGE_PATH}"${current(!inbox)}>Open gates</a><a href="${STATUS_PAGE_PATH}?by=answerer"${current(inbox)}>Inbox</a>
+<form method="post" action="${LOGOUT_PATH}"><button type="submit">Sign out</button></form></nav>`;
+}
+
 export function renderStatusPage(report: OpenGatesReport, nonce: string, sandbox: SandboxView): string {
   const count = report.counts.open;
   return html`<!doctype html>
@@ -229,6 +239,7 @@ export function renderStatusPage(report: OpenGatesReport, nonce: string, sandbox
 <style nonce="${nonce}">${new Html(STYLE)}</style>
 </head>
 <body>
+${nav(report.byAnswerer !== undefined)}
 <header>
 <h1>${report.byAnswerer ? "Open gates by who can answer" : "Open gates"}</h1>
 <p id="summary">${summary(report)}</p>
@@ -244,11 +255,21 @@ ${sandboxLine(sandbox)}
 `.value;
 }
 
-/** GET /escalation[?by=answerer][&answerer=LOGIN…]: the open gates as a page, for people. Requires ADMIN_TOKEN. */
-export function statusPageHandler(services: Services): HttpHandler {
+/**
+ * GET /escalation[?by=answerer][&answerer=LOGIN…]: the open gates as a page, for people signed in
+ * at /login (or sending the Bearer token). Requires ADMIN_TOKEN.
+ */
+export function statusPageHandler(services: Services, auth: AdminAuth): HttpHandler {
   return route([STATUS_PAGE_PATH], async (req, res, url) => {
-    const check = checkAdmin(req, url, services.config.adminToken);
-    if (!check.ok) return refuse(res, check, "text");
+    const check = auth.check(req, url);
+    if (!check.ok) {
+      // A browser without a (valid) session goes to the form and comes back here; a wrong Bearer token is a 401.
+      if (check.reason === "none" || (check.reason === "wrong" && bearerToken(req) === undefined)) {
+        res.writeHead(303, { ...PRIVATE_HEADERS, location: `${LOGIN_PATH}?next=${encodeURIComponent(url.pathname + url.search)}` }).end();
+        return;
+      }
+      return refuse(res, check, "text");
+    }
     const query = reportQuery(url);
     if ("error" in query) {
       res.writeHead(400, { ...PRIVATE_HEADERS, "content-type": "text/plain; charset=utf-8" }).end(`400: ${query.error}\n`);
@@ -267,7 +288,7 @@ export function statusPageHandler(services: Services): HttpHandler {
       .writeHead(200, {
         ...PRIVATE_HEADERS,
         "content-type": "text/html; charset=utf-8",
-        "content-security-policy": `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+        "content-security-policy": `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
         "x-frame-options": "DENY",
       })
       .end(req.method === "HEAD" ? undefined : renderStatusPage(report, nonce, { mode: services.sandbox.mode, problem: services.sandbox.problem }));

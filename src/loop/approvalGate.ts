@@ -9,7 +9,7 @@ import { applyAnswers } from "./answerGate.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 import { reportHiddenContent } from "./hiddenContent.js";
 
-export function isApprovalGate(gate: Gate): boolean {
+export function isApprovalGate(gate: Pick<Gate, "ask">): boolean {
   return gate.ask.kind === APPROVAL_KIND;
 }
 

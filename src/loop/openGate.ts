@@ -3,6 +3,7 @@ import type { Ask } from "../protocol/ask.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerersFor } from "./answerers.js";
+import { approvalRule, isApprovalGate } from "./approvalGate.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 import { scheduleLadder } from "./reminderLadder.js";
 import { scheduleTimeout } from "./timeouts.js";
@@ -22,6 +23,7 @@ export async function openGate(services: Services, event: CommentEvent, ask: Ask
     askedBy: event.comment.author.login,
     askUrl: event.comment.url,
     answerers: await answerersFor(services, event.installationId, event.repo, ask, settings),
+    ...(isApprovalGate({ ask }) ? { approvalRule: approvalRule(ask, settings) } : {}),
   });
   if (!opened) return "gate already open";
   const gate = await services.store.getGate(String(event.comment.id));

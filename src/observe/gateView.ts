@@ -1,6 +1,8 @@
 import type { GateStore } from "../gates/store.js";
 import type { Gate } from "../gates/types.js";
 import { answererViews, groupByAnswerer, matchesAnswerer, type AnswererView, type InboxGroup } from "./inbox.js";
+import { approvalView, type ApprovalView } from "./approvalView.js";
+import { APPROVAL_KIND, type Vote } from "../protocol/approval.js";
 import { questionTimeout } from "../protocol/ask.js";
 
 /**
@@ -46,6 +48,8 @@ export interface GateView {
   paths: string[];
   /** Who can answer, as recorded when the gate opened (plus the issue's assignees under the permission rule). */
   answerers: AnswererView[];
+  /** An approval gate's tally: approvals needed and given, by whom, and who it waits for; null on other gates. */
+  approval: ApprovalView | null;
 }
 
 export interface GateCounts {
@@ -70,7 +74,9 @@ export interface OpenGatesReport {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function viewGate(gate: Gate, now: number, title?: string, assignees: readonly string[] = []): GateView {
+/** `votes`: an approval gate's votes so far (the store's record). */
+export function viewGate(gate: Gate, now: number, title?: string, assignees: readonly string[] = [], votes: readonly Vote[] = []): GateView {
+  const answerers = answererViews(gate, assignees);
   const answered = new Map(gate.answers.map((a) => [a.question, a]));
   const questions = gate.ask.questions.map((question, index): QuestionView => {
     const timeout = questionTimeout(gate.ask, question) ?? null;
@@ -106,7 +112,8 @@ export function viewGate(gate: Gate, now: number, title?: string, assignees: rea
     url: gate.askUrl,
     issueUrl: issueUrlOf(gate),
     paths: [...(gate.ask.paths ?? [])],
-    answerers: answererViews(gate, assignees),
+    answerers,
+    approval: gate.ask.kind === APPROVAL_KIND ? approvalView(gate, votes, answerers) : null,
   };
 }
 
@@ -156,9 +163,10 @@ export async function openGatesReport(store: GateStore, options: ReportOptions =
       if (issue) issues.set(key, { title: issue.title, assignees: issue.assignees });
     }),
   );
+  const votes = new Map(await Promise.all(gates.filter((g) => g.ask.kind === APPROVAL_KIND).map(async (g) => [g.id, await store.votes(g.id)] as const)));
   let views = gates.map((g) => {
     const issue = issues.get(`${g.repo.toLowerCase()}#${g.issue}`);
-    return viewGate(g, now, issue?.title, issue?.assignees);
+    return viewGate(g, now, issue?.title, issue?.assignees, votes.get(g.id));
   });
   const wanted = options.answerers ?? [];
   if (wanted.length > 0) views = views.filter((view) => view.answerers.some((a) => matchesAnswerer(a, wanted)));

@@ -69,6 +69,12 @@ export function answererViews(gate: Gate, assignees: readonly string[]): Answere
   return views;
 }
 
+/** "@alice (code owner)", "anyone with write access": one who can answer a gate, as the status page says it. */
+export function answererText(answerer: AnswererView): string {
+  if (answerer.kind === "permission") return answerer.name === "allowed" ? "anyone allowed on the repository" : `anyone with ${answerer.name} access`;
+  return `@${answerer.name} (${answerer.via})`;
+}
+
 /** Whether `answerer` is one of `names` (lower-cased logins and org/teams). */
 export function matchesAnswerer(answerer: AnswererView, names: readonly string[]): boolean {
   return answerer.kind !== "permission" && names.includes(answerer.name);

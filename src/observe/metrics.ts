@@ -1,11 +1,12 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Queue } from "bullmq";
 import { DEFAULT_WRITE_WINDOWS, WriteBudget } from "../github/writeBudget.js";
+import type { Gate } from "../gates/types.js";
 import type { Services } from "../services.js";
 
 /** Ask → answer: minutes to days. */
 const ANSWER_BUCKETS = [30, 60, 300, 900, 1800, 3600, 7200, 14400, 28800, 86400, 172800, 604800];
-/** Answer → agent started: the loop's own latency, sub-second to a minute. */
+/** Trigger (an answer, a default, a dispatch) → agent started: the loop's own latency, sub-second to a minute. */
 const SPAWN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
 /** Spawn → exit: the agent's own time, seconds to the AGENT_TIMEOUT. */
 const RUN_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200];
@@ -21,13 +22,15 @@ export interface MetricsOptions {
 /**
  * The app's Prometheus metrics, in a registry of its own (never prom-client's global one, so two
  * apps in one process, as in tests, do not collide). Counters and histograms follow the loop's
- * events; gauges read Redis when scraped.
+ * events; gauges read Redis when scraped. The process's own metrics (CPU, memory, heap, event-loop
+ * lag, handles) keep prom-client's standard names, `process_*` and `nodejs_*`, so stock dashboards fit.
  */
 export class LoopMetrics {
   readonly registry = new Registry();
 
   constructor(services: Services, options: MetricsOptions = {}) {
     const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
     const timeoutMs = options.scrapeTimeoutMs ?? 2000;
     // One Redis read per scrape feeds the three store gauges, whichever prom-client collects first.
     let inFlight: Promise<void> | undefined;
@@ -49,9 +52,9 @@ export class LoopMetrics {
     const oldest = new Gauge({ name: "escalation_oldest_open_gate_age_seconds", help: "Age of the oldest open gate, 0 when none is open.", registers, collect: readStore });
     const answers = new Counter({ name: "escalation_answers_total", help: "Gates answered, by source: a human reply or the defaults taken at timeout.", labelNames: ["source"], registers });
     const askToAnswer = new Histogram({ name: "escalation_ask_to_answer_seconds", help: "Human time: from the ask comment to its answer, by source (agent time is escalation_agent_run_seconds).", labelNames: ["source"], buckets: ANSWER_BUCKETS, registers });
-    const answerToSpawn = new Histogram({
-      name: "escalation_answer_to_spawn_seconds",
-      help: "Time from the webhook that triggered a spawn (an answer, or a dispatch) to the agent process starting.",
+    const triggerToSpawn = new Histogram({
+      name: "escalation_trigger_to_spawn_seconds",
+      help: "The loop's latency: from the event that triggered a spawn to the agent process starting, by trigger: answer (a human's), default (taken at a timeout), dispatch (/agent, the label, /retry).",
       labelNames: ["trigger"],
       buckets: SPAWN_BUCKETS,
       registers,
@@ -144,7 +147,7 @@ export class LoopMetrics {
     });
     events.on("gate.closed", ({ state }) => closed.inc({ state }));
     events.on("agent.started", ({ replyToSpawnMs, resumedGate }) => {
-      answerToSpawn.observe({ trigger: resumedGate ? "answer" : "dispatch" }, Math.max(0, replyToSpawnMs / 1000));
+      triggerToSpawn.observe({ trigger: triggerOf(resumedGate) }, Math.max(0, replyToSpawnMs / 1000));
     });
     events.on("agent.exited", ({ outcome, durationMs }) => {
       spawns.inc({ outcome });
@@ -162,6 +165,13 @@ export class LoopMetrics {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+/** What started a round: the resumed gate's last answer (a human's, or a default at its timeout), else a dispatch. */
+export function triggerOf(resumed: Gate | undefined): "answer" | "default" | "dispatch" {
+  if (!resumed) return "dispatch";
+  const last = [...resumed.answers].sort((a, b) => a.at - b.at).at(-1);
+  return last?.source === "default" ? "default" : "answer";
 }
 
 async function bounded<T>(work: Promise<T>, ms: number): Promise<T> {

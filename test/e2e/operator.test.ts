@@ -7,6 +7,7 @@ import { agentRuns, askedGate, recordingAgent } from "../support/flow.js";
 import { REPO, startLoop, waitFor, type Loop } from "../support/harness.js";
 
 const BIN = join(projectRoot, "bin", "escalate");
+const METRICS_TOKEN = "operator-metrics-token-0123456789";
 
 let loop: Loop;
 let out: string;
@@ -15,7 +16,7 @@ let maintainerToken: string;
 beforeAll(async () => {
   const agent = recordingAgent();
   out = agent.out;
-  [, loop] = await Promise.all([ensureBuilt(), startLoop(agent.env)]);
+  [, loop] = await Promise.all([ensureBuilt(), startLoop({ ...agent.env, METRICS_TOKEN })]);
   // The operator's own account on the simulated GitHub.
   maintainerToken = loop.sim.addUser("operator").token;
   loop.sim.setPermission(REPO, "operator", "maintain");
@@ -77,18 +78,24 @@ describe("operator surfaces against the running loop: escalate status, escalate 
     expect((await escalate(["status"])).stdout).toContain("No open gates.");
   });
 
-  it("the app's /metrics counted that round, and /healthz sees Redis and the queues", async () => {
+  it("the app's /metrics (behind METRICS_TOKEN) counted that round with the process metrics, and /healthz sees Redis and the queues", async () => {
     const metric = async (line: RegExp) => {
-      const text = await (await fetch(`${loop.app.url}/metrics`)).text();
+      const text = await (await fetch(`${loop.app.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
       return line.exec(text);
     };
+    const anonymous = await fetch(`${loop.app.url}/metrics`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.text()).toContain("/metrics needs Authorization: Bearer <METRICS_TOKEN>");
     // Round 1's agent exits right after it starts: two successful runs (round 0 and round 1).
     await waitFor("both rounds' outcomes", () => metric(/^escalation_spawn_outcomes_total\{outcome="success"\} 2$/m));
     expect(await metric(/^escalation_gates_opened_total 1$/m)).toBeTruthy();
     expect(await metric(/^escalation_answers_total\{source="human"\} 1$/m)).toBeTruthy();
     expect(await metric(/^escalation_ask_to_answer_seconds_count\{source="human"\} 1$/m)).toBeTruthy();
-    expect(await metric(/^escalation_answer_to_spawn_seconds_count\{trigger="answer"\} 1$/m)).toBeTruthy();
-    expect(await metric(/^escalation_answer_to_spawn_seconds_count\{trigger="dispatch"\} 1$/m)).toBeTruthy();
+    expect(await metric(/^escalation_trigger_to_spawn_seconds_count\{trigger="answer"\} 1$/m)).toBeTruthy();
+    expect(await metric(/^escalation_trigger_to_spawn_seconds_count\{trigger="dispatch"\} 1$/m)).toBeTruthy();
+    expect(await metric(/^escalation_trigger_to_spawn_seconds_count\{trigger="default"\}/m)).toBeNull();
+    expect(await metric(/^process_cpu_seconds_total \d/m)).toBeTruthy();
+    expect(await metric(/^nodejs_heap_size_total_bytes \d/m)).toBeTruthy();
     expect(await metric(/^escalation_open_gates 0$/m)).toBeTruthy();
     const queued = await metric(/^escalation_webhook_deliveries_total\{event="issue_comment",result="queued"\} (\d+)$/m);
     expect(Number(queued?.[1])).toBeGreaterThanOrEqual(3); // /agent, the ask, the operator's answer

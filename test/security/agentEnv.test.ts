@@ -31,6 +31,7 @@ describe("security: the agent's environment", { timeout: 60_000 }, () => {
       STATE_SECRET: "state-secret-0123456789abcdef",
       REDIS_URL: loop.config.redisUrl,
       ADMIN_TOKEN: "admin-token-0123456789abcdef",
+      METRICS_TOKEN: "metrics-token-0123456789abcdef",
       SLACK_BOT_TOKEN: "xoxb-0000000000-secret",
       AWS_SECRET_ACCESS_KEY: "aws-secret-from-the-app-env",
       GITHUB_TOKEN: "ghp_theAppsOwnTokenThatMustNotLeak000000",
@@ -50,7 +51,7 @@ describe("security: the agent's environment", { timeout: 60_000 }, () => {
     if (redisPassword) expect(loop.logs.join("\n")).not.toContain(redisPassword);
   });
 
-  it.each(["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "STATE_SECRET", "REDIS_URL", "ADMIN_TOKEN", "SLACK_BOT_TOKEN"])("AGENT_ENV_PASSTHROUGH may not name %s", (name) => {
+  it.each(["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "STATE_SECRET", "REDIS_URL", "ADMIN_TOKEN", "METRICS_TOKEN", "SLACK_BOT_TOKEN"])("AGENT_ENV_PASSTHROUGH may not name %s", (name) => {
     const env = { APP_ID: "1", WEBHOOK_SECRET: "s", PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----", AGENT_ENV_PASSTHROUGH: `HOME,${name}` };
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(/AGENT_ENV_PASSTHROUGH: may not name the app's own secrets/);

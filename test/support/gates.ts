@@ -43,5 +43,6 @@ export function newGate(gate: Gate): NewGate {
     askedBy: gate.askedBy,
     askUrl: gate.askUrl,
     ...(gate.answerers ? { answerers: gate.answerers } : {}),
+    ...(gate.approvalRule ? { approvalRule: gate.approvalRule } : {}),
   };
 }

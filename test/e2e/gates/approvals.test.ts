@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { openGatesReport } from "../../../src/observe/gateView.js";
 import { renderAskComment } from "../../../src/protocol/ask.js";
 import { Gates, REPO, settle, waitFor } from "./support.js";
 
@@ -92,6 +93,9 @@ describe("gates: approvals", () => {
     g.comment(issue, "carol", "/status");
     const status = await g.reply(issue, "**Escalation status**");
     expect(status.body).toContain("- Deploy v2 to production? — Approvals 1/2: @admin · Denials 1/2: @maintainer (policy majority)");
+    // The gate recorded the repository's rule when it opened: the status page's tally says the same.
+    const [open] = (await openGatesReport(g.loop.app.services.store)).gates;
+    expect(open?.approval).toMatchObject({ required: 2, policy: "majority", recorded: true, summary: "1 of 2 approvals: @admin; 1 of 2 denials: @maintainer; waiting for 1 more from anyone with write access" });
     g.comment(issue, "carol", "y");
     const { task } = await g.run(issue, 1);
     expect(task).toContain("APPROVED: 2 of 2 required approvals (policy majority).");

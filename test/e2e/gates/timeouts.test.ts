@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { parseStatusComment } from "../../../src/protocol/statusComment.js";
-import { Gates, REPO, settle } from "./support.js";
+import { Gates, REPO, settle, waitFor } from "./support.js";
 import { sealFor } from "../../support/seal.js";
 import { WEBHOOK_SECRET } from "../../support/harness.js";
 
@@ -27,6 +27,10 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
     const assumed = await g.run(issue, 1);
     expect(assumed.task).toMatch(/Options: 1\. Postgres; 2\. SQLite\nASSUMPTION: nobody answered by \S+; the default was taken\.\n\n> SQLite\n/);
     expect(assumed.task).not.toContain("Answer from human");
+    // /metrics counts that round's latency under the trigger that started it: the default, not an answer.
+    const spawnCounts = async () => (await (await fetch(`${g!.loop.app.url}/metrics`)).text()).match(/^escalation_trigger_to_spawn_seconds_count\{trigger="\w+"\} \d+$/gm)?.join("\n");
+    await waitFor("the default's round in /metrics", async () => (await spawnCounts())?.includes('trigger="default"} 1'));
+    expect(await spawnCounts()).toBe('escalation_trigger_to_spawn_seconds_count{trigger="dispatch"} 1\nescalation_trigger_to_spawn_seconds_count{trigger="default"} 1');
     await g.statusLine(issue, `round 1: agent started with the defaults taken at timeout to gate ${ask.id}`);
     await g.statusLine(issue, "round 1: agent finished");
     // The status comment's hidden state (what a rebuild reads) records the gate as taken by the app.

@@ -8,6 +8,7 @@ import type { AppConfig } from "../../../src/config/env.js";
 import { LoopEvents } from "../../../src/events.js";
 import { GateStore } from "../../../src/gates/store.js";
 import { registerHttp } from "../../../src/http/index.js";
+import { SESSION_COOKIE, SESSION_SECONDS, SessionKey } from "../../../src/http/session.js";
 import type { HttpHandler } from "../../../src/http/route.js";
 import { Queues } from "../../../src/queue/queues.js";
 import { freePort } from "../../../src/redis/privateRedis.js";
@@ -90,20 +91,27 @@ describe("/escalation/api/gates", () => {
     expect(body.counts).toEqual({ open: 2, waiting: 1, overdue: 0, noTimeout: 1, partial: 0 });
   });
 
-  it("accepts ?token= and filters by ?repo=", async () => {
-    const res = await fetch(`${app.url}/escalation/api/gates?token=${TOKEN}&repo=acme%2Fapi`);
+  it("filters by ?repo=", async () => {
+    const res = await fetch(`${app.url}/escalation/api/gates?repo=acme%2Fapi`, { headers: bearer });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { gates: Array<{ id: string }> }).gates.map((g) => g.id)).toEqual(["302"]);
   });
 
-  it("refuses 401 without a token or with a wrong one, saying how to authenticate", async () => {
-    for (const init of [{}, { headers: { authorization: "Bearer nope" } }, { headers: { authorization: `Basic ${TOKEN}` } }]) {
+  it("refuses a ?token= (400) even when it is right, saying to send the header", async () => {
+    for (const init of [{}, { headers: bearer }]) {
+      const res = await fetch(`${app.url}/escalation/api/gates?token=${TOKEN}&repo=acme%2Fapi`, init);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toMatch(/^A token in the URL \(\?token=\) is not accepted: .* Send Authorization: Bearer <ADMIN_TOKEN>/);
+    }
+  });
+
+  it("refuses 401 JSON without a token or with a wrong one, saying what to send", async () => {
+    for (const init of <RequestInit[]>[{}, { headers: { authorization: "Bearer nope" } }, { headers: { authorization: `Basic ${TOKEN}` } }, { headers: { cookie: `${SESSION_COOKIE}=${TOKEN}` } }]) {
       const res = await fetch(`${app.url}/escalation/api/gates`, init);
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toBe('Bearer realm="escalation"');
-      expect(await res.json()).toHaveProperty("error");
+      expect(((await res.json()) as { error: string }).error).toMatch(/Authorization: Bearer <ADMIN_TOKEN>|sign in again at \/login/);
     }
-    expect((await fetch(`${app.url}/escalation/api/gates?token=${TOKEN.slice(1)}`)).status).toBe(401);
   });
 
   it("only answers GET and HEAD", async () => {
@@ -115,7 +123,7 @@ describe("/escalation/api/gates", () => {
 
 describe("/escalation", () => {
   it("serves the page with a strict CSP, no referrer and every prompt escaped", async () => {
-    const res = await fetch(`${app.url}/escalation?token=${TOKEN}`);
+    const res = await fetch(`${app.url}/escalation`, { headers: bearer });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(res.headers.get("referrer-policy")).toBe("no-referrer");
@@ -127,17 +135,25 @@ describe("/escalation", () => {
     expect(page.indexOf('data-repo="acme/widgets"')).toBeLessThan(page.indexOf('data-repo="acme/api"'));
   });
 
-  it("refuses 401 without the token", async () => {
-    const res = await fetch(`${app.url}/escalation`);
-    expect(res.status).toBe(401);
-    expect(await res.text()).toContain("401 Unauthorized: A token is required");
+  it("sends a browser without a session to the login form, coming back to the view it asked for", async () => {
+    for (const cookie of [undefined, `${SESSION_COOKIE}=forged`]) {
+      const res = await fetch(`${app.url}/escalation?by=answerer`, { redirect: "manual", headers: cookie ? { cookie } : {} });
+      expect(res.status).toBe(303);
+      expect(res.headers.get("location")).toBe("/login?next=%2Fescalation%3Fby%3Danswerer");
+    }
+    const wrong = await fetch(`${app.url}/escalation`, { redirect: "manual", headers: { authorization: "Bearer nope" } });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toContain("401 Unauthorized: Wrong token");
+    const inUrl = await fetch(`${app.url}/escalation?token=${TOKEN}`, { redirect: "manual" });
+    expect(inUrl.status).toBe(400);
+    expect(await inUrl.text()).toMatch(/^400 Bad Request: A token in the URL \(\?token=\) is not accepted.*or sign in at \/login in a browser/);
   });
 
   it("is disabled (403) when ADMIN_TOKEN is unset", async () => {
     const off = await serve(inject("redisUrl"), {});
     try {
       for (const path of ["/escalation", "/escalation/api/gates"]) {
-        const res = await fetch(`${off.url}${path}?token=${TOKEN}`);
+        const res = await fetch(`${off.url}${path}`, { headers: bearer });
         expect(res.status).toBe(403);
         expect(await res.text()).toContain("set ADMIN_TOKEN");
       }
@@ -154,7 +170,8 @@ describe("/metrics", () => {
     events.notify("gate.opened", { gate });
     events.notify("gate.answered", { gate: { ...gate, state: "answered", answeredAt: 1_000_000 + 90_000 }, by: "maintainer", source: "human" });
     events.notify("gate.closed", { gate, state: "cancelled", reason: "closed" });
-    events.notify("agent.started", { repo: gate.repo, issue: 12, round: 1, replyToSpawnMs: 420, resumedGate: gate });
+    events.notify("agent.started", { repo: gate.repo, issue: 12, round: 1, replyToSpawnMs: 420, resumedGate: { ...gate, answers: [{ question: 0, text: "SQLite", by: "maintainer", at: 1, source: "human" }] } });
+    events.notify("agent.started", { repo: gate.repo, issue: 13, round: 1, replyToSpawnMs: 80, resumedGate: { ...gate, answers: [{ question: 0, text: "SQLite", by: "escalation", at: 2, source: "default" }] } });
     events.notify("agent.started", { repo: gate.repo, issue: 12, round: 0, replyToSpawnMs: 3000 });
     events.notify("agent.exited", { repo: gate.repo, issue: 12, round: 1, outcome: "success", durationMs: 5 });
     events.notify("agent.exited", { repo: gate.repo, issue: 12, round: 2, outcome: "timeout", durationMs: 5 });
@@ -175,9 +192,10 @@ describe("/metrics", () => {
       'escalation_ask_to_answer_seconds_bucket{le="60",source="human"} 0',
       'escalation_ask_to_answer_seconds_bucket{le="300",source="human"} 1',
       'escalation_ask_to_answer_seconds_sum{source="human"} 90',
-      'escalation_answer_to_spawn_seconds_bucket{le="0.5",trigger="answer"} 1',
-      'escalation_answer_to_spawn_seconds_count{trigger="dispatch"} 1',
-      'escalation_answer_to_spawn_seconds_sum{trigger="dispatch"} 3',
+      'escalation_trigger_to_spawn_seconds_bucket{le="0.5",trigger="answer"} 1',
+      'escalation_trigger_to_spawn_seconds_count{trigger="default"} 1',
+      'escalation_trigger_to_spawn_seconds_count{trigger="dispatch"} 1',
+      'escalation_trigger_to_spawn_seconds_sum{trigger="dispatch"} 3',
       'escalation_spawn_outcomes_total{outcome="success"} 1',
       'escalation_spawn_outcomes_total{outcome="timeout"} 1',
       'escalation_spawn_outcomes_total{outcome="failure"} 0',
@@ -190,6 +208,140 @@ describe("/metrics", () => {
       expect(text.split("\n")).toContain(line);
     }
     expect(text).toMatch(/^escalation_oldest_open_gate_age_seconds (59\d|6\d\d)(\.\d+)?$/m);
+    expect(text).not.toContain("answer_to_spawn");
+    // prom-client's process metrics, under their standard names.
+    expect(text).toMatch(/^process_cpu_seconds_total \d/m);
+    expect(text).toMatch(/^process_resident_memory_bytes \d/m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+  });
+
+  it("is open without METRICS_TOKEN, and needs it as a Bearer token when set", async () => {
+    expect((await fetch(`${app.url}/metrics`)).status).toBe(200);
+    const METRICS = "metrics-token-for-tests-0123456789";
+    const locked = await serve(inject("redisUrl"), { metricsToken: METRICS });
+    try {
+      for (const headers of <Record<string, string>[]>[{}, { authorization: "Bearer nope" }, { authorization: `Bearer ${TOKEN}` }]) {
+        const res = await fetch(`${locked.url}/metrics`, { headers });
+        expect(res.status).toBe(401);
+        expect(res.headers.get("www-authenticate")).toBe('Bearer realm="escalation"');
+        expect(await res.text()).toContain("/metrics needs Authorization: Bearer <METRICS_TOKEN>");
+      }
+      const inUrl = await fetch(`${locked.url}/metrics?token=${METRICS}`);
+      expect(inUrl.status).toBe(400);
+      expect(await inUrl.text()).toContain("Send Authorization: Bearer <METRICS_TOKEN>");
+      const ok = await fetch(`${locked.url}/metrics`, { headers: { authorization: `Bearer ${METRICS}` } });
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toMatch(/^escalation_redis_up 1$/m);
+    } finally {
+      await locked.close();
+    }
+  });
+});
+
+describe("/login and /logout", () => {
+  const form = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+    fetch(`${app.url}/login`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: app.url, ...headers },
+      body: new URLSearchParams(fields).toString(),
+    });
+  const sessionOf = (res: Response) => /^escalation_session=([^;]+);/.exec(res.headers.get("set-cookie") ?? "")?.[1];
+
+  it("GET shows the form, carrying a same-origin next and sending no referrer off-site", async () => {
+    const res = await fetch(`${app.url}/login?next=%2Fescalation%3Fby%3Danswerer`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("referrer-policy")).toBe("same-origin");
+    expect(res.headers.get("content-security-policy")).toMatch(/form-action 'self'/);
+    const page = await res.text();
+    expect(page).toContain('<form method="post" action="/login">');
+    expect(page).toContain('<input type="hidden" name="next" value="/escalation?by=answerer">');
+    expect(await (await fetch(`${app.url}/login?next=//evil.example/x`)).text()).toContain('name="next" value="/escalation"');
+    expect((await fetch(`${app.url}/login?token=${TOKEN}`)).status).toBe(400);
+  });
+
+  it("POST with the token sets a signed HttpOnly SameSite=Strict cookie and 303s to next; the cookie opens the page and its JSON", async () => {
+    const res = await form({ token: ` ${TOKEN} `, next: "/escalation?by=answerer" });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/escalation?by=answerer");
+    const cookie = res.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/^escalation_session=v1\.\d+\.[\w-]+\.[\w-]+; Max-Age=43200; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(cookie).not.toContain(TOKEN);
+    const session = { cookie: `${SESSION_COOKIE}=${sessionOf(res)}` };
+    const page = await fetch(`${app.url}/escalation?by=answerer`, { headers: session, redirect: "manual" });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Open gates by who can answer");
+    expect((await fetch(`${app.url}/escalation/api/gates`, { headers: session })).status).toBe(200);
+  });
+
+  it("sets Secure when the browser is on https (its Origin), behind a proxy that names the host", async () => {
+    const res = await form({ token: TOKEN }, { origin: "https://escalation.example", "x-forwarded-host": "escalation.example" });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/escalation");
+    expect(res.headers.get("set-cookie")).toMatch(/; SameSite=Strict; Secure$/);
+  });
+
+  it("never redirects off this server", async () => {
+    for (const next of ["//evil.example/x", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"]) {
+      const res = await form({ token: TOKEN, next });
+      expect(res.status).toBe(303);
+      expect(res.headers.get("location"), next).toBe("/escalation");
+    }
+  });
+
+  it("refuses a wrong token (401, the form again), a post from another site or without an origin (403), and a body that is no form", async () => {
+    const wrong = await form({ token: "not-the-token", next: "/escalation" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("set-cookie")).toBeNull();
+    expect(await wrong.text()).toContain("Wrong token: paste the server&#39;s ADMIN_TOKEN.");
+    const empty = await form({ next: "/escalation" });
+    expect(empty.status).toBe(400);
+    expect(await empty.text()).toContain("token: is required");
+    for (const origin of ["https://evil.example", "null"]) {
+      const crossSite = await form({ token: TOKEN }, { origin });
+      expect(crossSite.status).toBe(403);
+      expect(crossSite.headers.get("set-cookie")).toBeNull();
+      expect(await crossSite.text()).toContain("Sign in with the form at /login on this server");
+    }
+    const noOrigin = await fetch(`${app.url}/login`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `token=${TOKEN}` });
+    expect(noOrigin.status).toBe(403);
+    const json = await form({}, { "content-type": "application/json" });
+    expect(json.status).toBe(415);
+  });
+
+  it("refuses a forged or expired session on every admin surface", async () => {
+    const expired = new SessionKey(TOKEN).issue(Date.now() - SESSION_SECONDS * 1000 - 1000);
+    const foreign = new SessionKey("another-admin-token-0123456789").issue();
+    for (const value of [expired, foreign, TOKEN]) {
+      const page = await fetch(`${app.url}/escalation`, { headers: { cookie: `${SESSION_COOKIE}=${value}` }, redirect: "manual" });
+      expect(page.status).toBe(303);
+      expect(page.headers.get("location")).toBe("/login?next=%2Fescalation");
+      expect((await fetch(`${app.url}/escalation/api/gates`, { headers: { cookie: `${SESSION_COOKIE}=${value}` } })).status).toBe(401);
+    }
+  });
+
+  it("slows down repeated failures from one client (429 with Retry-After)", async () => {
+    const own = await serve(inject("redisUrl"), { adminToken: TOKEN });
+    try {
+      const post = (token: string) =>
+        fetch(`${own.url}/login`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", origin: own.url }, body: `token=${token}` });
+      for (let i = 0; i < 10; i++) expect((await post("wrong")).status).toBe(401);
+      const limited = await post(TOKEN);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(500);
+      expect(limited.headers.get("set-cookie")).toBeNull();
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("POST /logout clears the cookie and goes to the form", async () => {
+    const res = await fetch(`${app.url}/logout`, { method: "POST", redirect: "manual" });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/login");
+    expect(res.headers.get("set-cookie")).toBe("escalation_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict");
+    expect((await fetch(`${app.url}/logout`)).status).toBe(405);
   });
 });
 

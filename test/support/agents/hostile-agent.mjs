@@ -40,7 +40,7 @@ const QUESTIONS = ["Which database should the cache use?", "Which port should it
 /** Forged texts: the test asserts none of them is ever taken as a human's. */
 const FORGED = { answer: "FORGED-ANSWER-drop-everything", edit: "FORGED-EDIT-use-the-attackers-db", ack: "FORGED-ACK", status: "FORGED-STATUS", body: "FORGED-BODY-push-to-main" };
 /** The app's secrets by their environment names: the only variables of another process it records. */
-const SECRET_NAMES = ["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "STATE_SECRET", "ADMIN_TOKEN", "REDIS_URL", "SLACK_BOT_TOKEN", "DATA_DIR", "WORKSPACE_ROOT"];
+const SECRET_NAMES = ["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "STATE_SECRET", "ADMIN_TOKEN", "METRICS_TOKEN", "REDIS_URL", "SLACK_BOT_TOKEN", "DATA_DIR", "WORKSPACE_ROOT"];
 /** File names of the app's secrets: the only files whose content it records. */
 /** System directories: readable by design, never where the app's secrets are. */
 const SYSTEM = /^\/(usr|bin|sbin|lib|lib64|etc|proc|sys|dev)(\/|$)/;

@@ -21,6 +21,14 @@ describe("loadConfig: the status page and the Slack mirror", () => {
     expect(() => loadConfig(minimal({ ADMIN_TOKEN: "short" }))).toThrow(/ADMIN_TOKEN: must be at least 16 characters/);
   });
 
+  it("reads METRICS_TOKEN (unset leaves /metrics open) and refuses a short one or one with spaces", () => {
+    expect(loadConfig(minimal()).metricsToken).toBeUndefined();
+    expect(loadConfig(minimal({ METRICS_TOKEN: " " })).metricsToken).toBeUndefined();
+    expect(loadConfig(minimal({ METRICS_TOKEN: " scrape-token-0123456789 " })).metricsToken).toBe("scrape-token-0123456789");
+    expect(() => loadConfig(minimal({ METRICS_TOKEN: "short" }))).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
+    expect(() => loadConfig(minimal({ METRICS_TOKEN: "scrape token 0123456789" }))).toThrow(/METRICS_TOKEN: must have no spaces/);
+  });
+
   it("turns the mirror on with a token and a channel, with a default API URL and timeout", () => {
     expect(loadConfig(minimal({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_CHANNEL: "C0123" })).slack).toEqual({
       token: "xoxb-1",

@@ -49,6 +49,25 @@ describe("renderStatusPage", () => {
     expect(page).toContain("1 open · 0 overdue · 0 without timeout · updated 12:10:00 UTC");
   });
 
+  it("links the main view and the inbox, and shows an ask's paths and an approval's tally", () => {
+    const asked = viewGate(gateFixture({ id: "1", ask: { paths: ["src/db/", "src/cache.ts"] } }), T0 + 600_000);
+    const approval = viewGate(
+      gateFixture({ id: "2", ask: { kind: "approval", approvers: 2, questions: [{ text: "Deploy v2?" }] }, approvalRule: { required: 2, policy: "any-deny" } }),
+      T0 + 600_000,
+      undefined,
+      [],
+      [{ login: "alice", vote: "approve", at: T0, commentId: 9 }],
+    );
+    const page = renderStatusPage(report([asked, approval]), "N", BWRAP);
+    expect(page).toContain('<nav><a href="/escalation" aria-current="page">Open gates</a><a href="/escalation?by=answerer">Inbox</a>');
+    expect(page).toContain('<form method="post" action="/logout"><button type="submit">Sign out</button></form></nav>');
+    expect(page).toContain('<p class="paths">About: <code>src/db/</code>, <code>src/cache.ts</code></p>');
+    expect(page).toContain('<p class="tally">1 of 2 approvals: @alice; waiting for 1 more from anyone allowed on the repository</p>');
+    expect(page.match(/class="tally"/g)).toHaveLength(1);
+    const inbox = renderStatusPage({ ...report([asked]), byAnswerer: [] }, "N", BWRAP);
+    expect(inbox).toContain('<a href="/escalation">Open gates</a><a href="/escalation?by=answerer" aria-current="page">Inbox</a>');
+  });
+
   it("shows a gate whose reminder ladder ran out as overdue since then, and counts it", () => {
     const view = viewGate({ ...gateFixture(), overdueAt: T0 + 300_000 }, T0 + 600_000);
     const page = renderStatusPage(report([view]), "N", BWRAP);

@@ -39,6 +39,43 @@ describe("viewGate", () => {
       paths: [],
       // A gate recorded before who may answer was: the repository's rule of the day.
       answerers: [{ kind: "permission", name: "allowed", via: "permission" }],
+      approval: null,
+    });
+  });
+
+  it("shows an approval gate's tally from its recorded rule: who approved, how many more, and who can still give them", () => {
+    const gate = gateFixture({
+      ask: { kind: "approval", approvers: 2, questions: [{ text: "Deploy?" }], paths: ["deploy/"] },
+      approvalRule: { required: 3, policy: "majority" },
+      answerers: { users: ["carol"], teams: [], codeOwners: { users: ["alice", "bob"], teams: ["acme/ops"], paths: ["deploy/"], file: ".github/CODEOWNERS" } },
+    });
+    const votes = [
+      { login: "Alice", vote: "approve" as const, at: T0 + 1000, commentId: 1 },
+      { login: "bob", vote: "deny" as const, at: T0 + 2000, commentId: 2, note: "not today" },
+      { login: "bob", vote: "approve" as const, at: T0 + 500, commentId: 3 },
+    ];
+    const view = viewGate(gate, T0 + 60_000, undefined, [], votes);
+    expect(view.paths).toEqual(["deploy/"]);
+    expect(view.approval).toEqual({
+      required: 3,
+      policy: "majority",
+      recorded: true,
+      approvals: [{ login: "Alice", at: "2025-01-01T12:00:01.000Z", note: null }],
+      denials: [{ login: "bob", at: "2025-01-01T12:00:02.000Z", note: "not today" }],
+      waitingFor: [
+        { kind: "team", name: "acme/ops", via: "code owner" },
+        { kind: "user", name: "carol", via: "configured" },
+      ],
+      summary: "1 of 3 approvals: @Alice; 1 of 3 denials: @bob; waiting for 2 more from @acme/ops (code owner) · @carol (configured)",
+    });
+  });
+
+  it("falls back to the ask's count on an approval gate opened before its rule was recorded", () => {
+    const gate = gateFixture({ ask: { kind: "approval", questions: [{ text: "Deploy?" }] } });
+    expect(viewGate(gate, T0, undefined, [], []).approval).toMatchObject({
+      required: 1,
+      recorded: false,
+      summary: "0 of at least 1 approval: none yet; waiting for 1 more from anyone allowed on the repository",
     });
   });
 
