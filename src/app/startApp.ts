@@ -9,6 +9,7 @@ import { registerHttp } from "../http/index.js";
 import { startMirror } from "../mirror/mirror.js";
 import { commandConnection, producerConnection, workerConnection } from "../queue/connection.js";
 import { Queues } from "../queue/queues.js";
+import { refuseCluster } from "../redis/refuseCluster.js";
 import { withDeadline } from "../deadline.js";
 import { startSandbox, type Sandbox } from "../sandbox/sandbox.js";
 import type { Services } from "../services.js";
@@ -77,7 +78,11 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
     await Promise.all(connections.map((c) => withDeadline(c.quit(), 2000, giveUp).catch(() => c.disconnect())));
   };
 
+  // A dedicated connection: a subscribed ioredis client can run no other command. It retries
+  // forever, as the workers' do, so it first waits for Redis to tell whether it is a cluster.
+  const subscriber = track(workerConnection(config.redisUrl));
   try {
+    await refuseCluster(subscriber);
     if (options.egress ?? config.sandbox.mode === "bwrap") {
       const policy = egressPolicy({ baseUrl: config.baseUrl, serverUrl: config.serverUrl, networkAllow: config.agent.networkAllow });
       egress = await startEgressProxy({ dir: join(config.dataDir, EGRESS_DIR), policy, log });
@@ -90,9 +95,6 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
       registerHttp(services, addHandler);
     });
     if (!services) throw new Error("Probot did not load the app");
-    // A dedicated connection: a subscribed ioredis client can run no other command.
-    const subscriber = workerConnection(config.redisUrl);
-    track(subscriber);
     await services.agents.listen(subscriber);
     const httpServer = await server.start();
     if (options.workers ?? true) {
