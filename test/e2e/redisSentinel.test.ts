@@ -3,13 +3,15 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAskComment } from "../../src/protocol/ask.js";
+import { ensureBuilt } from "../support/build.js";
+import { runEscalate } from "../support/escalateBin.js";
 import { REPO, startLoop, waitFor, type Loop } from "../support/harness.js";
 import { adminClient, startSentinelSetup, type SentinelSetup } from "../support/redisTopologies.js";
 
 const AGENT = resolve("test/support/agents/recording-agent.mjs");
 
 /**
- * REDIS_URL=redis+sentinel://…: the whole loop on a master found through two Sentinels, and after
+ * REDIS_URL=redis+sentinel://…: the whole loop and `escalate status` on a master found through two Sentinels, and after
  * the master fails over to its replica the app's store and its BullMQ workers go on with the new
  * master: the gate recorded before the failover is answered and resumed after it.
  */
@@ -18,6 +20,7 @@ describe("Redis through Sentinel", () => {
   let loop: Loop | undefined;
 
   beforeAll(async () => {
+    await ensureBuilt();
     setup = await startSentinelSetup();
   }, 60_000);
   afterAll(async () => {
@@ -59,6 +62,11 @@ describe("Redis through Sentinel", () => {
       // The app's store reads the gate from the new master, and its webhook queue and workers
       // take the answer there: the resumed round runs.
       await waitFor("the store to read the gate after the failover", async () => (await loop!.app.services.store.getGate(gate!.id))?.state === "open", 30_000);
+      // The operator's command finds the new master through the same URL, and says nothing secret.
+      const status = await runEscalate(["status", "--json"], { REDIS_URL: setup.url, REDIS_PREFIX: loop.config.redisPrefix });
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.stdout).gates.map((g: { id: string }) => g.id)).toEqual([gate!.id]);
+      expect(status.stdout + status.stderr).not.toMatch(new RegExp(`${setup.password}|${setup.sentinelPassword}`));
       sim.comment(REPO, issue.number, "maintainer", "SQLite");
       await waitFor("round 1, resumed after the failover", () => readdirSync(out).some((f) => f.startsWith("round-1-")), 30_000);
       await waitFor("the gate answered on the new master", async () => (await loop!.app.services.store.getGate(gate!.id))?.state !== "open", 30_000);
