@@ -68,6 +68,8 @@ export interface SentinelSetup {
   sentinelPorts: number[];
   /** The master's port as the first Sentinel reports it now. */
   currentMasterPort(): Promise<number>;
+  /** SIGKILLs the redis-server on `port`, as a crashed host would lose it. */
+  killServer(port: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -144,6 +146,9 @@ export async function startSentinelSetup(): Promise<SentinelSetup> {
         } finally {
           client.disconnect();
         }
+      },
+      async killServer(port: number) {
+        await stopProcesses(processes.filter((p) => p.port === port));
       },
       stop,
     };
