@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,6 +31,7 @@ describe("Redis through Sentinel", () => {
   afterAll(async () => {
     await loop?.close();
     await setup?.stop();
+    if (out) rmSync(out, { recursive: true, force: true });
   }, 60_000);
 
   /** Dispatches round 0 on a new issue and returns the gate of its agent's question, as the store holds it. */
