@@ -69,3 +69,8 @@ export function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<Prope
 export class SandboxError extends EscalationError {
   override name = "SandboxError";
 }
+
+/** The Redis the app was pointed at runs in cluster mode, which the store cannot use (src/redis/refuseCluster.ts). */
+export class RedisClusterUnsupportedError extends ConfigError {
+  override name = "RedisClusterUnsupportedError";
+}

@@ -9,6 +9,7 @@ import { registerHttp } from "../http/index.js";
 import { startMirror } from "../mirror/mirror.js";
 import { commandConnection, producerConnection, workerConnection } from "../queue/connection.js";
 import { Queues } from "../queue/queues.js";
+import { refuseCluster } from "../redis/refuseCluster.js";
 import { withDeadline } from "../deadline.js";
 import { startSandbox, type Sandbox } from "../sandbox/sandbox.js";
 import type { Services } from "../services.js";
@@ -56,7 +57,7 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   };
   track(producer);
   track(commands);
-  const queues = new Queues(producer, config.redisPrefix, (error, queue) => log.warn({ err: error.message, queue }, "queue connection error"));
+  let queues: Queues | undefined;
   let services: Services | undefined;
   let workers: LoopWorkers | undefined;
   let mirror: ReturnType<typeof startMirror> | undefined;
@@ -73,11 +74,18 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
     await egress?.close();
     await mirror?.close();
     const giveUp = () => new Error("Redis did not answer during shutdown");
-    await withDeadline(queues.close(), 3000, giveUp).catch(() => undefined);
+    if (queues) await withDeadline(queues.close(), 3000, giveUp).catch(() => undefined);
     await Promise.all(connections.map((c) => withDeadline(c.quit(), 2000, giveUp).catch(() => c.disconnect())));
   };
 
+  // A dedicated connection: a subscribed ioredis client can run no other command. It retries
+  // forever, as the workers' do, so it first waits for Redis to tell whether it is a cluster.
+  const subscriber = track(workerConnection(config.redisUrl));
   try {
+    await refuseCluster(subscriber);
+    // After the check: a queue writes its metadata as it opens.
+    const loopQueues = new Queues(producer, config.redisPrefix, (error, queue) => log.warn({ err: error.message, queue }, "queue connection error"));
+    queues = loopQueues;
     if (options.egress ?? config.sandbox.mode === "bwrap") {
       const policy = egressPolicy({ baseUrl: config.baseUrl, serverUrl: config.serverUrl, networkAllow: config.agent.networkAllow });
       egress = await startEgressProxy({ dir: join(config.dataDir, EGRESS_DIR), policy, log });
@@ -85,14 +93,11 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
     const agentSandbox = await startSandbox(config.sandbox, log, egress?.endpoints, config.agent.concurrency);
     sandbox = agentSandbox;
     await server.load(async (app, { addHandler }) => {
-      services = createServices(app, config, log, commands, queues, agentSandbox);
+      services = createServices(app, config, log, commands, loopQueues, agentSandbox);
       registerWebhooks(app, services);
       registerHttp(services, addHandler);
     });
     if (!services) throw new Error("Probot did not load the app");
-    // A dedicated connection: a subscribed ioredis client can run no other command.
-    const subscriber = workerConnection(config.redisUrl);
-    track(subscriber);
     await services.agents.listen(subscriber);
     const httpServer = await server.start();
     if (options.workers ?? true) {
@@ -102,7 +107,7 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
       const workerRedis = workerConnection(config.redisUrl);
       track(workerRedis);
       workers = startWorkers(services, workerRedis);
-      await queues.scheduleReconcile(config.reconcileIntervalSeconds);
+      await loopQueues.scheduleReconcile(config.reconcileIntervalSeconds);
     }
     mirror = startMirror(services, { redisUrl: config.redisUrl, worker: options.workers ?? true });
     const address = httpServer.address();

@@ -1,15 +1,18 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { z } from "zod";
 import { EscalationError, StoreUnavailableError } from "../errors.js";
 import { GateStore } from "../gates/store.js";
+import { refuseCluster } from "../redis/refuseCluster.js";
+import { RedisPrefixSchema } from "../redis/prefix.js";
+import { createRedis, RedisUrlSchema } from "../redis/redisUrl.js";
 import { safeRedisUrl } from "../redis/safeUrl.js";
 import { readRedisUrlFile, redisUrlPath } from "../redis/urlFile.js";
 import { EnvironmentError, invalidEnvironment } from "./usage.js";
 
 const StoreEnv = z.object({
-  REDIS_URL: z.string().url().optional(),
+  REDIS_URL: RedisUrlSchema.optional(),
   DATA_DIR: z.string().min(1).default("data"),
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "must be 1-40 letters, digits, _ or -").default("escalation"),
+  REDIS_PREFIX: RedisPrefixSchema,
 });
 
 /** The app's Redis and where the command learnt it: "REDIS_URL" or the path of DATA_DIR/redis.url. */
@@ -73,9 +76,12 @@ export async function openStore(env: NodeJS.ProcessEnv): Promise<OpenedStore> {
   };
 }
 
-/** A connection that fails in seconds, without retrying, when Redis cannot be reached or refuses the password. */
+/**
+ * A connection that fails in seconds, without retrying, when Redis (or every Sentinel) cannot be
+ * reached or refuses the password, and refuses a Redis Cluster as the app does.
+ */
 export async function connectOnce(target: AppRedis): Promise<Redis> {
-  const redis = new Redis(target.url, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  const redis = createRedis(target.url, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 1, retryStrategy: () => null, sentinelRetryStrategy: () => null });
   // Reported by connect() or the command that failed; connect() itself says only "Connection is closed".
   let cause: unknown;
   redis.on("error", (error: unknown) => (cause ??= error));
@@ -84,6 +90,12 @@ export async function connectOnce(target: AppRedis): Promise<Redis> {
   } catch (error) {
     redis.disconnect();
     throw unreachableRedis(target, cause ?? error);
+  }
+  try {
+    await refuseCluster(redis);
+  } catch (error) {
+    redis.disconnect();
+    throw error instanceof EscalationError ? error : unreachableRedis(target, error);
   }
   return redis;
 }

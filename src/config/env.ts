@@ -10,6 +10,8 @@ import { fillPlaceholders, splitCommand } from "./splitCommand.js";
 import { projectRoot } from "./projectRoot.js";
 import { parseAllowList, type AllowRule } from "../sandbox/egress/allowList.js";
 import { StateKey } from "../protocol/stateKey.js";
+import { RedisPrefixSchema } from "../redis/prefix.js";
+import { RedisUrlSchema } from "../redis/redisUrl.js";
 
 /** The placeholders AGENT_COMMAND may use; filled per spawn. */
 export const AGENT_PLACEHOLDERS = ["taskFile", "repo", "issue", "round", "workdir"] as const;
@@ -139,8 +141,8 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   GHE_HOST: z.string().optional(),
   GHE_PROTOCOL: z.enum(["http", "https"]).default("https"),
-  REDIS_URL: z.string().url().optional(),
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "must be 1-40 letters, digits, _ or -").default("escalation"),
+  REDIS_URL: RedisUrlSchema.optional(),
+  REDIS_PREFIX: RedisPrefixSchema,
   DATA_DIR: z.string().default("data"),
   AGENT_COMMAND: z.string().optional(),
   AGENT_PROFILES: z.string().optional(),

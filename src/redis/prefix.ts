@@ -1,0 +1,10 @@
+import { z } from "zod";
+
+/**
+ * REDIS_PREFIX: the app's and its queues' key namespace. Braces are refused with the rest: a hash
+ * tag `{…}` is what a Redis Cluster setup would need, and Cluster is not supported.
+ */
+export const RedisPrefixSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,40}$/, "must be 1-40 letters, digits, _ or - (a hash tag {…} is refused: Redis Cluster is not supported)")
+  .default("escalation");
