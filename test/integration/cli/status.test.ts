@@ -55,6 +55,7 @@ describe("escalate status", () => {
       round: 0,
       state: "open",
       askedBy: "escalation[bot]",
+      approval: null,
       askedAt: "2025-01-01T12:00:00.000Z",
       ageSeconds: 3600,
       context: null,
