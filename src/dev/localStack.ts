@@ -8,7 +8,7 @@ import { projectRoot } from "../config/projectRoot.js";
 import { createLogger } from "../logging.js";
 import { resolveCommand } from "../agent/resolveCommand.js";
 import { startPrivateRedis, freePort, type PrivateRedis } from "../redis/privateRedis.js";
-import { GitHubSimulator, type SimUser } from "./simulator/index.js";
+import { GitHubSimulator, type SimRepo, type SimUser } from "./simulator/index.js";
 
 /**
  * The loop on this machine, as `npm run demo` and `npm run playground` run it: Redis (REDIS_URL, or a
@@ -33,6 +33,8 @@ export interface LocalStackOptions {
 
 export interface LocalStack {
   sim: GitHubSimulator;
+  /** REPO, with the App installed on its owner. */
+  repo: SimRepo;
   /** Has write access to REPO. */
   maintainer: SimUser;
   app: RunningApp;
@@ -63,7 +65,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   try {
     sim = await GitHubSimulator.start({ webhookSecret: secret, appSlug: options.appSlug, port: options.simPort });
-    sim.addRepo(REPO);
+    const repo = sim.addRepo(REPO);
     const maintainer = sim.addUser("maintainer");
     sim.setPermission(REPO, "maintainer", "write");
     const sandbox = process.platform === "linux" && onPath("bwrap") && onPath("socat") && onPath("nsenter") ? "bwrap" : "none";
@@ -90,6 +92,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const running = sim;
     return {
       sim: running,
+      repo,
       maintainer,
       app,
       redisUrl,
