@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../src/config/projectRoot.js";
@@ -22,6 +23,8 @@ interface Playground {
   inbox: string;
   appUrl: string;
   redisPort: number;
+  /** The variables of the printed `escalate status` line. */
+  statusEnv: Record<string, string>;
   output: () => string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
 }
@@ -55,6 +58,7 @@ async function startPlayground(): Promise<Playground> {
     statusPage,
     inbox: line("Inbox"),
     appUrl: new URL(statusPage).origin,
+    statusEnv: Object.fromEntries([.../^ +((?:[A-Z_]+=\S+ )+)bin\/escalate status/m.exec(output)![1]!.matchAll(/([A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!])),
     redisPort: Number(/^  Redis +redis:\/\/:\*\*\*@127\.0\.0\.1:(\d+)/m.exec(output)?.[1]),
     output: () => output,
     exited,
@@ -145,6 +149,20 @@ describe("npm run playground, played in headless Chromium", () => {
     // The hidden marker is not shown, as on GitHub.
     expect(await ask.locator(".markdown").innerHTML()).not.toMatch(/<!--|escalation:ask/);
     await page.locator('#labels [data-label="awaiting-human"]').waitFor({ timeout: AGENT_MS });
+    // The printed `escalate status` line reads the playground's Redis.
+    const { stdout } = await promisify(execFile)(resolve(projectRoot, "bin/escalate"), ["status", "--by", "answerer"], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...playground.statusEnv } });
+    expect(stdout).toContain("anyone with write access to acme/widgets · 1 waiting");
+    expect(stdout).toContain("Which database should the cache use?");
+    // The status page's "Answer on GitHub" opens the thread here, at the ask.
+    const status = await context.newPage();
+    expect((await status.goto(playground.statusPage))?.status()).toBe(200);
+    const answerLink = status.locator("article.gate .links a").first();
+    expect(await answerLink.textContent()).toBe("Answer on GitHub");
+    const askUrl = (await answerLink.getAttribute("href"))!;
+    expect(askUrl).toMatch(new RegExp(`^${playground.url}/acme/widgets/issues/1#issuecomment-\\d+$`));
+    expect((await status.goto(askUrl))?.status()).toBe(200);
+    expect(await status.locator(`#${askUrl.split("#")[1]} h3`).textContent()).toBe("🙋 The agent needs your input");
+    await status.close();
 
     // A read-only collaborator replies first; the app queues the delivery, and later takes the maintainer's answer, not this one.
     const queuedBefore = await queuedComments(page);
