@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { request } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -226,6 +227,17 @@ describe("npm run playground, played in headless Chromium", () => {
     expect(crossSite.status()).toBe(403);
     const noToken = await post({}, { as: "maintainer", action: "close" });
     expect(noToken.status()).toBe(403);
+    // A page that rebound its own name to 127.0.0.1 is same-origin with itself, and could read the token.
+    const rebound = await new Promise<number>((done, fail) => {
+      const form = new URLSearchParams({ token: token!, as: "maintainer", action: "close" }).toString();
+      const req = request(`${playground.url}/-/playground/acme/widgets/issues/1`, { method: "POST", headers: { host: `rebound.invalid:${new URL(playground.url).port}`, "content-type": "application/x-www-form-urlencoded" } }, (res) => {
+        res.resume();
+        done(res.statusCode ?? 0);
+      });
+      req.once("error", fail);
+      req.end(form);
+    });
+    expect(rebound).toBe(403);
     const badPerson = await post({}, { token: token!, as: "admin", action: "close" });
     expect(badPerson.status()).toBe(400);
     expect(await badPerson.text()).toBe("as: must be one of maintainer, reader, outsider");

@@ -15,6 +15,7 @@ export class FormRefused extends Error {
   }
 }
 
+const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\]):\d{1,5}$/i;
 const MAX_BODY_BYTES = 128 * 1024;
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 const person = z.enum(LOGINS, { error: () => `must be one of ${LOGINS.join(", ")}` });
@@ -34,10 +35,12 @@ export const ActForm = z.discriminatedUnion("action", [
 
 /**
  * The form's fields, once the request is shown to come from a playground page: a same-origin (or
- * origin-less) urlencoded POST that carries this process's token. A page on another site can make
+ * origin-less) urlencoded POST to a loopback name that carries this process's token. A page on another site can make
  * a browser POST here, but it cannot read the token.
  */
 export async function readForm(req: IncomingMessage, token: string): Promise<Record<string, string>> {
+  // A name other than loopback's is a page that rebound its own name to this address: it could read the token.
+  if (!LOOPBACK_HOST.test(req.headers.host ?? "")) throw new FormRefused(403, `Refused a form for host ${req.headers.host ?? "(none)"}: open the playground at 127.0.0.1 or localhost.`);
   const origin = req.headers.origin;
   if (origin !== undefined && origin !== `http://${req.headers.host ?? ""}`) throw new FormRefused(403, `Refused a form posted from ${origin}: use the playground's own page.`);
   const site = req.headers["sec-fetch-site"];

@@ -63,6 +63,15 @@ async function main(): Promise<void> {
   const links = { statusPage: `${app.url}/escalation?token=${adminToken}`, inbox: `${app.url}/escalation?token=${adminToken}&by=answerer` };
   sim.serveWeb(playgroundWeb({ sim, repo: REPO, links, token: randomBytes(16).toString("hex"), dispatchLabel: app.services.config.labels.dispatch }));
 
+  let installationToken: string;
+  try {
+    installationToken = await agentToken(sim, stack.repo.installation_id, REPO);
+  } catch (error) {
+    await stack.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+
   let stoppingSince: number | undefined;
   const stop = async (signal: NodeJS.Signals) => {
     if (stoppingSince !== undefined) {
@@ -94,7 +103,7 @@ async function main(): Promise<void> {
       redisPrefix: stack.redisPrefix,
       dataDir,
       repo: REPO,
-      agentToken: await agentToken(sim, stack.repo.installation_id, REPO),
+      agentToken: installationToken,
       sandboxNote: sandboxNote(stack.sandbox),
     }),
   );
