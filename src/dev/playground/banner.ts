@@ -17,15 +17,15 @@ export interface BannerFacts {
 
 /** What `npm run playground` prints once everything is up: where each part is and how to try the tools on it. */
 export function banner(f: BannerFacts): string {
-  const status = `${f.appUrl}/escalation?token=${f.adminToken}`;
+  const status = `${f.appUrl}/escalation`;
   const redisEnv = f.sharedRedis ? `REDIS_URL="$REDIS_URL"` : `DATA_DIR=${f.dataDir}`;
   return [
     "",
     "🛝 escalation playground",
     "",
     `  Playground    ${f.playgroundUrl}/   play the human: open an issue, label it agent, answer the agent`,
-    `  Status page   ${status}   (ADMIN_TOKEN=${f.adminToken}, or the header Authorization: Bearer ${f.adminToken})`,
-    `  Inbox         ${status}&by=answerer`,
+    `  Status page   ${status}   (sign in with ADMIN_TOKEN=${f.adminToken}, or send the header Authorization: Bearer ${f.adminToken})`,
+    `  Inbox         ${status}?by=answerer`,
     `  App webhooks  ${f.appUrl}/api/github/webhooks   (the simulator signs its deliveries with this run's secret)`,
     `  GitHub API    ${f.apiUrl}   (the simulator)`,
     `  Redis         ${safeRedisUrl(f.redisUrl)}${f.sharedRedis ? "" : " (this run's own, removed at exit)"}, keys under ${f.redisPrefix}`,

@@ -60,7 +60,8 @@ async function main(): Promise<void> {
   }
   const { sim, app } = stack;
   addPeople(sim, REPO, [stack.maintainer.login]);
-  const links = { statusPage: `${app.url}/escalation?token=${adminToken}`, inbox: `${app.url}/escalation?token=${adminToken}&by=answerer` };
+  // No token in these URLs: they land in browser history (the app refuses one there); the browser signs in with it.
+  const links = { statusPage: `${app.url}/escalation`, inbox: `${app.url}/escalation?by=answerer` };
   sim.serveWeb(playgroundWeb({ sim, repo: REPO, links, token: randomBytes(16).toString("hex"), dispatchLabel: app.services.config.labels.dispatch }));
 
   let installationToken: string;
