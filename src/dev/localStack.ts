@@ -57,7 +57,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const secret = randomBytes(16).toString("hex");
   let sim: GitHubSimulator | undefined;
   // Each run's simulated repository is new: so is its workspace.
-  const workspaces = mkdtempSync(join(tmpdir(), `${options.appSlug}-`));
+  const workspaces = mkdtempSync(join(tmpdir(), `${options.appSlug}-workspaces-`));
   const giveUp = async () => {
     await sim?.stop();
     await redis?.stop();

@@ -109,7 +109,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await context?.close();
-  if (playground && playground.child.exitCode === null && playground.child.signalCode === null) process.kill(-playground.child.pid!, "SIGKILL");
+  if (playground && playground.child.exitCode === null && playground.child.signalCode === null) {
+    // A failed stop: nothing of it may outlive the test, its data directory neither.
+    process.kill(-playground.child.pid!, "SIGKILL");
+    if (playground.statusEnv.DATA_DIR) rmSync(playground.statusEnv.DATA_DIR, { recursive: true, force: true });
+  }
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
