@@ -1,3 +1,4 @@
+import type { Server as HttpServer } from "node:http";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -40,6 +41,9 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
+/** How long requests under way at shutdown have to finish before their connections are closed. */
+const LINGER_MS = 1000;
+
 /** Builds the Probot server, the queues and the workers, and starts listening. */
 export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   const { config, log } = options;
@@ -63,11 +67,16 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   let mirror: ReturnType<typeof startMirror> | undefined;
   let egress: EgressProxy | undefined;
   let sandbox: Sandbox | undefined;
+  let httpServer: HttpServer | undefined;
   // One way down, for close() and for a start that fails part-way (a port in use, Redis gone):
   // nothing the start opened stays open behind its error. With Redis gone, closing the queues and
   // QUIT would wait for it forever: give up after a few seconds.
   const close = async () => {
+    // A browser's spare connection (opened ahead of a request that never comes) would hold the
+    // server's close until it times out: requests under way get a moment, then every connection goes.
+    const lingering = setTimeout(() => httpServer?.closeAllConnections(), LINGER_MS);
     await server.stop().catch(() => undefined);
+    clearTimeout(lingering);
     await workers?.close(config.shutdownGraceSeconds * 1000);
     // After the workers: agents finishing within SHUTDOWN_GRACE still reach GitHub through them.
     sandbox?.close();
@@ -99,7 +108,7 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
     });
     if (!services) throw new Error("Probot did not load the app");
     await services.agents.listen(subscriber);
-    const httpServer = await server.start();
+    httpServer = await server.start();
     if (options.workers ?? true) {
       // Running before the first agent, so no resume pays for forking it (it outlives close(): its end
       // of input is this process's exit).

@@ -1,15 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { startApp } from "../app/startApp.js";
-import { loadConfig } from "../config/env.js";
-import { projectRoot } from "../config/projectRoot.js";
-import { createLogger } from "../logging.js";
-import { resolveCommand } from "../agent/resolveCommand.js";
-import { startPrivateRedis, freePort, type PrivateRedis } from "../redis/privateRedis.js";
+import { resolve } from "node:path";
 import { safeRedisUrl } from "../redis/safeUrl.js";
-import { GitHubSimulator, isContentCreating, type SimComment } from "./simulator/index.js";
+import { REPO, sandboxNote, startLocalStack } from "./localStack.js";
+import { isContentCreating, type GitHubSimulator, type SimComment } from "./simulator/index.js";
 
 /**
  * `npm run demo`: the whole loop on this machine. A private Redis, the GitHub simulator, the real
@@ -18,7 +10,6 @@ import { GitHubSimulator, isContentCreating, type SimComment } from "./simulator
  * app pushes the edit to the issue's branch and opens the pull request. Prints the issue as a person
  * would read it.
  */
-const REPO = "acme/widgets";
 const TIMEOUT_MS = 90_000;
 
 function visible(body: string): string {
@@ -30,39 +21,9 @@ function indent(text: string): string {
 }
 
 async function main(): Promise<number> {
-  let redis: PrivateRedis | undefined;
-  let redisUrl = process.env.REDIS_URL;
-  if (!redisUrl) {
-    redis = await startPrivateRedis({ dataDir: resolve(process.env.DATA_DIR ?? "data") });
-    redisUrl = redis.url;
-  }
-  const secret = randomBytes(16).toString("hex");
-  const sim = await GitHubSimulator.start({ webhookSecret: secret, appSlug: "escalation-demo" });
-  sim.addRepo(REPO);
-  const maintainer = sim.addUser("maintainer");
-  sim.setPermission(REPO, "maintainer", "write");
-  // Each run's simulated repository is new: so is its workspace.
-  const workspaces = mkdtempSync(join(tmpdir(), "escalation-demo-"));
-  const sandbox = process.platform === "linux" && onPath("bwrap") && onPath("socat") && onPath("nsenter") ? "bwrap" : "none";
-  console.log(sandbox === "bwrap" ? "🔒 the agent runs in the bubblewrap sandbox (AGENT_SANDBOX=bwrap)" : "⚠️ bwrap, socat or nsenter is not installed: the demo runs the agent unsandboxed (AGENT_SANDBOX=none)");
-  const config = loadConfig({
-    ...process.env,
-    ...sim.appEnv(),
-    HOST: "127.0.0.1",
-    PORT: String(await freePort()),
-    REDIS_URL: redisUrl,
-    REDIS_PREFIX: `demo-${Date.now()}`,
-    // The product's default where this host can run it; the sample agent's directory is shown read-only.
-    AGENT_SANDBOX: sandbox,
-    AGENT_SANDBOX_BIND: resolve(projectRoot, "examples"),
-    AGENT_COMMAND: JSON.stringify([process.execPath, resolve(projectRoot, "examples/sample-agent.mjs")]),
-    LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
-    WORKSPACE_ROOT: workspaces,
-  });
-  const log = await createLogger(config.logLevel);
-  // Locally there is no GitHub rate limit to respect, so writes are not spaced out.
-  const app = await startApp({ config: { ...config, redisUrl }, log, octokit: { throttle: false, retry: true } });
-  sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
+  const stack = await startLocalStack({ appSlug: "escalation-demo", redisPrefix: `demo-${Date.now()}`, dataDir: resolve(process.env.DATA_DIR ?? "data") });
+  const { sim, app, redisUrl, maintainer } = stack;
+  console.log(sandboxNote(stack.sandbox));
 
   const printed = new Set<number>();
   const printNew = () => {
@@ -116,10 +77,7 @@ async function main(): Promise<number> {
     console.log(`\n✅ loop complete: asked, answered, re-spawned, finished. GitHub API calls by the app and agent: ${calls.length}.`);
     return 0;
   } finally {
-    await app.close();
-    await sim.stop();
-    await redis?.stop();
-    rmSync(workspaces, { recursive: true, force: true });
+    await stack.close();
   }
 }
 
@@ -142,13 +100,3 @@ main().then(
     process.exit(1);
   },
 );
-
-/** Whether `name` is an executable on the app's PATH. */
-function onPath(name: string): boolean {
-  try {
-    resolveCommand(name, "/", process.env.PATH);
-    return true;
-  } catch {
-    return false;
-  }
-}

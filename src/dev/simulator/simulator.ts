@@ -1,6 +1,6 @@
 import { createPublicKey, createSign, generateKeyPair, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
@@ -16,7 +16,7 @@ import { createRoutes } from "./routes.js";
 import { answerGraphql } from "./graphql.js";
 import { pullRoutes } from "./pullRoutes.js";
 import type { ContentLimits, ContentWrite } from "./ratelimit.js";
-import { API_PREFIX, ApiServer } from "./server.js";
+import { API_PREFIX, ApiServer, GRAPHQL_PATH } from "./server.js";
 import { isoNow, SimState, type Account, type Comment, type Issue, type Repo } from "./state.js";
 import type {
   ApiCall,
@@ -61,6 +61,8 @@ export class GitHubSimulator {
   /** Each repository's bare git repository, served over smart HTTP at `${url}/{owner}/{repo}.git`. */
   readonly git: GitRepos;
   private readonly ownsGitRoot: boolean;
+  /** What answers the web pages html_url links point at; none by default (404 as JSON, like any unknown path). */
+  private web: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
 
   /** A JWT of this App, as the app signs one for `/app` routes (for rigs and tests that act as the App). */
   appJwt(): string {
@@ -143,7 +145,11 @@ export class GitHubSimulator {
     }));
     api.content.limits = options.contentLimits;
     const git = new GitHttp({ state: this.state, auth, repos: this.git, log });
-    server.on("request", (req, res) => void (GitHttp.matches(req.url) ? git.handle(req, res) : api.handle(req, res)));
+    server.on("request", (req, res) => {
+      if (GitHttp.matches(req.url)) return void git.handle(req, res);
+      if (this.web && !isApiPath(req.url)) return this.web(req, res);
+      void api.handle(req, res);
+    });
   }
 
   /**
@@ -173,6 +179,11 @@ export class GitHubSimulator {
   /** What the App's installations have granted, as when an owner has not yet accepted new permissions; tokens issued later follow. */
   setAppPermissions(permissions: Record<string, "read" | "write">): void {
     this.appInfo.permissions = { ...permissions };
+  }
+
+  /** Serves the web pages (the paths html_url links point at, everything outside the API and git) with `handler`. */
+  serveWeb(handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined): void {
+    this.web = handler;
   }
 
   setWebhookUrl(url: string | undefined): void {
@@ -319,6 +330,11 @@ export class GitHubSimulator {
     return this.issueSnapshot(this.issueRecord(repo, n));
   }
 
+  /** Every issue and pull request of the repository, by number. */
+  issues(repo: string): SimIssue[] {
+    return [...this.repo(repo).issues.values()].sort((a, b) => a.number - b.number).map((issue) => this.issueSnapshot(issue));
+  }
+
   comments(repo: string, n: number): SimComment[] {
     return this.issueRecord(repo, n).comments.map((c) => this.commentSnapshot(c));
   }
@@ -409,6 +425,7 @@ export class GitHubSimulator {
       updated_at: issue.updatedAt,
       closed_at: issue.closedAt,
       html_url: `${this.payloads.repoLinks(issue.repo).html}/issues/${issue.number}`,
+      pull_request: issue.pullRequest !== undefined,
     };
   }
 
@@ -424,6 +441,11 @@ export class GitHubSimulator {
       reactions: comment.reactions.map((r) => ({ content: r.content, user: r.user.login })),
     };
   }
+}
+
+function isApiPath(url: string | undefined): boolean {
+  const path = url ?? "/";
+  return path.startsWith(`${API_PREFIX}/`) || path.startsWith(GRAPHQL_PATH);
 }
 
 function userRef(account: Account): SimUserRef {

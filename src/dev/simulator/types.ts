@@ -75,6 +75,8 @@ export interface SimIssue {
   updated_at: string;
   closed_at: string | null;
   html_url: string;
+  /** Whether it is a pull request (an issue with a branch). */
+  pull_request: boolean;
 }
 
 export interface SimReaction {
