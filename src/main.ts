@@ -1,11 +1,10 @@
-import { constants } from "node:os";
-import type { Logger } from "pino";
 import { loadConfig } from "./config/env.js";
 import { EscalationError } from "./errors.js";
 import { createLogger } from "./logging.js";
 import { startPrivateRedis, type PrivateRedis } from "./redis/privateRedis.js";
 import { safeRedisUrl, unauthenticatedRedisWarning } from "./redis/safeUrl.js";
 import { startApp } from "./app/startApp.js";
+import { stopOnSignals } from "./app/stopOnSignals.js";
 import { recipeKeyWarnings } from "./agent/recipes/keyWarnings.js";
 
 /** `npm start`: the app, its workers, and a private Redis when REDIS_URL is unset. */
@@ -26,40 +25,20 @@ async function main(): Promise<void> {
   for (const warning of recipeKeyWarnings(config.agent)) log.warn(warning);
   const app = await startApp({ config: { ...config, redisUrl }, log });
   log.info({ url: app.url }, "escalation is running");
-  let stoppingSince: number | undefined;
-  const stop = async (signal: NodeJS.Signals) => {
-    if (stoppingSince !== undefined) {
-      if (Date.now() - stoppingSince >= SAME_SIGNAL_MS) exitNow(signal, log, redis);
-      return;
-    }
-    stoppingSince = Date.now();
-    log.info({ signal }, "shutting down: no new jobs; running agents get SHUTDOWN_GRACE (a second Ctrl-C exits at once)");
-    // Redis last: the app's shutdown still needs it (the private one is out of reach of a terminal's Ctrl-C).
-    await app.close();
-    await redis?.stop();
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
-}
-
-/**
- * Signals this soon after the first are the same Ctrl-C: a launcher that forwards the terminal's
- * SIGINT to the app (npm where its shell execs the script) delivers it twice, and a double-tap must
- * not turn a graceful stop into an abrupt one.
- */
-const SAME_SIGNAL_MS = 1000;
-
-/**
- * A second signal during shutdown: the operator will not wait for the grace. Exits now, as the
- * signal's default would (128 + its number); the orphan watchdog stops the running agents (SIGTERM,
- * then SIGKILL after AGENT_KILL_GRACE) and their rounds are retried by the next app, as after a crash.
- */
-function exitNow(signal: NodeJS.Signals, log: Logger, redis: PrivateRedis | undefined): void {
-  redis?.stopAtExit();
-  log.warn({ signal }, "second signal: exiting now; the watchdog stops running agents and the next start retries their rounds");
-  // One turn of the event loop, for the line to pass the log's formatting stream.
-  setImmediate(() => process.exit(128 + constants.signals[signal]));
+  stopOnSignals({
+    async graceful(signal) {
+      log.info({ signal }, "shutting down: no new jobs; running agents get SHUTDOWN_GRACE (a second Ctrl-C exits at once)");
+      // Redis last: the app's shutdown still needs it (the private one is out of reach of a terminal's Ctrl-C).
+      await app.close();
+      await redis?.stop();
+    },
+    now(signal) {
+      // The orphan watchdog stops the running agents (SIGTERM, then SIGKILL after AGENT_KILL_GRACE)
+      // and their rounds are retried by the next app, as after a crash.
+      redis?.stopAtExit();
+      log.warn({ signal }, "second signal: exiting now; the watchdog stops running agents and the next start retries their rounds");
+    },
+  });
 }
 
 main().catch((error: unknown) => {

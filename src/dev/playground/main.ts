@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { constants, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { stopOnSignals } from "../../app/stopOnSignals.js";
 import { REPO, sandboxNote, startLocalStack, type LocalStack } from "../localStack.js";
 import { agentToken } from "./agentToken.js";
 import { banner } from "./banner.js";
@@ -30,9 +31,6 @@ class PlaygroundStartError extends Error {
     this.name = "PlaygroundStartError";
   }
 }
-
-/** Signals this soon after the first are the same Ctrl-C (npm forwards the terminal's SIGINT too): see src/main.ts. */
-const SAME_SIGNAL_MS = 1000;
 
 async function main(): Promise<void> {
   const parsed = PlaygroundEnv.safeParse(process.env);
@@ -73,25 +71,19 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  let stoppingSince: number | undefined;
-  const stop = async (signal: NodeJS.Signals) => {
-    if (stoppingSince !== undefined) {
-      if (Date.now() - stoppingSince < SAME_SIGNAL_MS) return;
-      // A second Ctrl-C: the keeper stops Redis and the orphan watchdog any agent, as after a crash.
+  stopOnSignals({
+    async graceful(signal) {
+      console.log(`\n${signal}: stopping the app, its agents, the simulator and Redis (a second Ctrl-C exits at once)`);
+      await stack.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      console.log("playground stopped");
+    },
+    now() {
+      // The keeper stops Redis and the orphan watchdog any agent, as after a crash.
       stack.redis?.stopAtExit();
       console.log("second signal: exiting now");
-      setImmediate(() => process.exit(128 + constants.signals[signal]));
-      return;
-    }
-    stoppingSince = Date.now();
-    console.log(`\n${signal}: stopping the app, its agents, the simulator and Redis (a second Ctrl-C exits at once)`);
-    await stack.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    console.log("playground stopped");
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("SIGTERM", () => void stop("SIGTERM"));
+    },
+  });
 
   console.log(
     banner({
