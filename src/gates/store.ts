@@ -563,13 +563,16 @@ export class GateStore {
     await this.#redis.multi().zrem(this.keys.issueFeedbackOrder(ref), jobId).hdel(this.keys.issueFeedbackDue(ref), jobId).exec();
   }
 
-  /** Whether the app last put the awaiting label on ("on") or took it off / skipped it ("off"); undefined when unknown. */
-  async awaitingLabel(ref: IssueKeyRef): Promise<"on" | "off" | undefined> {
+  /**
+   * Whether the app last put the awaiting label on ("on") or took it off / skipped it ("off"), or is
+   * taking it off ("leaving": its own removal's webhook may come before "off" is written); undefined when unknown.
+   */
+  async awaitingLabel(ref: IssueKeyRef): Promise<"on" | "off" | "leaving" | undefined> {
     const value = await this.#redis.hget(this.keys.issue(ref), "awaitingLabel");
-    return value === "on" || value === "off" ? value : undefined;
+    return value === "on" || value === "off" || value === "leaving" ? value : undefined;
   }
 
-  async setAwaitingLabel(ref: IssueKeyRef, value: "on" | "off"): Promise<void> {
+  async setAwaitingLabel(ref: IssueKeyRef, value: "on" | "off" | "leaving"): Promise<void> {
     await this.#redis.hset(this.keys.issue(ref), "awaitingLabel", value);
   }
 

@@ -89,7 +89,8 @@ export type SpawnJob = z.infer<typeof SpawnJobSchema>;
 
 export const FeedbackOpSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("react"), commentId: z.number().int().positive(), content: z.enum(["eyes", "rocket", "confused", "+1"]) }),
-  z.object({ type: z.literal("addLabel"), label: z.string() }),
+  /** `whileRound`: put back only while that gate's round still runs (src/loop/labelTakenOff.ts). */
+  z.object({ type: z.literal("addLabel"), label: z.string(), whileRound: z.string().max(40).optional() }),
   z.object({ type: z.literal("removeLabel"), label: z.string() }),
   /** `echoOf`: the reply whose words the comment quotes, so they can be taken off again (redactEcho). */
   z.object({ type: z.literal("comment"), body: z.string().max(65_536), echoOf: ReplyId.optional() }),
