@@ -65,7 +65,7 @@ export const InboundEventSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("unlabeled"), label: z.string().max(100), ...Common }),
   z.object({ kind: z.literal("closed"), ...Common }),
   /** The issue's title or body was edited (`issues.edited`); `previousBody` only when its body changed. */
-  z.object({ kind: z.literal("edited"), ...Common, previousBody: z.string().max(65_536).optional() }),
+  z.object({ kind: z.literal("edited"), ...Common, previousBody: z.string().max(65_536).optional(), previousTitle: z.string().max(1024).optional() }),
   /** New commits on a pull request (`pull_request.synchronize`): its open question may be stale. */
   z.object({ kind: z.literal("pushed"), ...Common, headSha: z.string().regex(/^[0-9a-f]{7,64}$/), pushedAt: z.number() }),
 ]);

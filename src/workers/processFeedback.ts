@@ -289,9 +289,14 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
       : {}),
     ...(rounds.length > 0 ? { rounds: rounds.slice(-MAX_ROUNDS_SHOWN) } : {}),
   };
-  const body = renderStatusComment(lines, state, sealOf(services.config.stateKey, ref));
+  const seal = sealOf(services.config.stateKey, ref);
+  // The record names the comment it is written into and its place among the renders, so a rebuild
+  // takes neither a copy of it elsewhere nor an older render put back (src/reconcile/statusRecord.ts).
+  const bound = async (comment: number) => renderStatusComment(lines, { ...state, comment, seq: await services.store.nextStatusSeq(ref, Date.now()) }, seal);
   let commentId = issue?.statusCommentId;
+  let written = 1;
   if (commentId) {
+    const body = await bound(commentId);
     try {
       await writer.send(() => octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: t.owner, repo: t.repo, comment_id: commentId!, body }));
     } catch (error) {
@@ -300,16 +305,21 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
     }
   }
   if (!commentId) {
+    // Its id is known only once posted: posted without the record, then edited to hold it.
     const { data } = await writer.send(() =>
       octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
         owner: t.owner,
         repo: t.repo,
         issue_number: t.issue,
-        body,
+        body: renderStatusComment(lines, state, undefined),
       }),
     );
-    await services.store.setStatusCommentId(ref, Number(data.id));
+    const id = Number(data.id);
+    await services.store.setStatusCommentId(ref, id);
+    const body = await bound(id);
+    await writer.send(() => octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: t.owner, repo: t.repo, comment_id: id, body }));
+    written = 2;
   }
   await services.store.setStatusRendered(ref, lines.length);
-  return 1;
+  return written;
 }

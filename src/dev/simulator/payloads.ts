@@ -383,7 +383,7 @@ export class Payloads {
   issueEvent(issue: Issue, event: IssueEvent): Json {
     return {
       id: event.id,
-      node_id: nodeId("LabeledEvent", event.id),
+      node_id: nodeId(event.rename ? "RenamedTitleEvent" : "LabeledEvent", event.id),
       url: `${this.urls.api}/repos/${issue.repo.fullName}/issues/events/${event.id}`,
       actor: this.user(event.actor),
       event: event.event,
@@ -391,6 +391,7 @@ export class Payloads {
       commit_url: null,
       created_at: event.createdAt,
       ...(event.label ? { label: { name: event.label.name, color: event.label.color } } : {}),
+      ...(event.rename ? { rename: event.rename } : {}),
       performed_via_github_app: event.viaApp ? this.app() : null,
     };
   }
