@@ -2,8 +2,10 @@ import type { Redis } from "ioredis";
 import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
 import type { Vote } from "../protocol/approval.js";
-import { ALLOCATE_ROUND, BEGIN_ROUND, BODY_EDITED, CANCEL_GATE, NEXT_STATUS_SEQ, TITLE_EDITED, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS, REVISE_NOTE, KEEP_DELETED_NOTE, ROUND_CONTEXT, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
-import type { BodyEdit, TitleEdit, Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming, Withdrawal } from "./types.js";
+import { ALLOCATE_ROUND, BEGIN_ROUND, BODY_EDITED, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS, REVISE_NOTE, KEEP_DELETED_NOTE, ROUND_CONTEXT, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
+import type { BodyEdit, Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming, Withdrawal } from "./types.js";
+import { NEXT_STATUS_SEQ, TITLE_EDITED } from "./scripts.js";
+import type { TitleEdit } from "./types.js";
 
 /** `reopened`: how often a withdrawn answer opened the gate again (part of its resume's job id). */
 export type RecordResult =
