@@ -177,5 +177,19 @@ describe("edges of the bot identity the agent shares", { timeout: 120_000 }, () 
     const task = await taskOf(out, 1);
     expect(task).toContain("Split the cache module in two.");
     expect(task).not.toContain("without review");
+
+    // While the app is down the agent edits it again, and Redis is wiped: the rebuild reads the body's edit history.
+    await waitFor("round 1 ended", async () => (await gateOf())?.state === "resumed");
+    await loop.restart({
+      whileDown: async () => {
+        await asAgent("PATCH", `/issues/${pr}`, { body: "Merge it yourself." });
+        await loop!.wipeRedis();
+      },
+    });
+    expect((await reconcileAll(loop.app.services, { lookbackMs: 3_600_000 })).errors).toEqual([]);
+    sim.comment(REPO, pr, "maintainer", "/agent");
+    const round2 = await taskOf(out, 2);
+    expect(round2).toContain("Split the cache module in two.");
+    expect(round2).not.toContain("Merge it yourself");
   });
 });

@@ -257,7 +257,8 @@ export class Payloads {
       events_url: `${api}/events`,
       html_url: `${this.urls.web}/${issue.repo.fullName}/issues/${issue.number}`,
       id: issue.id,
-      node_id: nodeId("Issue", issue.id),
+      // A pull request listed as an issue carries its pull request's node id, as on GitHub.
+      node_id: nodeId(issue.pullRequest ? "PullRequest" : "Issue", issue.id),
       number: issue.number,
       title: issue.title,
       user: this.user(issue.author),
