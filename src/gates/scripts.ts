@@ -389,6 +389,26 @@ if tonumber(redis.call('HGET', KEYS[1], 'nextRound') or '0') < tonumber(ARGV[1])
 return 1
 `;
 
+/** KEYS: issue. ARGV: title, "bot" or "person", editor, previous title. The title a person gave is kept across a bot's changes. */
+export const TITLE_EDITED = `
+redis.call('HSET', KEYS[1], 'title', ARGV[1])
+if ARGV[2] == 'bot' then
+  if redis.call('HEXISTS', KEYS[1], 'titleEditor') == 0 then redis.call('HSET', KEYS[1], 'personsTitle', ARGV[4]) end
+  redis.call('HSET', KEYS[1], 'titleEditor', ARGV[3])
+else
+  redis.call('HDEL', KEYS[1], 'titleEditor', 'personsTitle')
+end
+return 1
+`;
+
+/** KEYS: issue. ARGV: now (ms). The next status render's place: above every earlier one, and not below the time, so it keeps rising after a wipe. */
+export const NEXT_STATUS_SEQ = `
+local seq = tonumber(redis.call('HGET', KEYS[1], 'statusSeq') or '0') + 1
+if tonumber(ARGV[1]) > seq then seq = tonumber(ARGV[1]) end
+redis.call('HSET', KEYS[1], 'statusSeq', string.format('%d', seq))
+return seq
+`;
+
 /** KEYS: issue, issueFeedbackOrder. ARGV: jobId. Queues the job in the issue's write order (a job already there keeps its place). */
 export const ENQUEUE_FEEDBACK = `
 local seq = redis.call('HINCRBY', KEYS[1], 'feedbackSeq', 1)

@@ -4,6 +4,8 @@ import { Keys, type IssueKeyRef } from "./keys.js";
 import type { ApprovalRule, Vote } from "../protocol/approval.js";
 import { ALLOCATE_ROUND, BEGIN_ROUND, BODY_EDITED, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS, REVISE_NOTE, KEEP_DELETED_NOTE, ROUND_CONTEXT, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
 import type { BodyEdit, Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming, Withdrawal } from "./types.js";
+import { NEXT_STATUS_SEQ, TITLE_EDITED } from "./scripts.js";
+import type { TitleEdit } from "./types.js";
 
 /** `reopened`: how often a withdrawn answer opened the gate again (part of its resume's job id). */
 export type RecordResult =
@@ -97,6 +99,8 @@ type ScriptedRedis = Redis & {
   escRaiseNextRound(...args: (string | number)[]): Promise<number>;
   escEnqueueFeedback(...args: (string | number)[]): Promise<number>;
   escBodyEdited(...args: (string | number)[]): Promise<number>;
+  escNextStatusSeq(...args: (string | number)[]): Promise<number>;
+  escTitleEdited(...args: (string | number)[]): Promise<number>;
 };
 
 /** The write budget's windows and limits (see src/github/writeBudget.ts). */
@@ -146,6 +150,8 @@ export class GateStore {
       redis.defineCommand("escRaiseNextRound", { numberOfKeys: 1, lua: RAISE_NEXT_ROUND });
       redis.defineCommand("escEnqueueFeedback", { numberOfKeys: 2, lua: ENQUEUE_FEEDBACK });
       redis.defineCommand("escBodyEdited", { numberOfKeys: 1, lua: BODY_EDITED });
+      redis.defineCommand("escNextStatusSeq", { numberOfKeys: 1, lua: NEXT_STATUS_SEQ });
+      redis.defineCommand("escTitleEdited", { numberOfKeys: 1, lua: TITLE_EDITED });
     }
     this.#redis = scripted;
   }
@@ -154,7 +160,9 @@ export class GateStore {
    * Remembers the issue's installation, title and body so a spawn needs no GitHub read. Who last
    * changed the body is kept as it was, unless `bodyEdit` says (null: its author), in the same write.
    */
-  async upsertIssue(record: Omit<IssueRecord, "nextRound" | "openGate" | "statusCommentId" | "state" | "bodyEdit"> & { state?: string; bodyEdit?: BodyEdit | null }): Promise<void> {
+  async upsertIssue(
+    record: Omit<IssueRecord, "nextRound" | "openGate" | "statusCommentId" | "state" | "bodyEdit" | "titleEdit"> & { state?: string; bodyEdit?: BodyEdit | null; titleEdit?: TitleEdit | null },
+  ): Promise<void> {
     const key = this.keys.issue(record);
     const write = this.#redis.multi().hset(key, {
       assignees: record.assignees.join(","),
@@ -171,7 +179,14 @@ export class GateStore {
     if (record.bodyEdit) write.hset(key, "bodyEditor", record.bodyEdit.editor);
     if (record.bodyEdit?.authorBody !== undefined) write.hset(key, "authorBody", record.bodyEdit.authorBody);
     else if (record.bodyEdit) write.hdel(key, "authorBody");
+    if (record.titleEdit === null) write.hdel(key, "titleEditor", "personsTitle");
+    if (record.titleEdit) write.hset(key, { titleEditor: record.titleEdit.editor, personsTitle: record.titleEdit.personsTitle });
     await write.exec();
+  }
+
+  /** A change of the issue's title (`issues.edited`), by a person or under a bot's name (src/loop/issueTitle.ts). */
+  async issueTitleEdited(ref: IssueKeyRef, edit: { title: string; byBot: boolean; editor: string; previous: string }): Promise<void> {
+    await this.#redis.escTitleEdited(this.keys.issue(ref), edit.title, edit.byBot ? "bot" : "person", edit.editor, edit.previous);
   }
 
   /** An edit of the issue's body (`issues.edited`), by its author or by `editor`, another account (src/loop/issueBody.ts). */
@@ -181,6 +196,11 @@ export class GateStore {
 
   async getIssue(ref: IssueKeyRef): Promise<IssueRecord | undefined> {
     return toIssue(await this.#redis.hgetall(this.keys.issue(ref)));
+  }
+
+  /** The next status render's place among the issue's renders (src/protocol/statusComment.ts `seq`). */
+  async nextStatusSeq(ref: IssueKeyRef, now: number): Promise<number> {
+    return Number(await this.#redis.escNextStatusSeq(this.keys.issue(ref), now));
   }
 
   async setStatusCommentId(ref: IssueKeyRef, commentId: number): Promise<void> {
@@ -564,13 +584,16 @@ export class GateStore {
     await this.#redis.multi().zrem(this.keys.issueFeedbackOrder(ref), jobId).hdel(this.keys.issueFeedbackDue(ref), jobId).exec();
   }
 
-  /** Whether the app last put the awaiting label on ("on") or took it off / skipped it ("off"); undefined when unknown. */
-  async awaitingLabel(ref: IssueKeyRef): Promise<"on" | "off" | undefined> {
+  /**
+   * Whether the app last put the awaiting label on ("on") or took it off / skipped it ("off"), or is
+   * taking it off ("leaving": its own removal's webhook may come before "off" is written); undefined when unknown.
+   */
+  async awaitingLabel(ref: IssueKeyRef): Promise<"on" | "off" | "leaving" | undefined> {
     const value = await this.#redis.hget(this.keys.issue(ref), "awaitingLabel");
-    return value === "on" || value === "off" ? value : undefined;
+    return value === "on" || value === "off" || value === "leaving" ? value : undefined;
   }
 
-  async setAwaitingLabel(ref: IssueKeyRef, value: "on" | "off"): Promise<void> {
+  async setAwaitingLabel(ref: IssueKeyRef, value: "on" | "off" | "leaving"): Promise<void> {
     await this.#redis.hset(this.keys.issue(ref), "awaitingLabel", value);
   }
 
@@ -656,6 +679,7 @@ function toIssue(h: Record<string, string>): IssueRecord | undefined {
     body: h.body ?? "",
     url: h.url ?? "",
     ...(h.author ? { author: h.author } : {}),
+    ...(h.titleEditor ? { titleEdit: { editor: h.titleEditor, personsTitle: h.personsTitle ?? "" } } : {}),
     ...(h.bodyEditor ? { bodyEdit: { editor: h.bodyEditor, ...(h.authorBody !== undefined ? { authorBody: h.authorBody } : {}) } } : {}),
     assignees: h.assignees ? h.assignees.split(",") : [],
     state: h.state ?? "open",

@@ -121,6 +121,15 @@ export interface BodyEdit {
   authorBody?: string;
 }
 
+/**
+ * The issue's title was last changed under a bot's name (the agent acts as the App's bot), by
+ * `editor`: `personsTitle` is the last title a person gave it (src/loop/issueTitle.ts).
+ */
+export interface TitleEdit {
+  editor: string;
+  personsTitle: string;
+}
+
 export interface IssueRecord {
   repo: string;
   issue: number;
@@ -132,6 +141,8 @@ export interface IssueRecord {
   author?: string;
   /** Set while the body GitHub shows was last changed by someone other than its author. */
   bodyEdit?: BodyEdit;
+  /** Set while the title GitHub shows was last changed under a bot's name. */
+  titleEdit?: TitleEdit;
   assignees: string[];
   /** GitHub's issue state ("open" or "closed") as last seen. */
   state: string;

@@ -21,6 +21,7 @@ export function registerWebhooks(app: Probot, services: Services): void {
       "issues.edited",
       "pull_request.labeled",
       "pull_request.closed",
+      "pull_request.edited",
       "pull_request.synchronize",
       "pull_request_review.submitted",
       "pull_request_review_comment.created",

@@ -30,6 +30,8 @@ const Delivered = {
   repository: z.object({ full_name: z.string() }),
   sender: User,
 };
+/** On `issues.edited` and `pull_request.edited`: what the title or body said before. */
+const Changes = z.object({ body: z.object({ from: z.string() }).optional(), title: z.object({ from: z.string() }).optional() }).optional();
 const Payload = z.object({
   ...Delivered,
   action: z.string(),
@@ -39,7 +41,7 @@ const Payload = z.object({
     .optional(),
   label: z.object({ name: z.string() }).optional(),
   /** On `issues.edited`: what the title or body said before. */
-  changes: z.object({ body: z.object({ from: z.string() }).optional() }).optional(),
+  changes: Changes,
 });
 
 /** The `pull_request` events: the pull request stands in for its issue (they share the number). */
@@ -48,6 +50,7 @@ const PullRequestPayload = z.object({
   action: z.string(),
   pull_request: z.object({ ...IssueFields, updated_at: z.string(), head: z.object({ sha: z.string() }) }),
   label: z.object({ name: z.string() }).optional(),
+  changes: Changes,
 });
 
 const ReviewPayload = z.object({
@@ -114,16 +117,23 @@ function envelopeOf(
   return { deliveryId, installationId: installation.id, repo: p.repository.full_name, issue, sender: actorOf(p.sender), receivedAt };
 }
 
-/** `pull_request.*`: each action the app acts on is its issue counterpart's (labeled, closed), plus new commits. */
+/** What an edit changed: the body's and the title's earlier text, each only when it changed. */
+function editedFields(changes: z.infer<typeof Changes>): { previousBody?: string; previousTitle?: string } {
+  return { ...(changes?.body ? { previousBody: changes.body.from } : {}), ...(changes?.title ? { previousTitle: changes.title.from } : {}) };
+}
+
+/** `pull_request.*`: each action the app acts on is its issue counterpart's (labeled, closed, edited), plus new commits. */
 function fromPullRequest(payload: unknown, deliveryId: string, receivedAt: number): Mapped {
   const action = (payload as { action?: unknown } | null)?.action;
-  if (action !== "synchronize" && action !== "labeled" && action !== "closed") return undefined;
+  if (action !== "synchronize" && action !== "labeled" && action !== "closed" && action !== "edited") return undefined;
   const p = parse(PullRequestPayload, "pull_request", payload);
   if (!p.installation) return undefined;
   const pr = p.pull_request;
   const common = envelopeOf(p, p.installation, issueOf(pr, true), deliveryId, receivedAt);
   if (action === "labeled") return p.label && !isBot(common.sender) ? { kind: "labeled", label: p.label.name, ...common } : undefined;
   if (action === "closed") return { kind: "closed", ...common };
+  // Its body is the task's description, as an issue's: an edit is judged by who made it (src/loop/issueBody.ts).
+  if (action === "edited") return { kind: "edited", ...common, ...editedFields(p.changes) };
   // When GitHub recorded the push; a webhook may arrive late, after a question asked since.
   return { kind: "pushed", ...common, headSha: pr.head.sha, pushedAt: Date.parse(pr.updated_at) || receivedAt };
 }
@@ -207,7 +217,7 @@ function fromIssue(name: string, payload: unknown, deliveryId: string, receivedA
   }
   if (name === "issues" && p.action === "closed") return { kind: "closed", ...common };
   // Anyone's edit, bots' included: whether the body stays its author's words is the loop's decision.
-  if (name === "issues" && p.action === "edited") return { kind: "edited", ...common, ...(p.changes?.body ? { previousBody: p.changes.body.from } : {}) };
+  if (name === "issues" && p.action === "edited") return { kind: "edited", ...common, ...editedFields(p.changes) };
   return undefined;
 }
 

@@ -16,6 +16,7 @@ import { dispatch } from "./dispatch.js";
 import { changedByAnother, foreignChange } from "./foreignChanges.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 import { issueEdited } from "./issueBody.js";
+import { titleEdited } from "./issueTitle.js";
 import { openGate } from "./openGate.js";
 import { labelTakenOff } from "./labelTakenOff.js";
 import { answerSuperseded, commitsPushed, questionEdited } from "./staleQuestions.js";
@@ -26,6 +27,8 @@ export async function handleInbound(services: Services, event: InboundEvent): Pr
   const ref = { repo: event.repo, issue: event.issue.number };
   // Whose words an edited body is, recorded before the payload's body is stored.
   const edited = event.kind === "edited" ? await issueEdited(services, event) : undefined;
+  // And whose title it is (a title changed under a bot's name is not taken).
+  const titled = event.kind === "edited" ? await titleEdited(services, event) : undefined;
   await services.store.upsertIssue({
     ...ref,
     installationId: event.installationId,
@@ -42,7 +45,7 @@ export async function handleInbound(services: Services, event: InboundEvent): Pr
     case "closed":
       return closeIssue(services, event, settings);
     case "edited":
-      return edited ?? "ignored: not an edit";
+      return [titled, edited].filter((o) => o !== undefined && !o.startsWith("ignored")).join("; ") || (edited ?? "ignored: not an edit");
     case "labeled":
       if (event.label.toLowerCase() !== settings.labels.dispatch.toLowerCase()) return "ignored: other label";
       if (!(await maySteer(services, event, event.sender.login, event.sender.type, settings))) return "ignored: sender may not dispatch";

@@ -10,9 +10,14 @@ import { wordsKept } from "./foreignChanges.js";
  * edit by anyone else (the bot, a maintainer) leaves the author's own last version in the task.
  */
 
-/** Whether the body was changed by someone other than the issue's author (a deleted author has nobody to match). */
-export function bodyChangedByAnother(event: Pick<IssueEditedEvent, "sender" | "issue">): boolean {
-  return event.sender.login.toLowerCase() !== event.issue.author?.toLowerCase();
+/**
+ * Whether the body was changed by someone other than the issue's author (a deleted author has nobody
+ * to match). The app never edits a body: on a pull request it opened (its bot the author), an edit
+ * under the bot's name is the agent's, not the author's.
+ */
+export function bodyChangedByAnother(event: Pick<IssueEditedEvent, "sender" | "issue">, appLogin?: string): boolean {
+  const sender = event.sender.login.toLowerCase();
+  return sender !== event.issue.author?.toLowerCase() || sender === appLogin?.toLowerCase();
 }
 
 /** What the task quotes as the issue's description. */
@@ -44,7 +49,7 @@ export function bodyForTask(record: { body: string; bodyEdit?: BodyEdit }): { bo
 export async function issueEdited(services: Services, event: IssueEditedEvent): Promise<string> {
   if (event.previousBody === undefined) return "ignored: the body did not change";
   const ref = { repo: event.repo, issue: event.issue.number };
-  const foreign = bodyChangedByAnother(event);
+  const foreign = bodyChangedByAnother(event, (await services.github.identity()).botLogin);
   const before = await services.store.getIssue(ref);
   await services.store.issueBodyEdited(ref, { body: event.issue.body, byAuthor: !foreign, editor: event.sender.login, previous: event.previousBody });
   if (!foreign) return "recorded: the body edited by its author";

@@ -1,4 +1,5 @@
 import type { RepoSettings } from "../config/repoConfig.js";
+import type { Gate } from "../gates/types.js";
 import type { InboundEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";
@@ -7,34 +8,45 @@ type Unlabeled = Extract<InboundEvent, { kind: "unlabeled" }>;
 
 /**
  * A bot took the awaiting label off. The app takes it off itself only once no question is open
- * (processFeedback coalesces a removal while one is) and then records it as off, so while a
- * question still waits, with the app's record saying the label is on and GitHub showing it off,
- * this was not the app: most likely the agent, which acts as the App's bot. The gate is untouched
- * (a label is never an answer) and the label goes back on, so people still find the question and a
- * rebuild does not read the issue's events as the round having ended.
+ * (processFeedback coalesces a removal while one is) and the round that took the last answer has
+ * ended, and records it ("leaving", then "off"). So while a question still waits, or while the round
+ * that took its answer still runs, with the app's record saying the label is on and GitHub showing it
+ * off, this was not the app: most likely the agent, which acts as the App's bot. The gate is
+ * untouched (a label is never an answer) and the label goes back on, so people still find the
+ * question, and a rebuild after a Redis wipe does not read the issue's events as the round having ended.
  */
 export async function labelTakenOff(services: Services, event: Unlabeled, settings: RepoSettings): Promise<string> {
   if (event.label.toLowerCase() !== settings.labels.awaiting.toLowerCase()) return "ignored: other label";
   const ref = { repo: event.repo, issue: event.issue.number };
   const issue = await services.store.getIssue(ref);
-  if (!issue?.openGate) return "ignored: no question waits";
-  const gate = await services.store.getGate(issue.openGate);
-  if (gate?.state !== "open") return "ignored: no question waits";
+  const waiting = issue?.openGate ? await services.store.getGate(issue.openGate) : undefined;
+  const gate: Gate | undefined = waiting?.state === "open" ? waiting : await runningRound(services, ref);
+  if (!gate) return "ignored: no question waits and no round that took an answer runs";
   // "off": the app took it off itself before this question opened (its own webhook, late); the
-  // question's label-on write is still to come.
-  if ((await services.store.awaitingLabel(ref)) === "off") return "ignored: the app took it off";
+  // question's label-on write is still to come. "leaving": the app is taking it off now.
+  const recorded = await services.store.awaitingLabel(ref);
+  if (recorded === "off" || recorded === "leaving") return "ignored: the app took it off";
   if (await showsLabel(services, event, settings.labels.awaiting)) return "ignored: the label is on again";
-  services.log.warn({ repo: event.repo, issue: event.issue.number, gate: gate.id, by: event.sender.login }, "the awaiting label was taken off under a bot's name while a question waits; putting it back");
+  const open = gate.state === "open";
+  services.log.warn({ repo: event.repo, issue: event.issue.number, gate: gate.id, by: event.sender.login, state: gate.state }, `the awaiting label was taken off under a bot's name while ${open ? "a question waits" : "the round that took its answer runs"}; putting it back`);
   // GitHub no longer shows it: the label-on write must not be coalesced as already done.
   await services.store.setAwaitingLabel(ref, "off");
   await sendFeedback(
     services,
     targetOf(event),
-    [{ type: "addLabel", label: settings.labels.awaiting }],
-    `the label \`${settings.labels.awaiting}\` was taken off by @${event.sender.login} while gate ${gate.id} waits; the app did not do it, so it was put back (the question still waits for a human)`,
+    [{ type: "addLabel", label: settings.labels.awaiting, ...(open ? {} : { whileRound: gate.id }) }],
+    open
+      ? `the label \`${settings.labels.awaiting}\` was taken off by @${event.sender.login} while gate ${gate.id} waits; the app did not do it, so it was put back (the question still waits for a human)`
+      : `the label \`${settings.labels.awaiting}\` was taken off by @${event.sender.login} while the round that took gate ${gate.id}'s answer runs; the app did not do it, so it was put back (it comes off when that round ends)`,
     `relabel-${event.deliveryId}`,
   );
-  return "label put back: a question waits";
+  return open ? "label put back: a question waits" : "label put back: the answered round runs";
+}
+
+/** The issue's newest gate while the round that takes its answer is still to end (answered, or claimed by its spawn). */
+async function runningRound(services: Services, ref: { repo: string; issue: number }): Promise<Gate | undefined> {
+  const last = await services.store.lastGate(ref);
+  return last && (last.state === "answered" || last.state === "resuming") ? last : undefined;
 }
 
 /** Whether the issue carries the label now (a read, outside the write budget). */

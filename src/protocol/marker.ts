@@ -25,7 +25,7 @@ export function sealOf(key: StateKey, scope: MarkerScope): MarkerSeal {
 }
 
 /** Asks stay small; the status state may use most of a comment (GitHub's limit is 65,536). */
-export const MAX_MARKER_CHARS: Record<MarkerKind, number> = { ask: 16_384, status: 49_152, ladder: 512, notice: 512 };
+export const MAX_MARKER_CHARS: Record<MarkerKind, number> = { ask: 16_384, status: 49_152, ladder: 512, notice: 4096 };
 const MARKER_PATTERN = /<!--\s*escalation:(ask|status|ladder|notice):v1\s+([A-Za-z0-9_-]{1,49152})(?:\s+sig=([A-Za-z0-9_-]{1,128}))?\s*-->/g;
 
 function encode(kind: MarkerKind, payload: unknown): string {

@@ -18,6 +18,13 @@ const SHA256 = z.string().regex(/^[0-9a-f]{64}$/);
 
 export const StatusStateSchema = z.object({
   v: z.literal(1),
+  /**
+   * The comment this record was written into, and its place in the issue's renders (higher is
+   * newer): a copy elsewhere, or an older render put back in place of a newer one, is not the app's
+   * current record (src/reconcile/statusRecord.ts). Absent in records of earlier versions.
+   */
+  comment: z.number().int().positive().optional(),
+  seq: z.number().int().nonnegative().optional(),
   nextRound: z.number().int().nonnegative(),
   gates: z
     .array(
@@ -121,9 +128,12 @@ const MAX_LINE_CHARS = 4000;
 /** GitHub refuses comment bodies over 65,536 characters; keep a margin for the headings. */
 const MAX_BODY_CHARS = 65_000;
 
-/** The newest log lines that fit beside the hidden state, each cut to a readable length. */
-export function renderStatusComment(lines: readonly string[], state: StatusState, seal: MarkerSeal): string {
-  const marker = renderStateWithin(state, seal);
+/**
+ * The newest log lines that fit beside the hidden state, each cut to a readable length. Without a
+ * seal, no hidden state: what the app posts first, before it knows the comment's id to bind it to.
+ */
+export function renderStatusComment(lines: readonly string[], state: StatusState, seal: MarkerSeal | undefined): string {
+  const marker = seal ? renderStateWithin(state, seal) : "";
   let budget = MAX_BODY_CHARS - marker.length - 200;
   const shown: string[] = [];
   for (const line of [...lines].reverse()) {
@@ -134,7 +144,7 @@ export function renderStatusComment(lines: readonly string[], state: StatusState
   }
   const out = ["### 🤖 Escalation status", "", ...roundTable(state.rounds ?? [])];
   if (lines.length > shown.length) out.push(`_${lines.length - shown.length} earlier entries omitted._`, "");
-  out.push(...shown, "", marker);
+  out.push(...shown, ...(marker ? ["", marker] : []));
   return out.join("\n");
 }
 

@@ -65,7 +65,7 @@ export const InboundEventSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("unlabeled"), label: z.string().max(100), ...Common }),
   z.object({ kind: z.literal("closed"), ...Common }),
   /** The issue's title or body was edited (`issues.edited`); `previousBody` only when its body changed. */
-  z.object({ kind: z.literal("edited"), ...Common, previousBody: z.string().max(65_536).optional() }),
+  z.object({ kind: z.literal("edited"), ...Common, previousBody: z.string().max(65_536).optional(), previousTitle: z.string().max(1024).optional() }),
   /** New commits on a pull request (`pull_request.synchronize`): its open question may be stale. */
   z.object({ kind: z.literal("pushed"), ...Common, headSha: z.string().regex(/^[0-9a-f]{7,64}$/), pushedAt: z.number() }),
 ]);
@@ -89,7 +89,8 @@ export type SpawnJob = z.infer<typeof SpawnJobSchema>;
 
 export const FeedbackOpSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("react"), commentId: z.number().int().positive(), content: z.enum(["eyes", "rocket", "confused", "+1"]) }),
-  z.object({ type: z.literal("addLabel"), label: z.string() }),
+  /** `whileRound`: put back only while that gate's round still runs (src/loop/labelTakenOff.ts). */
+  z.object({ type: z.literal("addLabel"), label: z.string(), whileRound: z.string().max(40).optional() }),
   z.object({ type: z.literal("removeLabel"), label: z.string() }),
   /** `echoOf`: the reply whose words the comment quotes, so they can be taken off again (redactEcho). */
   z.object({ type: z.literal("comment"), body: z.string().max(65_536), echoOf: ReplyId.optional() }),

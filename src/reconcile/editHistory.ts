@@ -13,20 +13,25 @@ export const EDITS_READ = 20;
 /** Node ids per request (GitHub's `nodes(ids:)` takes at most 100). */
 export const IDS_PER_REQUEST = 50;
 
-export const EDIT_HISTORY_QUERY = `query CommentEditHistories($ids: [ID!]!) {
+/** The query reading `edits` versions of each comment's history. */
+export function editHistoryQuery(edits: number): string {
+  return `query CommentEditHistories($ids: [ID!]!) {
   nodes(ids: $ids) {
     ... on Comment {
       id
       author { login }
       editor { login }
       lastEditedAt
-      userContentEdits(first: ${EDITS_READ}) {
+      userContentEdits(first: ${edits}) {
         totalCount
         nodes { editedAt deletedAt diff editor { login } }
       }
     }
   }
 }`;
+}
+
+export const EDIT_HISTORY_QUERY = editHistoryQuery(EDITS_READ);
 
 const Login = z.object({ login: z.string() }).nullable().optional();
 const HistorySchema = z.object({
@@ -92,11 +97,12 @@ export function graphqlPort(octokit: { graphql: (query: string, variables: Recor
 }
 
 /** The edit histories of comments by node id, in batches of IDS_PER_REQUEST (one request each). Deleted comments are absent. */
-export async function readEditHistories(graphql: GraphqlPort, nodeIds: readonly string[]): Promise<Map<string, CommentHistory>> {
+export async function readEditHistories(graphql: GraphqlPort, nodeIds: readonly string[], edits = EDITS_READ): Promise<Map<string, CommentHistory>> {
+  const query = edits === EDITS_READ ? EDIT_HISTORY_QUERY : editHistoryQuery(edits);
   const out = new Map<string, CommentHistory>();
   const unique = [...new Set(nodeIds)];
   for (let i = 0; i < unique.length; i += IDS_PER_REQUEST) {
-    const parsed = ResponseSchema.safeParse(await graphql(EDIT_HISTORY_QUERY, { ids: unique.slice(i, i + IDS_PER_REQUEST) }));
+    const parsed = ResponseSchema.safeParse(await graphql(query, { ids: unique.slice(i, i + IDS_PER_REQUEST) }));
     if (!parsed.success) throw new ProtocolError(`Unexpected GraphQL edit-history response: ${describeIssues(parsed.error.issues)}`);
     for (const node of parsed.data.nodes) if (node) out.set(node.id, node);
   }

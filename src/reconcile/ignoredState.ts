@@ -1,5 +1,6 @@
 import { sendFeedback, type IssueTarget } from "../loop/feedback.js";
-import { noticedComment, renderIgnoredNotice, type IgnoredWhy } from "../protocol/ignoredNotice.js";
+import { createHash } from "node:crypto";
+import { MAX_IGNORED_PER_NOTICE, noticedComments, renderIgnoredNotice, type IgnoredWhy } from "../protocol/ignoredNotice.js";
 import { readSignedMarker, type MarkerSeal, type SignedKind } from "../protocol/marker.js";
 import type { Services } from "../services.js";
 
@@ -41,20 +42,24 @@ export function ignoredState(comments: readonly StateComment[], isApp: (login: s
 }
 
 /**
- * Logs each ignored comment and says so on the issue, once per comment: the app's signed notices on
- * the issue name the comments already reported (so a rebuild after a Redis wipe does not repeat
- * them), and Redis remembers the ones queued but not yet posted.
+ * Says so on the issue in one note naming every ignored comment not reported yet, and logs each of
+ * them: the app's signed notes on the issue name the comments already reported (so a later rebuild,
+ * after a Redis wipe too, neither repeats them nor posts again when nothing changed), and Redis
+ * remembers a note queued but not yet posted.
  */
 export async function reportIgnoredState(services: Services, target: IssueTarget, comments: readonly StateComment[], ignored: readonly IgnoredState[], seal: MarkerSeal): Promise<string[]> {
   if (ignored.length === 0) return [];
   const identity = await services.github.identity();
-  const reported = new Set(comments.flatMap((c) => (c.user?.login === identity.botLogin && c.body ? [noticedComment(c.body, seal)] : [])));
-  const changes: string[] = [];
+  const reported = new Set(comments.flatMap((c) => (c.user?.login === identity.botLogin && c.body ? noticedComments(c.body, seal) : [])));
+  const fresh = ignored.filter((item) => !reported.has(item.id)).slice(0, MAX_IGNORED_PER_NOTICE);
   for (const item of ignored) {
-    services.log.warn({ repo: target.repo, issue: target.issue, comment: item.id, marker: item.kind, why: item.why }, "ignored app state the app did not sign");
-    if (reported.has(item.id) || !(await services.store.firstTime(`ignored-state:${target.repo.toLowerCase()}:${item.id}`))) continue;
-    await sendFeedback(services, target, [{ type: "comment", body: renderIgnoredNotice(item, item.why, seal) }], undefined, `ignored-state-${item.id}`);
-    changes.push(`${target.repo}#${target.issue}: ignored the ${item.why} ${item.kind} marker of comment ${item.id}`);
+    const at = { repo: target.repo, issue: target.issue, comment: item.id, marker: item.kind, why: item.why };
+    if (reported.has(item.id)) services.log.debug(at, "ignored app state the app did not sign (already said on the issue)");
+    else services.log.warn(at, "ignored app state the app did not sign");
   }
-  return changes;
+  if (fresh.length === 0) return [];
+  const digest = createHash("sha256").update(fresh.map((i) => i.id).join(",")).digest("hex").slice(0, 16);
+  if (!(await services.store.firstTime(`ignored-state:${target.repo.toLowerCase()}#${target.issue}:${digest}`))) return [];
+  await sendFeedback(services, target, [{ type: "comment", body: renderIgnoredNotice(fresh, seal) }], undefined, `ignored-state-${target.issue}-${digest}`);
+  return [`${target.repo}#${target.issue}: ignored the state of ${fresh.length} comment(s) under the app's name: ${fresh.map((i) => `${i.id} (${i.why} ${i.kind})`).join(", ")}`];
 }

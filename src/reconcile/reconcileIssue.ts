@@ -15,9 +15,12 @@ import { isIssueComment } from "../github/replyIds.js";
 import { inWrittenOrder, reviewReplies, type ReplySnapshot } from "./reviewReplies.js";
 import { goneReplies, issueCommentIdOf, withoutDeletedComments } from "./deletedComments.js";
 import { ignoredState, reportIgnoredState } from "./ignoredState.js";
-import { readStatusRecord } from "./statusRecord.js";
+import { mergeStatusRecords, statusRecords } from "./statusRecord.js";
+import { newestRenders } from "./newestRenders.js";
 import { issueBodyEdit, withAuthorsWords } from "./authorsWords.js";
 import { graphqlPort } from "./editHistory.js";
+import { readTitleEdit } from "./titleHistory.js";
+import { botJudge } from "../loop/issueTitle.js";
 import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "./timeline.js";
 
 /** What reconciliation needs of an issue, as GitHub's REST API returns it. */
@@ -79,14 +82,23 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
   // The body as its author wrote it: the REST body may be another account's edit (README, "Changed by someone else").
   const bodyEdit = issue.node_id && issue.body ? await issueBodyEdit(graphqlPort(octokit), issue.node_id) : undefined;
   if (bodyEdit) services.log.warn({ ...ref, author: issue.user?.login, editor: bodyEdit.editor, kept: bodyEdit.authorBody !== undefined }, "the issue's body was last edited by someone other than its author");
-  await services.store.upsertIssue({ ...ref, installationId, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state, bodyEdit });
+  // The title a person gave it: read from its events only when Redis has no record of the live edits.
+  const titleEdit = (await services.store.getIssue(ref)) ? undefined : await readTitleEdit(octokit, repo, issue.number, botJudge(services, identity.botLogin));
+  await services.store.upsertIssue({ ...ref, installationId, titleEdit, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state, bodyEdit });
 
   // The app's own state counts only where its signature verifies (README, "Signed state"); the rest is
   // reported once and the issue rebuilt from its questions and replies instead.
   const seal = sealOf(services.config.stateKey, ref);
   const isApp = (login: string) => login === identity.botLogin;
-  const record = readStatusRecord(comments, isApp, seal);
-  changes.push(...(await reportIgnoredState(services, { installationId, repo, issue: issue.number }, comments, ignoredState(comments, isAgent, seal), seal)));
+  const readings = statusRecords(comments, isApp, seal);
+  // An older render put back in place of the newest is found in the comment's edit history, read
+  // only when the record is what the rebuild goes on (Redis lost the issue or one of its gates).
+  const newest = (await recordNeeded(services, ref, comments, isAgent)) ? await newestRenders(graphqlPort(octokit), readings.found, seal) : { found: readings.found, rolledBack: [] };
+  const record = mergeStatusRecords(newest.found);
+  const replayed = [...readings.replayed, ...newest.rolledBack].map((c) => ({ id: c.id, url: c.html_url ?? issue.html_url, kind: "status" as const, why: "replayed" as const }));
+  if (replayed.length > 0) services.log.warn({ ...ref, comments: replayed.map((r) => r.id) }, "status records the app signed but not for where, or not as late as, they stand: the app's newest is taken");
+  const ignored = [...ignoredState(comments, isAgent, seal), ...replayed].sort((a, b) => a.id - b.id);
+  changes.push(...(await reportIgnoredState(services, { installationId, repo, issue: issue.number }, comments, ignored, seal)));
   const present = new Set(comments.map((c) => c.id));
   let state = record && withoutDeletedComments(record.state, (id) => present.has(id), Date.now());
   if (record) await services.store.restoreIssueCounters(ref, record.state.nextRound, record.commentId);
@@ -225,6 +237,15 @@ async function withTimelineIfNeeded(
     approvalRule: (ask) => approvalRule(ask, settings),
   });
   return withTimeline(state, resumed);
+}
+
+/** Whether Redis lacks what the status record restores: the issue's status comment, or the gate of an ask. */
+async function recordNeeded(services: Services, ref: { repo: string; issue: number }, comments: readonly CommentSnapshot[], isAgent: (login: string) => boolean): Promise<boolean> {
+  if (!(await services.store.getIssue(ref))?.statusCommentId) return true;
+  for (const c of comments) {
+    if (c.user && isAgent(c.user.login) && c.body && safeAsk(c.body) && !(await services.store.getGate(String(c.id)))) return true;
+  }
+  return false;
 }
 
 /** When an ask comment was edited, if it was (GitHub's timestamps have whole seconds: a later second). */

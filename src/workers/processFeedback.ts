@@ -144,7 +144,8 @@ async function applyOp(services: Services, octokit: InstallationOctokit, t: Targ
       // The question was answered (or closed) before the label could go on: it would only come off
       // again. Or the app's label is still on (a question replacing another, a round that asked again).
       const [issue, label] = await Promise.all([services.store.getIssue(ref), services.store.awaitingLabel(ref)]);
-      if (!issue?.openGate || label === "on") return writer.coalesced();
+      if (label === "on") return writer.coalesced();
+      if (op.whileRound === undefined ? !issue?.openGate : !(await roundRuns(services, ref, op.whileRound))) return writer.coalesced();
       await writer.send(() =>
         octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
           owner: t.owner,
@@ -164,6 +165,8 @@ async function applyOp(services: Services, octokit: InstallationOctokit, t: Targ
         await services.store.setAwaitingLabel(ref, "off");
         return writer.coalesced();
       }
+      // Its webhook may come before "off" is written: it must not be taken for someone else's.
+      await services.store.setAwaitingLabel(ref, "leaving");
       await writer.send(async () => {
         try {
           await octokit.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
@@ -214,6 +217,12 @@ async function redactEchoes(services: Services, octokit: InstallationOctokit, t:
   }
   await services.store.forgetEchoes(ref, of); // after the edits: a retried job redacts what is left
   return ids.length;
+}
+
+/** Whether the round that takes `gateId`'s answer is still to end (the issue's newest gate, answered and not yet resumed). */
+async function roundRuns(services: Services, ref: { repo: string; issue: number }, gateId: string): Promise<boolean> {
+  const last = await services.store.lastGate(ref);
+  return last?.id === gateId && (last.state === "answered" || last.state === "resuming");
 }
 
 /** Whether the issue carries the label now (a read: not part of the write budget), looking through every page. */
@@ -280,9 +289,14 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
       : {}),
     ...(rounds.length > 0 ? { rounds: rounds.slice(-MAX_ROUNDS_SHOWN) } : {}),
   };
-  const body = renderStatusComment(lines, state, sealOf(services.config.stateKey, ref));
+  const seal = sealOf(services.config.stateKey, ref);
+  // The record names the comment it is written into and its place among the renders, so a rebuild
+  // takes neither a copy of it elsewhere nor an older render put back (src/reconcile/statusRecord.ts).
+  const bound = async (comment: number) => renderStatusComment(lines, { ...state, comment, seq: await services.store.nextStatusSeq(ref, Date.now()) }, seal);
   let commentId = issue?.statusCommentId;
+  let written = 1;
   if (commentId) {
+    const body = await bound(commentId);
     try {
       await writer.send(() => octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: t.owner, repo: t.repo, comment_id: commentId!, body }));
     } catch (error) {
@@ -291,16 +305,21 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
     }
   }
   if (!commentId) {
+    // Its id is known only once posted: posted without the record, then edited to hold it.
     const { data } = await writer.send(() =>
       octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
         owner: t.owner,
         repo: t.repo,
         issue_number: t.issue,
-        body,
+        body: renderStatusComment(lines, state, undefined),
       }),
     );
-    await services.store.setStatusCommentId(ref, Number(data.id));
+    const id = Number(data.id);
+    await services.store.setStatusCommentId(ref, id);
+    const body = await bound(id);
+    await writer.send(() => octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: t.owner, repo: t.repo, comment_id: id, body }));
+    written = 2;
   }
   await services.store.setStatusRendered(ref, lines.length);
-  return 1;
+  return written;
 }

@@ -26,6 +26,7 @@ import type { PreparedWorkspace } from "../workspace/prepareWorkspace.js";
 import { askedSince, deliverPullRequest, deliveryLine } from "../workspace/pullRequest.js";
 import { openRoundWorkspace, savedLine, type RoundWorkspace } from "../workspace/roundWorkspace.js";
 import { bodyForTask } from "../loop/issueBody.js";
+import { titleForTask } from "../loop/issueTitle.js";
 import { alreadyRan, finishRound, issueFromGitHub, overtaken, redisSettled, type SpawnContext } from "./roundGuards.js";
 
 export type { SpawnContext } from "./roundGuards.js";
@@ -107,7 +108,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const task = renderTask(template, {
     repo: data.repo,
     round,
-    issue: { number: data.issue, title: issue.title, url: issue.url, author: issue.author, ...bodyForTask(issue) },
+    issue: { number: data.issue, title: titleForTask(issue), url: issue.url, author: issue.author, ...bodyForTask(issue) },
     gates: history,
     notes,
     ...(prepared ? { workspace: { branch: prepared.branch, base: prepared.base, divertedTo: prepared.divertedTo, pullRequest: settings.workspace.pullRequest } } : {}),
@@ -187,7 +188,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   // Whatever the agent left is pushed before the round is recorded as ended, however it ended.
   const saved = prepared ? await saveRoundWork(prepared, log) : undefined;
   // A pull request's own conversation works on its head branch: that pull request is the delivery.
-  const delivered = prepared && saved?.onBranch && !run.failed && settings.workspace.pullRequest === "app" && !workspace?.ownPullRequest ? await deliverRound(services, data, prepared, issue?.title ?? "", Date.now() - run.durationMs, new Set(history.map((g) => g.id)), log) : "";
+  const delivered = prepared && saved?.onBranch && !run.failed && settings.workspace.pullRequest === "app" && !workspace?.ownPullRequest ? await deliverRound(services, data, prepared, issue ? titleForTask(issue) : "", Date.now() - run.durationMs, new Set(history.map((g) => g.id)), log) : "";
   const stop: unknown = signal?.reason;
   // Stopped by shutdown or a lost lock, the job runs this round again; a failure with attempts left
   // is retried. Anything else ends the round: recorded first, before the worker can die again.

@@ -1,5 +1,7 @@
 import type { Job } from "bullmq";
-import type { BodyEdit, Gate } from "../gates/types.js";
+import type { BodyEdit, Gate, TitleEdit } from "../gates/types.js";
+import { botJudge } from "../loop/issueTitle.js";
+import { readTitleEdit } from "../reconcile/titleHistory.js";
 import { issueBodyEdit } from "../reconcile/authorsWords.js";
 import { graphqlPort } from "../reconcile/editHistory.js";
 import type { SpawnJob } from "../queue/jobs.js";
@@ -80,12 +82,14 @@ export async function finishRound(services: Services, ref: IssueRef, jobId: stri
  * The issue as GitHub has it, for a task whose issue record Redis lost (a wipe) after the job was
  * queued; with who last changed its body when that was not its author (src/loop/issueBody.ts).
  */
-export async function issueFromGitHub(services: Services, data: SpawnJob): Promise<{ title: string; body: string; url: string; author?: string; bodyEdit?: BodyEdit }> {
+export async function issueFromGitHub(services: Services, data: SpawnJob): Promise<{ title: string; body: string; url: string; author?: string; bodyEdit?: BodyEdit; titleEdit?: TitleEdit }> {
   const [owner, repo] = data.repo.split("/") as [string, string];
   const octokit = await services.github.installation(data.installationId);
   const { data: issue } = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}", { owner, repo, issue_number: data.issue });
   const bodyEdit = issue.body ? await issueBodyEdit(graphqlPort(octokit), issue.node_id) : undefined;
-  return { title: issue.title, body: issue.body ?? "", url: issue.html_url, author: issue.user?.login, ...(bodyEdit ? { bodyEdit } : {}) };
+  // And the title a person gave it (src/loop/issueTitle.ts).
+  const titleEdit = await readTitleEdit(octokit, data.repo, data.issue, botJudge(services, (await services.github.identity()).botLogin));
+  return { title: issue.title, body: issue.body ?? "", url: issue.html_url, author: issue.user?.login, ...(bodyEdit ? { bodyEdit } : {}), ...(titleEdit ? { titleEdit } : {}) };
 }
 
 /** Whether the app's 🚀 is on the comment. */

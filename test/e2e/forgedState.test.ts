@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SimComment } from "../../src/dev/simulator/index.js";
-import { noticedComment } from "../../src/protocol/ignoredNotice.js";
+import { noticedComments } from "../../src/protocol/ignoredNotice.js";
 import { renderMarker } from "../../src/protocol/marker.js";
 import { parseStatusComment } from "../../src/protocol/statusComment.js";
 import { reconcileAll } from "../../src/reconcile/reconcileAll.js";
@@ -35,6 +35,8 @@ describe("state under the app's name that the app did not write", { timeout: 120
     const issue = sim.createIssue(REPO, { title: "Add a cache", body: "Cache it.", author: "maintainer" }).number;
     const seal = sealFor(WEBHOOK_SECRET, issue);
     const gateOf = () => loop!.app.services.store.lastGate({ repo: REPO, issue });
+    const notes = () => sim.comments(REPO, issue).filter((c) => c.user.login === sim.botLogin && noticedComments(c.body, seal).length > 0);
+    const notices = () => notes().flatMap((c) => noticedComments(c.body, seal));
     sim.comment(REPO, issue, "maintainer", "/agent");
     const asked = await waitFor("the agent's question", gateOf);
     await waitFor("the awaiting label", () => sim.issue(REPO, issue).labels.includes(LABEL));
@@ -88,12 +90,11 @@ describe("state under the app's name that the app did not write", { timeout: 120
     expect(rebuilt.answers).toHaveLength(1);
     await waitFor("the label back on the waiting question", () => sim.issue(REPO, issue).labels.includes(LABEL));
 
-    // One visible note per comment carrying state the app did not sign: the forged one and the edited one.
-    const notices = () => sim.comments(REPO, issue).filter((c) => c.user.login === sim.botLogin).flatMap((c) => noticedComment(c.body, seal) ?? []);
-    await waitFor("both notes", () => notices().length === 2);
+    // One visible note naming both comments that carry state the app did not sign: the forged one and the edited one.
+    await waitFor("the note", () => notes().length === 1);
     expect(notices().sort()).toEqual([status.id, forgedStatus!.id].sort());
-    const note = sim.comments(REPO, issue).find((c) => noticedComment(c.body, seal) === forgedStatus!.id)!;
-    expect(note.body).toContain(`⚠️ A comment under the app's name carries state the app did not write ([comment](${forgedStatus!.html_url}))`);
+    expect(notes()[0]!.body).toContain("⚠️ 2 comments under the app's name carry state the app did not write");
+    expect(notes()[0]!.body).toContain(`[comment](${forgedStatus!.html_url}) carries no signature`);
 
     // Another wipe and rebuild: the notes on the issue say it was already said.
     await loop.wipeRedis();
@@ -113,5 +114,43 @@ describe("state under the app's name that the app did not write", { timeout: 120
     expect(task).not.toContain("1h");
     expect(task).not.toContain("ASSUMPTION");
     expect(notices()).toHaveLength(2);
+    expect(notes()).toHaveLength(1);
+  });
+
+  it("after an upgrade, one note per issue names every unsigned marker, and later rebuilds do not repeat it", async () => {
+    const out = mkdtempSync(join(tmpdir(), "esc-upgrade-"));
+    loop = await startLoop({ AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, out, "{round}", "ask"]), RECONCILE_INTERVAL: "off" });
+    const { sim } = loop;
+    const issue = sim.createIssue(REPO, { title: "Add a cache", body: "Cache it.", author: "maintainer" }).number;
+    const seal = sealFor(WEBHOOK_SECRET, issue);
+    const gateOf = () => loop!.app.services.store.lastGate({ repo: REPO, issue });
+    const notes = () => sim.comments(REPO, issue).filter((c) => c.user.login === sim.botLogin && noticedComments(c.body, seal).length > 0);
+    sim.comment(REPO, issue, "maintainer", "/agent");
+    const asked = await waitFor("the agent's question", gateOf);
+    // What a version before signing left on the issue: an unsigned status comment and two reminders.
+    const old = [
+      sim.comment(REPO, issue, sim.botLogin, `### 🤖 Escalation status\n\n- round 0 started\n\n${renderMarker("status", { v: 1, nextRound: 1, gates: [] })}`),
+      sim.comment(REPO, issue, sim.botLogin, `⏰ Reminder\n\n${renderMarker("ladder", { v: 1, gate: asked.id, step: 0 })}`),
+      sim.comment(REPO, issue, sim.botLogin, `⏰ Reminder\n\n${renderMarker("ladder", { v: 1, gate: asked.id, step: 1 })}`),
+    ];
+    const first = await reconcileAll(loop.app.services, { lookbackMs: 3_600_000 });
+    expect(first.errors).toEqual([]);
+    await waitFor("one note", () => notes().length === 1);
+    expect(noticedComments(notes()[0]!.body, seal).sort()).toEqual(old.map((c) => c.id).sort());
+    expect(notes()[0]!.body).toContain("⚠️ 3 comments under the app's name carry state the app did not write");
+
+    // Nothing changed: the next rebuilds, with Redis and after a wipe, say nothing more.
+    const second = await reconcileAll(loop.app.services, { lookbackMs: 3_600_000 });
+    expect(second.changes.filter((c) => c.includes("ignored the state"))).toEqual([]);
+    await loop.wipeRedis();
+    await loop.restart();
+    const third = await reconcileAll(loop.app.services, { lookbackMs: 3_600_000 });
+    expect(third.errors).toEqual([]);
+    expect(third.changes.filter((c) => c.includes("ignored the state"))).toEqual([]);
+    expect(await gateOf()).toMatchObject({ id: asked.id, state: "open" });
+    // A human's command after the rebuild: once it is answered, any note queued before it was posted too.
+    sim.comment(REPO, issue, "maintainer", "/status");
+    await waitFor("the reply to /status", () => sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && c.body.startsWith("**Escalation status**")));
+    expect(notes()).toHaveLength(1);
   });
 });

@@ -81,13 +81,13 @@ function commentNode(state: SimState, actor: Actor, id: string): Record<string, 
   return { __typename: "IssueComment", id, databaseId: comment.id, ...commentFields(comment, comment.body) };
 }
 
-/** An issue the actor may read (an Issue is a `Comment` too: its body's author, last editor and edit history). */
+/** An issue or pull request the actor may read (both are a `Comment` too: the body's author, last editor and edit history). */
 function issueNode(state: SimState, actor: Actor, id: string): Record<string, unknown> | null {
   const named = parseNodeId(id);
-  if (named?.type !== "Issue") return null;
+  if (named?.type !== "Issue" && named?.type !== "PullRequest") return null;
   const issue = state.issueById(named.id);
-  if (!issue || issue.pullRequest || !mayRead(actor, issue.repo)) return null;
-  return { __typename: "Issue", id, databaseId: issue.id, number: issue.number, title: issue.title, ...commentFields(issue, issue.body ?? "") };
+  if (!issue || (issue.pullRequest !== undefined) !== (named.type === "PullRequest") || !mayRead(actor, issue.repo)) return null;
+  return { __typename: named.type, id, databaseId: issue.id, number: issue.number, title: issue.title, ...commentFields(issue, issue.body ?? "") };
 }
 
 /** Whether the actor may read the repository's issues; GraphQL answers null for a node it may not. */

@@ -187,6 +187,8 @@ export class Operations {
     if (Object.keys(edited).length > 0) {
       const now = isoNow();
       if (edited.body) recordEdit(issue, issue.body ?? "", body ?? "", actingAccount(ctx.actor), now);
+      // GitHub lists a title change among the issue's events (a body edit is in its edit history instead).
+      if (edited.title) issue.events.push({ id: this.state.nextId("event"), event: "renamed", rename: { from: issue.title, to: title! }, actor: actingAccount(ctx.actor), viaApp: ctx.actor.kind === "installation", createdAt: now });
       issue.title = title ?? issue.title;
       issue.body = body === undefined ? issue.body : body;
       issue.updatedAt = now;

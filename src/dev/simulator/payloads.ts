@@ -257,7 +257,8 @@ export class Payloads {
       events_url: `${api}/events`,
       html_url: `${this.urls.web}/${issue.repo.fullName}/issues/${issue.number}`,
       id: issue.id,
-      node_id: nodeId("Issue", issue.id),
+      // A pull request listed as an issue carries its pull request's node id, as on GitHub.
+      node_id: nodeId(issue.pullRequest ? "PullRequest" : "Issue", issue.id),
       number: issue.number,
       title: issue.title,
       user: this.user(issue.author),
@@ -383,7 +384,7 @@ export class Payloads {
   issueEvent(issue: Issue, event: IssueEvent): Json {
     return {
       id: event.id,
-      node_id: nodeId("LabeledEvent", event.id),
+      node_id: nodeId(event.rename ? "RenamedTitleEvent" : "LabeledEvent", event.id),
       url: `${this.urls.api}/repos/${issue.repo.fullName}/issues/events/${event.id}`,
       actor: this.user(event.actor),
       event: event.event,
@@ -391,6 +392,7 @@ export class Payloads {
       commit_url: null,
       created_at: event.createdAt,
       ...(event.label ? { label: { name: event.label.name, color: event.label.color } } : {}),
+      ...(event.rename ? { rename: event.rename } : {}),
       performed_via_github_app: event.viaApp ? this.app() : null,
     };
   }

@@ -283,6 +283,12 @@ export class GitHubSimulator {
     this.ops.updateIssue(ctx, target, number, { body });
   }
 
+  /** Changes the issue's title as `editor` (its author or a person with triage access), with its `issues.edited` webhook. */
+  editIssueTitle(repo: string, number: number, editor: string, title: string): void {
+    const { target, ctx } = this.asPerson(repo, editor);
+    this.ops.updateIssue(ctx, target, number, { title });
+  }
+
   /** Deletes version `version` (0: as created) from the comment's edit history as `actor` (no webhook, as on GitHub). */
   deleteRevision(repo: string, commentId: number, actor: string, version: number): void {
     const { target, ctx } = this.asPerson(repo, actor);

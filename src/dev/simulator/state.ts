@@ -53,10 +53,12 @@ export interface ContentEdit {
   deleted?: { by: Account; at: string };
 }
 
-/** An entry of the issue's events (GET …/issues/{n}/events): label changes, closing and reopening. */
+/** An entry of the issue's events (GET …/issues/{n}/events): label changes, closing and reopening, title changes. */
 export interface IssueEvent {
   id: number;
-  event: "labeled" | "unlabeled" | "closed" | "reopened";
+  event: "labeled" | "unlabeled" | "closed" | "reopened" | "renamed";
+  /** A `renamed` event's titles. */
+  rename?: { from: string; to: string };
   actor: Account;
   /** Done with an installation token: GitHub then fills `performed_via_github_app`. */
   viaApp: boolean;

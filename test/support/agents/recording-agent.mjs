@@ -18,6 +18,7 @@
 //   done           succeeds at once
 //   fail           prints two lines and exits 3, every round
 //   sleep          runs for a minute; on SIGTERM records it and exits 143
+//   ask-sleep      round 0: the database question; later rounds as sleep (a round that takes an answer and runs on)
 //   stubborn       runs for a minute and ignores SIGTERM (records it), so only SIGKILL ends it
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
@@ -74,6 +75,12 @@ switch (mode) {
     console.error("something broke\nlast line of output");
     process.exit(3);
     break;
+  case "ask-sleep":
+    if (round === "0") {
+      ask(...DATABASE);
+      break;
+    }
+  // falls through: later rounds sleep
   case "sleep":
     process.on("SIGTERM", () => {
       noteSignal("SIGTERM");

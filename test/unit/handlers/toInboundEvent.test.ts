@@ -240,7 +240,7 @@ describe("toInboundEvent: issues", () => {
     p.installation = INSTALLATION;
     p.changes = { title: { from: "Old title" } };
     const event = convert("issues", p);
-    expect(event).toMatchObject({ kind: "edited" });
+    expect(event).toMatchObject({ kind: "edited", previousTitle: "Old title" });
     expect(event).not.toHaveProperty("previousBody");
   });
 
@@ -422,6 +422,14 @@ describe("toInboundEvent: pull_request labels, closes and reopens, as their issu
   it("maps pull_request.closed to a closed event", () => {
     const p = pullRequestEvent("closed");
     expect(convert("pull_request", p)).toMatchObject({ kind: "closed", issue: { number: p.pull_request.number, isPullRequest: true, state: "closed" } });
+  });
+
+  it("maps pull_request.edited to an edited event with the body and title before, as issues.edited (its body is the task's description)", () => {
+    // The examples hold no pull_request.edited: another action's payload with the edit's fields.
+    const p = pullRequestEvent("closed");
+    p.action = "edited";
+    p.changes = { body: { from: "The author's body" }, title: { from: "The author's title" } };
+    expect(convert("pull_request", p)).toMatchObject({ kind: "edited", previousBody: "The author's body", previousTitle: "The author's title", issue: { isPullRequest: true } });
   });
 
   it.each<[string]>([["unlabeled"], ["reopened"], ["opened"], ["assigned"]])("ignores pull_request.%s, as issues.* of the same action", (action) => {

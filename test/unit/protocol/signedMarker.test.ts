@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { noticedComment, renderIgnoredNotice } from "../../../src/protocol/ignoredNotice.js";
+import { noticedComments, renderIgnoredNotice } from "../../../src/protocol/ignoredNotice.js";
 import { findMarker, readSignedMarker, renderMarker, renderSignedMarker, sealOf } from "../../../src/protocol/marker.js";
 import { StateKey } from "../../../src/protocol/stateKey.js";
 import { readStatusComment, renderStatusComment } from "../../../src/protocol/statusComment.js";
@@ -65,10 +65,20 @@ describe("signed markers: the app's own state in comments", () => {
 
 describe("the ignored-state notice", () => {
   it("names the comment it reports, only when the app signed it for this issue", () => {
-    const body = renderIgnoredNotice({ id: 555, url: "https://github.com/acme/widgets/issues/7#issuecomment-555" }, "unsigned", seal);
-    expect(body).toMatch(/^⚠️ A comment under the app's name carries state the app did not write \(\[comment\]\(https:\/\/github.com\/acme\/widgets\/issues\/7#issuecomment-555\)\)/);
-    expect(noticedComment(body, seal)).toBe(555);
-    expect(noticedComment(body, sealOf(key, { repo: "acme/widgets", issue: 8 }))).toBeUndefined();
-    expect(noticedComment(renderMarker("notice", { v: 1, ignored: 555 }), seal)).toBeUndefined();
+    const body = renderIgnoredNotice([{ id: 555, url: "https://github.com/acme/widgets/issues/7#issuecomment-555", why: "unsigned" }], seal);
+    expect(body).toMatch(/^⚠️ A comment under the app's name carries state the app did not write\. It was ignored/);
+    expect(body).toContain("- [comment](https://github.com/acme/widgets/issues/7#issuecomment-555) carries no signature");
+    expect(noticedComments(body, seal)).toEqual([555]);
+    expect(noticedComments(body, sealOf(key, { repo: "acme/widgets", issue: 8 }))).toEqual([]);
+    expect(noticedComments(renderMarker("notice", { v: 1, ignored: [555] }), seal)).toEqual([]);
+  });
+
+  it("names many comments in one note, counts the links beyond ten, and still reads an earlier version's note of one", () => {
+    const comments = Array.from({ length: 12 }, (_, i) => ({ id: 1000 + i, url: `https://github.com/acme/widgets/issues/7#issuecomment-${1000 + i}`, why: "unsigned" as const }));
+    const body = renderIgnoredNotice(comments, seal);
+    expect(body).toMatch(/^⚠️ 12 comments under the app's name carry state/);
+    expect(body).toContain("- and 2 more");
+    expect(noticedComments(body, seal)).toEqual(comments.map((c) => c.id));
+    expect(noticedComments(renderSignedMarker("notice", { v: 1, ignored: 555 }, seal), seal)).toEqual([555]);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { renderStatusComment, type StatusState } from "../../../src/protocol/statusComment.js";
 import { renderMarker } from "../../../src/protocol/marker.js";
-import { readStatusRecord } from "../../../src/reconcile/statusRecord.js";
+import { readStatusRecord, statusRecords } from "../../../src/reconcile/statusRecord.js";
 import { testSeal } from "../../support/seal.js";
 
 const seal = testSeal();
@@ -45,5 +45,18 @@ describe("readStatusRecord: GitHub's record of the gates", () => {
     const copied = { id: 5, user: { login: APP }, body: renderStatusComment([], { v: 1, nextRound: 9, gates: [gate("10", "resumed")] }, testSeal(2)) };
     const record = readStatusRecord([real, unsigned, edited, copied], isApp, seal);
     expect(record).toEqual({ commentId: 2, state: { v: 1, nextRound: 1, gates: [gate("10", "open")] } });
+  });
+
+  it("takes a record only in the comment it names; a copy elsewhere, and an earlier version's record beside a bound one, are replayed", () => {
+    const bound = (id: number, names: number, gates: StatusState["gates"]) => ({ id, user: { login: APP }, body: renderStatusComment([], { v: 1, comment: names, seq: id, nextRound: 1, gates }, seal) });
+    const real = bound(2, 2, [gate("10", "open")]);
+    const copy = { ...bound(2, 2, [gate("10", "resumed")]), id: 7 };
+    const legacy = status(1, 1, [gate("10", "resumed")]);
+    const readings = statusRecords([legacy, real, copy], isApp, seal);
+    expect(readings.found.map((f) => f.comment.id)).toEqual([2]);
+    expect(readings.replayed.map((c) => c.id)).toEqual([1, 7]);
+    expect(readStatusRecord([legacy, real, copy], isApp, seal)?.state.gates).toEqual([gate("10", "open")]);
+    // Before any bound record, an earlier version's record is read as before.
+    expect(statusRecords([legacy], isApp, seal).found.map((f) => f.comment.id)).toEqual([1]);
   });
 });
