@@ -170,8 +170,8 @@ describe("warm network namespaces", () => {
         const said = await new Promise<string>((done) => app.stdout.once("data", (chunk: Buffer) => done(chunk.toString().trim())));
         expect(said, as).toBe("up");
         await waitFor(`the ${as} app's spare holders`, () => commandsWith(dir).length >= 3, 20_000);
+        await waitFor(`the ${as} app's three spare namespaces`, () => spareNamespaces(dir).length === 3, 20_000);
         const spares = spareNamespaces(dir);
-        expect(spares.length, as).toBe(3);
         await waitFor(`a round's bwrap waiting in each of the ${as} app's spares`, () => spares.every((ns) => inNamespace(ns).some(waitingRound)), 20_000);
         app.kill("SIGKILL");
         await waitFor(`every holder of the ${as} app to end after its death`, () => commandsWith(dir).length === 0, 15_000);
