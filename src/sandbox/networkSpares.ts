@@ -3,7 +3,7 @@ import { closeSync, fstatSync, openSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { z } from "zod";
 import { SandboxError } from "../errors.js";
-import { HOLDER_INFO_FD, HOLDER_READY_FD, holderScript, READY_FD } from "./bridgeScript.js";
+import { HOLDER_INFO_FD, HOLDER_READY_FD, holderScript } from "./bridgeScript.js";
 import { holderArgs, type SandboxLayout } from "./bwrapArgs.js";
 import type { EgressEndpoints } from "./egress/egressProxy.js";
 import type { PendingRound } from "./pendingRound.js";
@@ -90,18 +90,8 @@ export function networkSpares(options: NetworkSparesOptions): NetworkSpares {
       if (closed) throw new SandboxError("The app is stopping: no new sandbox is started.");
       const holder = spares.shift() ?? start();
       const network = await holder.ready;
-      // The next round's spare is made once this round's sandbox is up (off its path), not when it
-      // ends: a round waiting for AGENT_CONCURRENCY would otherwise wait for a holder to come up.
       return {
-        round: {
-          start(...round) {
-            const started = network.round.start(...round);
-            // Read in the same tick as runAgent's own listener, so neither misses the byte.
-            (started.subprocess.stdio[READY_FD] as Readable | undefined)?.once("data", topUp);
-            return started;
-          },
-          discard: () => network.round.discard(),
-        },
+        ...network,
         release() {
           network.release();
           topUp();
