@@ -1,7 +1,7 @@
-import { execa } from "execa";
 import { AgentError, SandboxError } from "../errors.js";
 import { SANDBOX_ADVICE } from "../sandbox/probe.js";
 import type { RoundSandbox } from "../sandbox/sandbox.js";
+import { spawnAgentProcess } from "./agentProcess.js";
 import { RELEASE_LINE, gatedCommand } from "./releaseGate.js";
 import { resolveCommand } from "./resolveCommand.js";
 import { orphanWatchdog, signalGroup, type OrphanWatchdog } from "./watchdog.js";
@@ -52,20 +52,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   watchdog.start(); // already running unless this is the process's first agent: reading before the agent exists
   const { sandbox } = options;
   const executable = resolveCommand(file, options.cwd, options.env.PATH);
-  const gated = gatedCommand(sandbox ? sandbox.executable(executable) : executable, args, options.env, sandbox?.shell);
-  // Sandboxed, bwrap starts at once and the gate waits inside it: its setup overlaps the registration.
-  const [command, commandArgs] = sandbox ? sandbox.wrap(...gated) : gated;
-  const subprocess = execa(command, commandArgs, {
-    cwd: options.cwd,
-    env: options.env,
-    extendEnv: false,
-    detached: true,
-    reject: false,
-    buffer: false,
-    all: true,
-    stripFinalNewline: false,
-    ...(sandbox ? { stdio: ["pipe", "pipe", "pipe", "pipe"] as const } : {}),
-  });
+  // Sandboxed, bwrap sets up at once (it was started ahead) and the gate waits inside it: its setup overlaps the registration.
+  const { subprocess, spawned: hasPid } = sandbox
+    ? sandbox.start(sandbox.executable(executable), args, options.env)
+    : spawnAgentProcess(...gatedCommand(executable, args, options.env), { cwd: options.cwd, env: options.env });
   const sandboxUp = sandbox ? readyByte(subprocess.stdio[sandbox.readyFd]) : undefined;
   // The pid exists as soon as execa returns: hand it to the watchdog, and only then open the gate.
   if (subprocess.pid !== undefined) watchdog.register(subprocess.pid);
@@ -73,11 +63,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   subprocess.all?.on("data", (chunk: Buffer) => {
     tail = (tail + chunk.toString("utf8")).slice(-16_384);
   });
-  const spawned = new Promise<boolean>((resolve) => {
-    subprocess.once("spawn", () => resolve(true));
-    subprocess.once("error", () => resolve(false));
-  });
-  const pid = (await spawned) ? subprocess.pid : undefined;
+  const pid = (await hasPid) ? subprocess.pid : undefined;
   if (pid === undefined && subprocess.pid !== undefined) watchdog.unregister(subprocess.pid);
   const stopper = pid === undefined ? undefined : groupStopper(pid, options, watchdog);
   try {

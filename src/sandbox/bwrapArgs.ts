@@ -25,33 +25,42 @@ export interface RoundMounts {
   workdir: string;
   /** Files and directories it reads at their own path: the task file, the recipe's config, the checkout's object cache. */
   readOnly: string[];
-  /**
-   * "joined": bwrap runs inside a warm network namespace already (networkSpares.ts), whose bridges
-   * reach the egress proxy; "none": a namespace of its own with nothing but a loopback.
-   */
-  network: "joined" | "none";
 }
 
 /**
- * bwrap's arguments (up to the `--` before the command) for one round. Mounts are applied in order:
- * the empty root, the system, the private /tmp and home, then the extra paths, the app's code and
- * the round's own paths (so one under /tmp shows through), and last the root made read-only.
+ * "joined": bwrap runs inside a warm network namespace already (networkSpares.ts), whose bridges
+ * reach the egress proxy; "none": a namespace of its own with nothing but a loopback.
+ */
+export type RoundNetwork = "joined" | "none";
+
+/**
+ * bwrap's arguments (up to the `--` before the command) for a round's sandbox, known before the
+ * round is: bwrap is started ahead with them (pendingRound.ts) and reads the round's own (roundArgs)
+ * from `argsFd` where `--args` stands, before it sets anything up. Mounts are applied in order: the
+ * empty root, the system, the private /tmp and home, then the extra paths, the app's code and the
+ * round's own paths (so one under /tmp shows through), and last the root made read-only.
  *
  * No `--die-with-parent` and no `--new-session`: the sandbox stays in the app's process group for
  * the agent, so stopping it (timeout, /stop, shutdown, the orphan watchdog) signals the agent itself,
  * which keeps its kill grace; the group's SIGKILL then takes the namespace's init, and with it every
  * process left inside, including any that left the group.
  */
-export function bwrapArgs(layout: SandboxLayout, round: RoundMounts): string[] {
-  const args = ["--unshare-pid", ...(round.network === "none" ? ["--unshare-net"] : []), "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", ...identity(layout)];
+export function sandboxArgs(layout: SandboxLayout, network: RoundNetwork, argsFd: number): string[] {
+  const args = ["--unshare-pid", ...(network === "none" ? ["--unshare-net"] : []), "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", ...identity(layout)];
   args.push(...systemArgs(layout));
   for (const path of layout.etc) args.push("--ro-bind-try", path, path);
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", SANDBOX_HOME);
   for (const path of layout.extra) args.push("--ro-bind", path, path);
   for (const entry of layout.app.entries) args.push("--ro-bind", `${layout.app.root}/${entry}`, `${APP_DIR}/${entry}`);
-  args.push("--bind", round.workdir, round.workdir);
+  args.push("--args", String(argsFd), "--remount-ro", "/");
+  return args;
+}
+
+/** The round's own arguments, read where sandboxArgs has `--args`: its paths, and its directory to start in. */
+export function roundArgs(round: RoundMounts): string[] {
+  const args = ["--bind", round.workdir, round.workdir];
   for (const path of round.readOnly) args.push("--ro-bind", path, path);
-  args.push("--chdir", round.workdir, "--remount-ro", "/");
+  args.push("--chdir", round.workdir);
   return args;
 }
 

@@ -6,22 +6,27 @@ import { SandboxError } from "../errors.js";
 import { HOLDER_INFO_FD, HOLDER_READY_FD, holderScript } from "./bridgeScript.js";
 import { holderArgs, type SandboxLayout } from "./bwrapArgs.js";
 import type { EgressEndpoints } from "./egress/egressProxy.js";
+import type { PendingRound } from "./pendingRound.js";
 
 /**
  * A warm network namespace for one round: a holder (a small bwrap sandbox of its own) whose socat
  * bridges already listen on its loopback. Starting the bridges took most of a sandboxed round's
  * start-up; a spare started while no agent waits takes them off the path from a reply to the agent.
- * Each is used by one round and then ended, so nothing one agent left in it meets the next.
+ * The round's own bwrap is started in it as soon as it is up (`prepare`), and waits there for its
+ * round. Each is used by one round and then ended, so nothing one agent left in it meets the next.
  */
 export interface WarmNetwork {
-  /**
-   * `file args…` run inside the namespace: nsenter enters it through the app's own descriptors of
-   * it (/proc/<app>/fd/N), so the round's processes never hold one.
-   */
-  enter(file: string, args: readonly string[]): [file: string, args: string[]];
-  /** Ends the holder and closes the descriptors: once the round's sandbox has exited. */
+  /** The round's bwrap, already inside the namespace. */
+  round: PendingRound;
+  /** Ends the holder, an unused round and the descriptors: once the round's sandbox has exited. */
   release(): void;
 }
+
+/**
+ * `file args…` run inside a warm namespace: nsenter enters it through the app's own descriptors of
+ * it (/proc/<app>/fd/N), so the round's processes never hold one.
+ */
+export type EnterNetwork = (file: string, args: readonly string[]) => [file: string, args: string[]];
 
 export interface NetworkSpares {
   /** The round's own warm namespace: a spare when one is up, else one started now. SandboxError when none can start. */
@@ -37,6 +42,8 @@ export interface NetworkSparesOptions {
   egress: EgressEndpoints;
   /** How many to keep warm: the rounds that can start at once (AGENT_CONCURRENCY). */
   spares: number;
+  /** Starts a round's bwrap inside a namespace that is up. */
+  prepare(enter: EnterNetwork): PendingRound;
   log: { warn(fields: Record<string, unknown>, message: string): void };
   /** Longest a holder may take to come up. */
   startMs?: number;
@@ -93,7 +100,8 @@ export function networkSpares(options: NetworkSparesOptions): NetworkSpares {
     },
     close() {
       closed = true;
-      spares.length = 0;
+      // A spare's round never started: its bwrap, blocked in the namespace, ends with it.
+      for (const holder of spares.splice(0)) holder.ready.then((network) => network.release(), () => undefined);
       for (const holder of all) holder.child.stdin?.destroy();
     },
   };
@@ -140,7 +148,7 @@ function startHolder(options: NetworkSparesOptions, gone: () => void): Holder {
         throw fail(`it did not come up within ${startMs} ms`);
       }
       if (up === "exited" || !up[1] || up[0] === undefined) throw fail("it exited");
-      return enter(options.nsenter, up[0], layout.asRoot, stop);
+      return enter(options, up[0], stop);
     } finally {
       clearTimeout(timer);
     }
@@ -152,7 +160,7 @@ function startHolder(options: NetworkSparesOptions, gone: () => void): Holder {
  * Opens the holder's namespaces and checks, by inode, that they are the ones bwrap reported, so a
  * pid reused after the holder died can never hand a round another network (the host's).
  */
-function enter(nsenter: string, info: z.infer<typeof HolderInfo>, asRoot: boolean, stop: () => void): WarmNetwork {
+function enter({ nsenter, layout: { asRoot }, prepare }: NetworkSparesOptions, info: z.infer<typeof HolderInfo>, stop: () => void): WarmNetwork {
   const fds: number[] = [];
   try {
     fds.push(openSync(`/proc/${info["child-pid"]}/ns/net`, "r"));
@@ -166,12 +174,14 @@ function enter(nsenter: string, info: z.infer<typeof HolderInfo>, asRoot: boolea
   }
   const [net, user] = fds.map((fd) => `/proc/${process.pid}/fd/${fd}`);
   const namespaces = asRoot ? [`--net=${net}`] : [`--user=${user}`, `--net=${net}`, "--preserve-credentials"];
+  const round = prepare((file, args) => [nsenter, [...namespaces, "--", file, ...args]]);
   let released = false;
   return {
-    enter: (file, args) => [nsenter, [...namespaces, "--", file, ...args]],
+    round,
     release() {
       if (released) return;
       released = true;
+      round.discard();
       stop();
       for (const fd of fds) closeSync(fd);
     },

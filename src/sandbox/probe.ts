@@ -1,12 +1,15 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { execa } from "execa";
+import { RELEASE_LINE } from "../agent/releaseGate.js";
 import { SandboxError } from "../errors.js";
 import type { RoundSandbox } from "./sandbox.js";
 
 /** What a failing sandbox start should make the operator do. */
 export const SANDBOX_ADVICE = "Install bubblewrap, socat and util-linux (nsenter), allow user namespaces (README, \"The sandbox\"), or set AGENT_SANDBOX=none to run agents unsandboxed";
+
+/** Longest the probe's round may take. */
+const PROBE_MS = 10_000;
 
 /**
  * Starts a round's sandbox once, as a round would (its warm network namespace included), on a
@@ -17,10 +20,16 @@ export async function probeSandbox(round: (workdir: string) => Promise<RoundSand
   let inside: RoundSandbox | undefined;
   try {
     inside = await round(workdir);
-    const [file, args] = inside.wrap("/bin/sh", ["-c", "exit 0"]);
-    const result = await execa(file, args, { reject: false, timeout: 10_000, env: {}, extendEnv: false, stdin: "ignore" });
+    const { subprocess } = inside.start("/bin/sh", ["-c", "exit 0"], {});
+    let said = "";
+    subprocess.all?.on("data", (chunk: Buffer) => (said = (said + chunk.toString("utf8")).slice(-2000)));
+    subprocess.stdin?.end(RELEASE_LINE);
+    const timer = setTimeout(() => subprocess.kill("SIGKILL"), PROBE_MS);
+    const result = await subprocess;
+    clearTimeout(timer);
     if (result.exitCode === 0) return undefined;
-    return (result.stderr || result.stdout || result.shortMessage || `exit ${result.exitCode}`).trim().split("\n").slice(-3).join(" ");
+    if (result.signal === "SIGKILL") return `it did not finish within ${PROBE_MS / 1000} s`;
+    return (said.trim() || result.shortMessage || `exit ${result.exitCode}`).trim().split("\n").slice(-3).join(" ");
   } catch (error) {
     if (error instanceof SandboxError) return error.message.replace(/\.$/, "");
     throw error;

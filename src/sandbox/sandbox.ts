@@ -2,14 +2,17 @@ import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { Logger } from "pino";
 import { ESCALATE_DIR } from "../agent/agentEnv.js";
+import type { AgentProcess } from "../agent/agentProcess.js";
+import { launcherCommand } from "../agent/releaseGate.js";
 import { resolveCommand } from "../agent/resolveCommand.js";
 import type { AppConfig } from "../config/env.js";
 import { SandboxError } from "../errors.js";
-import { PROXY_URL, READY_FD, ROUND_SHELL, type SandboxShell } from "./bridgeScript.js";
-import { APP_DIR, bwrapArgs, SANDBOX_HOME, type SandboxLayout } from "./bwrapArgs.js";
+import { PROXY_URL, READY_FD, ROUND_SHELL } from "./bridgeScript.js";
+import { APP_DIR, roundArgs, SANDBOX_HOME, sandboxArgs, type RoundNetwork, type SandboxLayout } from "./bwrapArgs.js";
 import type { EgressEndpoints } from "./egress/egressProxy.js";
 import { hostLayout } from "./hostLayout.js";
 import { networkSpares, type WarmNetwork } from "./networkSpares.js";
+import { pendingRound, ROUND_ARGS_FD, type PendingRound } from "./pendingRound.js";
 import { probeSandbox, SANDBOX_ADVICE } from "./probe.js";
 import { roundPaths } from "./roundPaths.js";
 
@@ -35,11 +38,13 @@ export interface RoundPaths {
 export interface RoundSandbox {
   /** The agent's executable (found on the host) as the sandbox shows it; SandboxError when it is not inside. */
   executable(hostPath: string): string;
-  /** Shell the release gate runs inside before the agent; it writes a byte on READY_FD once the sandbox is up. */
-  shell: SandboxShell;
+  /** Where the sandbox's launcher writes a byte once the sandbox is up, before it waits for the release line. */
   readyFd: number;
-  /** The host command that runs `file args…` inside. */
-  wrap(file: string, args: readonly string[]): [file: string, args: string[]];
+  /**
+   * Starts the sandbox, whose launcher runs `file args…` (as executable() shows it) in exactly `env`
+   * once the release line (releaseGate.ts) comes on stdin. Once per round.
+   */
+  start(file: string, args: readonly string[], env: Record<string, string>): AgentProcess;
   /** The agent's environment as the sandbox needs it: its `escalate`, a private HOME and /tmp, the proxy. */
   env(env: Record<string, string>): Record<string, string>;
   /** Ends the round's network namespace: once its command has exited, or when it was never started. */
@@ -59,7 +64,7 @@ export interface Sandbox {
   close(): void;
 }
 
-/** Warm network namespaces kept at most: each holds a bwrap, a shell and its socat bridges (under 2 MB). */
+/** Warm network namespaces kept at most: each holds a bwrap, a shell, its socat bridges and a waiting round's bwrap (under 3 MB). */
 const MOST_SPARES = 8;
 
 /** AGENT_SANDBOX=none: the agent runs as the app's user, with everything that user can reach. */
@@ -85,11 +90,13 @@ export async function startSandbox(config: AppConfig["sandbox"], log: Logger, eg
   const layout = hostLayout(config.binds);
   const bwrap = findCommand("bwrap");
   const nsenter = egress ? findCommand("nsenter") : undefined;
-  const network = bwrap && nsenter && egress ? networkSpares({ bwrap, nsenter, layout, egress, spares: Math.min(spares, MOST_SPARES), log }) : undefined;
+  const prepare = (network: RoundNetwork, enter = (file: string, args: readonly string[]): [string, string[]] => [file, [...args]]) => pendingRound(enter(bwrap!, [...sandboxArgs(layout, network, ROUND_ARGS_FD), "--", ...launcher()]));
+  const network = bwrap && nsenter && egress ? networkSpares({ bwrap, nsenter, layout, egress, spares: Math.min(spares, MOST_SPARES), prepare: (enter) => prepare("joined", enter), log }) : undefined;
   const round = async (paths: RoundPaths): Promise<RoundSandbox> => {
     if (!bwrap) throw new SandboxError("bwrap was not found on the app's PATH");
     if (egress && !network) throw new SandboxError("nsenter (util-linux) was not found on the app's PATH");
-    return roundSandbox(bwrap, layout, paths, await network?.take());
+    const warm = await network?.take();
+    return roundSandbox(layout, paths, warm?.round ?? prepare("none"), warm);
   };
   const probe = async () => {
     const problem = await probeSandbox((workdir) => round({ workdir, readOnly: [] }));
@@ -123,12 +130,19 @@ function findCommand(name: string): string | undefined {
   }
 }
 
-/** `network`: the round's warm namespace, which bwrap runs in; without one, the round has a loopback only. */
-function roundSandbox(bwrap: string, layout: SandboxLayout, paths: RoundPaths, network: WarmNetwork | undefined): RoundSandbox {
-  const args = bwrapArgs(layout, { ...paths, network: network ? "joined" : "none" });
+/** The sandbox's launcher after bwrap's `--`: the release gate, which says first that the sandbox is up. */
+function launcher(): string[] {
+  const [file, args] = launcherCommand(ROUND_SHELL);
+  return [file, ...args];
+}
+
+/**
+ * `round`: the round's bwrap, waiting for its arguments: in `network`, the round's warm namespace,
+ * or without one (no egress proxy) started just now in a namespace of its own with a loopback only.
+ */
+function roundSandbox(layout: SandboxLayout, paths: RoundPaths, round: PendingRound, network: WarmNetwork | undefined): RoundSandbox {
   const visible = [...layout.system.filter((s) => s.symlink === undefined).map((s) => s.path), ...layout.extra, paths.workdir, ...paths.readOnly];
   return {
-    shell: ROUND_SHELL,
     readyFd: READY_FD,
     executable(hostPath) {
       const inApp = relative(join(layout.app.root, "bin"), hostPath);
@@ -137,7 +151,7 @@ function roundSandbox(bwrap: string, layout: SandboxLayout, paths: RoundPaths, n
       if (visible.some((dir) => real === dir || real.startsWith(dir.endsWith(sep) ? dir : dir + sep))) return hostPath;
       throw new SandboxError(`The agent's command ${hostPath} is not inside the sandbox (AGENT_SANDBOX=bwrap): add its installation directory to AGENT_SANDBOX_BIND, or install it under /usr.`);
     },
-    wrap: (file, rest) => (network ? network.enter(bwrap, [...args, "--", file, ...rest]) : [bwrap, [...args, "--", file, ...rest]]),
+    start: (file, args, env) => round.start(roundArgs(paths), file, args, env),
     env(env) {
       const path = (env.PATH ?? "").split(":").map((dir) => (dir === ESCALATE_DIR ? `${APP_DIR}/bin` : dir));
       const out: Record<string, string> = { ...env, PATH: path.join(":"), HOME: SANDBOX_HOME, TMPDIR: "/tmp" };
@@ -148,6 +162,9 @@ function roundSandbox(bwrap: string, layout: SandboxLayout, paths: RoundPaths, n
       }
       return out;
     },
-    release: () => network?.release(),
+    release() {
+      round.discard();
+      network?.release();
+    },
   };
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RELEASE_LINE, gatedCommand } from "../../../src/agent/releaseGate.js";
+import { RELEASE_LINE, gatedCommand, launchEnv, launcherCommand } from "../../../src/agent/releaseGate.js";
 import { isAlive } from "../../../src/dev/chaos/agents.js";
 import { ensureBuilt } from "../../support/build.js";
 import { waitFor } from "../../support/harness.js";
@@ -39,6 +39,37 @@ describe("the release gate an agent starts behind", () => {
     child.stdin.end();
     expect(await new Promise<number | null>((done) => child.on("exit", done))).toBe(0);
     expect(existsSync(join(cwd, "ran.txt"))).toBe(false);
+  });
+
+  describe("the launcher (a gate started before its command is known: a sandboxed round's)", () => {
+    const run = async (env: Record<string, string>, input: string) => {
+      const [shell, args] = launcherCommand({ prelude: "" });
+      const child = spawn(shell, args, { cwd, env, stdio: ["pipe", "pipe", "inherit"] });
+      let stdout = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      child.stdin.end(input);
+      const code = await new Promise<number | null>((done) => child.on("exit", done));
+      return { code, stdout };
+    };
+
+    it("once released, runs the command from its environment, arguments intact, in exactly the agent's environment", async () => {
+      const awkward = ["two words", "$(touch hacked)", "`id`", "line\nbreak", "", "*", '"quoted" \\ back'];
+      const printer = `process.stdout.write(JSON.stringify({ argv: process.argv.slice(1), env: process.env }))`;
+      const { code, stdout } = await run(launchEnv(process.execPath, ["-e", printer, ...awkward], { PATH: "/usr/bin:/bin", TOKEN: "x y" }), RELEASE_LINE);
+      expect(code).toBe(0);
+      const seen = JSON.parse(stdout) as { argv: string[]; env: Record<string, string> };
+      expect(seen.argv).toEqual(awkward);
+      // None of the launcher's own variables, and no PWD the shell made up.
+      expect(seen.env).toEqual({ PATH: "/usr/bin:/bin", TOKEN: "x y" });
+      expect(existsSync(join(cwd, "hacked"))).toBe(false);
+    });
+
+    it("runs nothing when its input ends before the release line, or when it was given no command", async () => {
+      rmSync(join(cwd, "ran.txt"), { force: true });
+      expect((await run(launchEnv(process.execPath, ["-e", RECORDER], { PATH: "/usr/bin:/bin" }), "")).code).toBe(0);
+      expect((await run({ PATH: "/usr/bin:/bin" }, RELEASE_LINE)).code).toBe(125);
+      expect(existsSync(join(cwd, "ran.txt"))).toBe(false);
+    });
   });
 
   describe("an app SIGKILLed after the fork, before it released the gate", () => {

@@ -70,7 +70,47 @@ function commandsWith(text: string): number[] {
   });
 }
 
+/** A round's bwrap started ahead (src/sandbox/pendingRound.ts), still waiting for its round's arguments. */
+function waitingRound(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("\0--args\x004\0");
+  } catch {
+    return false;
+  }
+}
+
+/** The network namespaces of the holders whose command line names `egress` (not the host's). */
+function spareNamespaces(egress: string): string[] {
+  const host = readlinkSync("/proc/self/ns/net");
+  const all = commandsWith(egress).flatMap((pid) => {
+    try {
+      return [readlinkSync(`/proc/${pid}/ns/net`)];
+    } catch {
+      return [];
+    }
+  });
+  return [...new Set(all)].filter((ns) => ns !== host);
+}
+
 describe("warm network namespaces", () => {
+  it("hold the round's bwrap already started inside, which runs the agent in exactly its environment; unused ones end on close", async () => {
+    const { startSandbox } = await import("../../../src/sandbox/sandbox.js");
+    const sandbox = await startSandbox({ mode: "bwrap", binds: [] }, quiet, { dir: egressDir, proxySocket: "proxy.sock", passThrough: [] }, 2);
+    let spares: string[] = [];
+    try {
+      expect(sandbox.problem).toBeUndefined();
+      await waitFor("two spares", () => spareNamespaces(egressDir).length === 2, 20_000);
+      spares = spareNamespaces(egressDir);
+      await waitFor("a round's bwrap waiting in each spare", () => spares.every((ns) => inNamespace(ns).some(waitingRound)), 20_000);
+      const env = await inRound(sandbox, "env");
+      expect(env.some((line) => line.startsWith("ESCALATION_LAUNCH_"))).toBe(false);
+      expect(env).toContain("PATH=/usr/bin:/bin");
+    } finally {
+      sandbox.close();
+    }
+    await waitFor("the unused rounds' bwrap and every holder to end after close", () => spares.every((ns) => inNamespace(ns).length === 0), 10_000);
+  }, 60_000);
+
   it("give each round a namespace of its own, not the host's, with the proxy bridge already listening, and end it with the round", async () => {
     const { startSandbox } = await import("../../../src/sandbox/sandbox.js");
     const sandbox = await startSandbox({ mode: "bwrap", binds: [] }, quiet, { dir: egressDir, proxySocket: "proxy.sock", passThrough: [] }, 2);
@@ -130,8 +170,13 @@ describe("warm network namespaces", () => {
         const said = await new Promise<string>((done) => app.stdout.once("data", (chunk: Buffer) => done(chunk.toString().trim())));
         expect(said, as).toBe("up");
         await waitFor(`the ${as} app's spare holders`, () => commandsWith(dir).length >= 3, 20_000);
+        await waitFor(`the ${as} app's three spare namespaces`, () => spareNamespaces(dir).length === 3, 20_000);
+        const spares = spareNamespaces(dir);
+        await waitFor(`a round's bwrap waiting in each of the ${as} app's spares`, () => spares.every((ns) => inNamespace(ns).some(waitingRound)), 20_000);
         app.kill("SIGKILL");
         await waitFor(`every holder of the ${as} app to end after its death`, () => commandsWith(dir).length === 0, 15_000);
+        // The waiting rounds read end-of-file for their arguments and for the release line: nothing runs, nothing stays.
+        await waitFor(`every process in the ${as} app's spares to end`, () => spares.every((ns) => inNamespace(ns).length === 0), 15_000);
       } finally {
         app.kill("SIGKILL");
         await new Promise((done) => server.close(done));

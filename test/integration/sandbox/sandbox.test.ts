@@ -159,8 +159,6 @@ describe("stopping a sandboxed agent", () => {
 
 describe("the release gate inside the sandbox", () => {
   it("an app gone before it opened the gate never starts the agent, and the sandbox ends", async () => {
-    const { execa } = await import("execa");
-    const { gatedCommand } = await import("../../../src/agent/releaseGate.js");
     const { startSandbox } = await import("../../../src/sandbox/sandbox.js");
     const workdir = mkdtempSync(join(root, "gate-"));
     const egressDir = mkdtempSync(join(root, "gate-egress-"));
@@ -169,12 +167,15 @@ describe("the release gate inside the sandbox", () => {
     try {
       const sandbox = await startSandbox({ mode: "bwrap", binds: [] }, { info() {}, warn() {}, error() {} } as never, { dir: egressDir, proxySocket: "proxy.sock", passThrough: [] });
       const inside = (await sandbox.forRound({ workdir, taskFile: task(workdir) }))!;
-      const [file, args] = inside.wrap(...gatedCommand("/bin/sh", ["-c", "echo ran >ran"], {}, inside.shell));
+      const { subprocess } = inside.start("/bin/sh", ["-c", "echo ran >ran"], {});
       // End of input without the release line: what the app's death before the registration leaves.
-      const result = await execa(file, args, { input: "", reject: false, timeout: 30_000, stdio: ["pipe", "pipe", "pipe", "pipe"] });
+      subprocess.stdin?.end();
+      const timer = setTimeout(() => subprocess.kill("SIGKILL"), 30_000);
+      const result = await subprocess;
+      clearTimeout(timer);
       inside.release();
       sandbox.close();
-      expect(result.timedOut).toBe(false);
+      expect(result.signal).toBeUndefined();
       expect(result.exitCode).toBe(0);
       expect(readdirSync(workdir)).toEqual([]);
     } finally {

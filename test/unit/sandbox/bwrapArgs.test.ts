@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { APP_DIR, bwrapArgs, EGRESS_DIR, holderArgs, SANDBOX_HOME, type SandboxLayout } from "../../../src/sandbox/bwrapArgs.js";
+import { APP_DIR, EGRESS_DIR, holderArgs, roundArgs, SANDBOX_HOME, sandboxArgs, type RoundMounts, type RoundNetwork, type SandboxLayout } from "../../../src/sandbox/bwrapArgs.js";
 
 const layout = (over: Partial<SandboxLayout> = {}): SandboxLayout => ({
   system: [{ path: "/usr" }, { path: "/bin", symlink: "usr/bin" }, { path: "/lib64" }],
@@ -9,6 +9,14 @@ const layout = (over: Partial<SandboxLayout> = {}): SandboxLayout => ({
   asRoot: false,
   ...over,
 });
+/** Every argument bwrap parses for a round: the round's own read where `--args` stands. */
+function bwrapArgs(l: SandboxLayout, r: RoundMounts & { network: RoundNetwork }): string[] {
+  const fixed = sandboxArgs(l, r.network, 4);
+  const at = fixed.indexOf("--args");
+  expect(fixed.slice(at, at + 2)).toEqual(["--args", "4"]);
+  return [...fixed.slice(0, at), ...roundArgs(r), ...fixed.slice(at + 2)];
+}
+
 const round = { workdir: "/tmp/escalation-x", readOnly: ["/data/ws/task.md", "/data/ws/cache/o/r.git/objects"], network: "none" as const };
 
 /** The (source, destination) pairs of every bind of `kind`. */
@@ -66,6 +74,12 @@ describe("bwrapArgs", () => {
     const args = bwrapArgs(layout(), round);
     expect(args).not.toContain("--new-session");
     expect(args).not.toContain("--die-with-parent");
+  });
+
+  it("is started before its round: what is known ahead names none of the round's paths, which come before the root is made read-only", () => {
+    const ahead = sandboxArgs(layout(), "joined", 4).join(" ");
+    for (const path of [round.workdir, ...round.readOnly]) expect(ahead).not.toContain(path);
+    expect(sandboxArgs(layout(), "joined", 4).slice(-4)).toEqual(["--args", "4", "--remount-ro", "/"]);
   });
 });
 
