@@ -389,18 +389,6 @@ if tonumber(redis.call('HGET', KEYS[1], 'nextRound') or '0') < tonumber(ARGV[1])
 return 1
 `;
 
-/** KEYS: issue. ARGV: title, "bot" or "person", editor, previous title. The title a person gave is kept across a bot's changes. */
-export const TITLE_EDITED = `
-redis.call('HSET', KEYS[1], 'title', ARGV[1])
-if ARGV[2] == 'bot' then
-  if redis.call('HEXISTS', KEYS[1], 'titleEditor') == 0 then redis.call('HSET', KEYS[1], 'personsTitle', ARGV[4]) end
-  redis.call('HSET', KEYS[1], 'titleEditor', ARGV[3])
-else
-  redis.call('HDEL', KEYS[1], 'titleEditor', 'personsTitle')
-end
-return 1
-`;
-
 /** KEYS: issue. ARGV: now (ms). The next status render's place: above every earlier one, and not below the time, so it keeps rising after a wipe. */
 export const NEXT_STATUS_SEQ = `
 local seq = tonumber(redis.call('HGET', KEYS[1], 'statusSeq') or '0') + 1
@@ -417,18 +405,20 @@ return seq
 `;
 
 /**
- * KEYS: issue. ARGV: body as GitHub shows it now, "foreign" or "author", editor, previous body.
- * An edit of the issue's body: by its author, their words again (the kept version is dropped); by
- * anyone else, the author's own last body is kept — the previous one, unless that was already
- * someone else's (then whatever was kept stays, or none).
+ * KEYS: issue. ARGV: field ("body" or "title"), its editor field, its kept field, the text as GitHub
+ * shows it now, "foreign" or "own", editor, previous text.
+ * An edit of the issue's body or title: by whom it belongs to (the body's author; for the title,
+ * any person), their words again (the kept version is dropped); by anyone else, the last version
+ * of theirs is kept: the previous one, unless that was already someone else's (then whatever was
+ * kept stays, or none).
  */
-export const BODY_EDITED = `
-redis.call('HSET', KEYS[1], 'body', ARGV[1])
-if ARGV[2] == 'foreign' then
-  if redis.call('HEXISTS', KEYS[1], 'bodyEditor') == 0 then redis.call('HSET', KEYS[1], 'authorBody', ARGV[4]) end
-  redis.call('HSET', KEYS[1], 'bodyEditor', ARGV[3])
+export const KEPT_TEXT_EDITED = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
+if ARGV[5] == 'foreign' then
+  if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 0 then redis.call('HSET', KEYS[1], ARGV[3], ARGV[7]) end
+  redis.call('HSET', KEYS[1], ARGV[2], ARGV[6])
 else
-  redis.call('HDEL', KEYS[1], 'bodyEditor', 'authorBody')
+  redis.call('HDEL', KEYS[1], ARGV[2], ARGV[3])
 end
 return 1
 `;

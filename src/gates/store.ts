@@ -2,10 +2,8 @@ import type { Redis } from "ioredis";
 import { AskSchema } from "../protocol/ask.js";
 import { Keys, type IssueKeyRef } from "./keys.js";
 import type { ApprovalRule, Vote } from "../protocol/approval.js";
-import { ALLOCATE_ROUND, BEGIN_ROUND, BODY_EDITED, CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS, REVISE_NOTE, KEEP_DELETED_NOTE, ROUND_CONTEXT, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
-import type { BodyEdit, Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming, Withdrawal } from "./types.js";
-import { NEXT_STATUS_SEQ, TITLE_EDITED } from "./scripts.js";
-import type { TitleEdit } from "./types.js";
+import { ALLOCATE_ROUND, BEGIN_ROUND, KEPT_TEXT_EDITED, CANCEL_GATE, NEXT_STATUS_SEQ, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, RECORD_SUPERSEDED_ANSWER, OPEN_GATE, ENQUEUE_FEEDBACK, PAUSE_WRITES, PAUSED_INSTALLATIONS, RAISE_NEXT_ROUND, RECORD_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS, REVISE_NOTE, KEEP_DELETED_NOTE, ROUND_CONTEXT, SETTLE_WRITE, TAKE_WRITE } from "./scripts.js";
+import type { BodyEdit, Gate, GateAnswerers, GateState, HumanNote, IssueRecord, RecordedAnswer, RoundTiming, TitleEdit, Withdrawal } from "./types.js";
 
 /** `reopened`: how often a withdrawn answer opened the gate again (part of its resume's job id). */
 export type RecordResult =
@@ -98,9 +96,8 @@ type ScriptedRedis = Redis & {
   escPausedInstallations(...args: (string | number)[]): Promise<string[]>;
   escRaiseNextRound(...args: (string | number)[]): Promise<number>;
   escEnqueueFeedback(...args: (string | number)[]): Promise<number>;
-  escBodyEdited(...args: (string | number)[]): Promise<number>;
+  escKeptTextEdited(...args: (string | number)[]): Promise<number>;
   escNextStatusSeq(...args: (string | number)[]): Promise<number>;
-  escTitleEdited(...args: (string | number)[]): Promise<number>;
 };
 
 /** The write budget's windows and limits (see src/github/writeBudget.ts). */
@@ -149,9 +146,8 @@ export class GateStore {
       redis.defineCommand("escPausedInstallations", { numberOfKeys: 1, lua: PAUSED_INSTALLATIONS });
       redis.defineCommand("escRaiseNextRound", { numberOfKeys: 1, lua: RAISE_NEXT_ROUND });
       redis.defineCommand("escEnqueueFeedback", { numberOfKeys: 2, lua: ENQUEUE_FEEDBACK });
-      redis.defineCommand("escBodyEdited", { numberOfKeys: 1, lua: BODY_EDITED });
+      redis.defineCommand("escKeptTextEdited", { numberOfKeys: 1, lua: KEPT_TEXT_EDITED });
       redis.defineCommand("escNextStatusSeq", { numberOfKeys: 1, lua: NEXT_STATUS_SEQ });
-      redis.defineCommand("escTitleEdited", { numberOfKeys: 1, lua: TITLE_EDITED });
     }
     this.#redis = scripted;
   }
@@ -186,12 +182,12 @@ export class GateStore {
 
   /** A change of the issue's title (`issues.edited`), by a person or under a bot's name (src/loop/issueTitle.ts). */
   async issueTitleEdited(ref: IssueKeyRef, edit: { title: string; byBot: boolean; editor: string; previous: string }): Promise<void> {
-    await this.#redis.escTitleEdited(this.keys.issue(ref), edit.title, edit.byBot ? "bot" : "person", edit.editor, edit.previous);
+    await this.#redis.escKeptTextEdited(this.keys.issue(ref), "title", "titleEditor", "personsTitle", edit.title, edit.byBot ? "foreign" : "own", edit.editor, edit.previous);
   }
 
   /** An edit of the issue's body (`issues.edited`), by its author or by `editor`, another account (src/loop/issueBody.ts). */
   async issueBodyEdited(ref: IssueKeyRef, edit: { body: string; byAuthor: boolean; editor: string; previous: string }): Promise<void> {
-    await this.#redis.escBodyEdited(this.keys.issue(ref), edit.body, edit.byAuthor ? "author" : "foreign", edit.editor, edit.previous);
+    await this.#redis.escKeptTextEdited(this.keys.issue(ref), "body", "bodyEditor", "authorBody", edit.body, edit.byAuthor ? "own" : "foreign", edit.editor, edit.previous);
   }
 
   async getIssue(ref: IssueKeyRef): Promise<IssueRecord | undefined> {

@@ -4,7 +4,7 @@ import type { TLSSocket } from "node:tls";
 import { z } from "zod";
 import { describeIssues } from "../errors.js";
 import { LOGIN_PATH, LOGOUT_PATH, PRIVATE_HEADERS, tokenInUrl, type AdminAuth } from "./auth.js";
-import { Html, html } from "./html.js";
+import { html, pageHead } from "./html.js";
 import { requestUrl, type HttpHandler } from "./route.js";
 import { sessionCookie } from "./session.js";
 
@@ -92,13 +92,7 @@ button{margin-top:1rem;padding:.4rem 1rem;font:inherit}.error{color:#cf222e}.met
 export function renderLoginPage(nonce: string, next: string, error?: string): string {
   return html`<!doctype html>
 <html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<title>Escalation: sign in</title>
-<style nonce="${nonce}">${new Html(STYLE)}</style>
-</head>
+${pageHead({ title: "Escalation: sign in", referrer: "same-origin", nonce, style: STYLE })}
 <body>
 <h1>Sign in to the status page</h1>
 ${error ? html`<p id="login-error" class="error" role="alert">${error}</p>` : ""}

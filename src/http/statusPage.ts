@@ -3,7 +3,7 @@ import { openGatesReport, type GateView, type OpenGatesReport } from "../observe
 import { answererText, type InboxEntry, type InboxGroup } from "../observe/inbox.js";
 import type { Services } from "../services.js";
 import { LOGIN_PATH, LOGOUT_PATH, PRIVATE_HEADERS, bearerToken, refuse, type AdminAuth } from "./auth.js";
-import { Html, html, safeHref } from "./html.js";
+import { Html, html, pageHead, safeHref } from "./html.js";
 import { reportQuery } from "./reportQuery.js";
 import { route, within, type HttpHandler } from "./route.js";
 
@@ -231,13 +231,7 @@ export function renderStatusPage(report: OpenGatesReport, nonce: string, sandbox
   const count = report.counts.open;
   return html`<!doctype html>
 <html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>Escalation: ${count} open gate${count === 1 ? "" : "s"}</title>
-<style nonce="${nonce}">${new Html(STYLE)}</style>
-</head>
+${pageHead({ title: `Escalation: ${count} open gate${count === 1 ? "" : "s"}`, referrer: "no-referrer", nonce, style: STYLE })}
 <body>
 ${nav(report.byAnswerer !== undefined)}
 <header>
