@@ -26,7 +26,11 @@ describe("gates: human wait and agent run time per round", { timeout: 60_000 }, 
     const answer = g.comment(issue, "maintainer", "SQLite");
     await g.resumedWith(answer.id, issue);
     await g.statusLine(issue, "round 1: agent finished");
-    const body = await waitFor("the table's round 1", () => (/^\| 1 \| /m.test(g!.statusBody(issue)) ? g!.statusBody(issue) : undefined));
+    // The table and the record: a new status comment gets its record in a second write, once its id is known.
+    const body = await waitFor("the table's round 1 and its record", () => {
+      const shown = g!.statusBody(issue);
+      return /^\| 1 \| /m.test(shown) && (parseStatusComment(shown, sealFor(WEBHOOK_SECRET, issue))?.rounds?.length ?? 0) >= 2 ? shown : undefined;
+    });
 
     expect(body).toContain("| Round | Human wait (ask → answer) | Agent run (spawn → exit) |");
     expect(body).toMatch(/^\| 0 \| — \(dispatched\) \| \d+s, finished \|$/m);

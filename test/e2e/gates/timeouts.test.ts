@@ -34,8 +34,11 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
     await g.statusLine(issue, `round 1: agent started with the defaults taken at timeout to gate ${ask.id}`);
     await g.statusLine(issue, "round 1: agent finished");
     // The status comment's hidden state (what a rebuild reads) records the gate as taken by the app.
-    const state = parseStatusComment(g.statusBody(issue), sealFor(WEBHOOK_SECRET, issue));
-    expect(state?.gates.find((gate) => gate.id === String(ask.id))).toMatchObject({ answeredBy: "escalation", answers: [{ text: "SQLite", source: "default" }] });
+    // A new status comment gets its record in a second write, once its id is known (README, "Signed state").
+    const recorded = await waitFor("the status comment's record of the gate", () =>
+      parseStatusComment(g!.statusBody(issue), sealFor(WEBHOOK_SECRET, issue))?.gates.find((gate) => gate.id === String(ask.id)),
+    );
+    expect(recorded).toMatchObject({ answeredBy: "escalation", answers: [{ text: "SQLite", source: "default" }] });
 
     const correction = g.comment(issue, "maintainer", "/reopen Postgres, we already run it");
     const corrected = await g.run(issue, 2);
