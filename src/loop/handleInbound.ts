@@ -21,6 +21,7 @@ import { openGate } from "./openGate.js";
 import { labelTakenOff } from "./labelTakenOff.js";
 import { answerSuperseded, commitsPushed, questionEdited } from "./staleQuestions.js";
 import { reconcileIssue, type IssueSnapshot } from "../reconcile/reconcileIssue.js";
+import { agentLogin } from "../github/agentLogins.js";
 
 /** Processes one recorded webhook event. Returns a short outcome for logs and tests. */
 export async function handleInbound(services: Services, event: InboundEvent): Promise<string> {
@@ -70,7 +71,7 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
   };
   if (event.action === "deleted") return commentDeleted(services, event, settings, readAgain);
   const identity = await services.github.identity();
-  const isAgent = author.login === identity.botLogin || services.config.agentLogins.includes(author.login.toLowerCase());
+  const isAgent = agentLogin(identity.botLogin, services.config.agentLogins)(author.login);
   if (isAgent) {
     // Asks are issue comments; an agent's review says nothing the loop reads.
     if (event.comment.in) return "ignored: agent review";

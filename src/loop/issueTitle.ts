@@ -2,6 +2,7 @@ import type { TitleEdit } from "../gates/types.js";
 import type { IssueEditedEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";
+import { agentLogin } from "../github/agentLogins.js";
 
 /**
  * The issue's title heads the agent's task. The agent's token acts as the App's bot and may change
@@ -22,10 +23,8 @@ export async function isBotIdentity(services: Services, sender: { login: string;
 
 /** The same judgement, synchronous once the App's bot login is known. */
 export function botJudge(services: Services, botLogin: string): (actor: { login: string; type: string }) => boolean {
-  return (actor) => {
-    const login = actor.login.toLowerCase();
-    return actor.type === "Bot" || login === botLogin.toLowerCase() || services.config.agentLogins.includes(login);
-  };
+  const isAgent = agentLogin(botLogin, services.config.agentLogins);
+  return (actor) => actor.type === "Bot" || isAgent(actor.login);
 }
 
 /**

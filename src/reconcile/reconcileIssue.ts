@@ -22,6 +22,7 @@ import { graphqlPort } from "./editHistory.js";
 import { readTitleEdit } from "./titleHistory.js";
 import { botJudge } from "../loop/issueTitle.js";
 import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "./timeline.js";
+import { agentLogin } from "../github/agentLogins.js";
 
 /** What reconciliation needs of an issue, as GitHub's REST API returns it. */
 export interface IssueSnapshot {
@@ -61,7 +62,7 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     per_page: 100,
   })) as CommentSnapshot[];
   const identity = await services.github.identity();
-  const isAgent = (login: string) => login === identity.botLogin || services.config.agentLogins.includes(login.toLowerCase());
+  const isAgent = agentLogin(identity.botLogin, services.config.agentLogins);
   const base = {
     deliveryId: "reconcile",
     installationId,
@@ -218,7 +219,7 @@ async function withTimelineIfNeeded(
   if (!needed) return state;
   const events = (await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { owner: where.owner, repo: where.name, issue_number: where.number, per_page: 100 })) as LabelEvent[];
   const identity = await services.github.identity();
-  const isAgent = (login: string) => login === identity.botLogin || services.config.agentLogins.includes(login.toLowerCase());
+  const isAgent = agentLogin(identity.botLogin, services.config.agentLogins);
   const comments = await readReplies();
   const answerers = new Set<string>();
   const firstAsk = Date.parse(asks[0]?.comment.created_at ?? "") || 0;

@@ -28,6 +28,7 @@ import { openRoundWorkspace, savedLine, type RoundWorkspace } from "../workspace
 import { bodyForTask } from "../loop/issueBody.js";
 import { titleForTask } from "../loop/issueTitle.js";
 import { alreadyRan, finishRound, issueFromGitHub, overtaken, redisSettled, type SpawnContext } from "./roundGuards.js";
+import { agentLogin } from "../github/agentLogins.js";
 
 export type { SpawnContext } from "./roundGuards.js";
 
@@ -266,7 +267,7 @@ async function saveRoundWork(prepared: PreparedWorkspace, log: Services["log"]):
 async function deliverRound(services: Services, data: SpawnJob, prepared: PreparedWorkspace, title: string, startedAt: number, known: ReadonlySet<string>, log: Services["log"]): Promise<string> {
   try {
     const [octokit, { botLogin }] = await Promise.all([services.github.installation(data.installationId), services.github.identity()]);
-    const isAgent = (login: string) => login === botLogin || services.config.agentLogins.includes(login.toLowerCase());
+    const isAgent = agentLogin(botLogin, services.config.agentLogins);
     if (await askedSince(octokit, data.repo, data.issue, startedAt, known, isAgent)) return "";
     const delivery = await deliverPullRequest({ octokit, repo: data.repo, issue: data.issue, issueTitle: title, branch: prepared.branch, base: prepared.base, checkout: prepared.checkout });
     return deliveryLine(delivery);

@@ -6,6 +6,7 @@ import { issueBodyEdit } from "../reconcile/authorsWords.js";
 import { graphqlPort } from "../reconcile/editHistory.js";
 import type { SpawnJob } from "../queue/jobs.js";
 import type { Services } from "../services.js";
+import { agentLogin } from "../github/agentLogins.js";
 
 /**
  * What keeps one round per answer (and per dispatch) when workers die, BullMQ re-runs their jobs,
@@ -107,7 +108,7 @@ async function rocketOn(services: Services, data: SpawnJob, commentId: number): 
 /** Whether an agent (or the app) asked a question in `round` since `since`; a human's /reopen correction does not count. */
 async function askedInRound(services: Services, gates: readonly Gate[], round: number, since: number): Promise<boolean> {
   const { botLogin } = await services.github.identity();
-  const byAgent = (login: string) => login === botLogin || services.config.agentLogins.includes(login.toLowerCase());
+  const byAgent = agentLogin(botLogin, services.config.agentLogins);
   // GitHub's timestamps have whole seconds.
   return gates.some((g) => g.round === round && g.askedAt >= since - 1000 && byAgent(g.askedBy));
 }
