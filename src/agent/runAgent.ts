@@ -77,8 +77,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   }
   const result = await subprocess;
   stopper?.done();
-  const timedOut = stopper?.reason === "timedOut";
-  const cancelled = stopper?.reason === "cancelled";
+  // An agent that exits 0 finished its round, even when a stop raced its end (a lock lost while it
+  // exited, a timeout in its last moment): taken as stopped, its finished round would be run again.
+  const finished = result.exitCode === 0;
+  const timedOut = stopper?.reason === "timedOut" && !finished;
+  const cancelled = stopper?.reason === "cancelled" && !finished;
   if (result.failed && result.exitCode === undefined && !result.signal && !cancelled && !timedOut) {
     throw new AgentError(`Could not start the agent (${file}): ${result.shortMessage}. Check AGENT_COMMAND.`, { cause: result });
   }

@@ -57,6 +57,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteReport> {
   results.sort((a, b) => a.index - b.index);
   const summary = summarize(results, seed);
   const jsonFile = resolve(projectRoot, "test-artifacts", `chaos-${stamp}.json`);
+  mkdirSync(resolve(projectRoot, "test-artifacts"), { recursive: true });
   writeFileSync(jsonFile, `${JSON.stringify({ summary, plans, results }, null, 2)}\n`);
   writeFileSync(join(artifactsDir, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
   return { summary, results, artifactsDir, jsonFile };

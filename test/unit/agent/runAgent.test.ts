@@ -114,6 +114,20 @@ describe("runAgent", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it("counts an agent that exits 0 as finished, even when a stop raced its end", async () => {
+    const controller = new AbortController();
+    const run = await node("process.on('SIGTERM', () => process.exit(0)); " + STAY, {
+      signal: controller.signal,
+      onStart: () => {
+        setTimeout(() => controller.abort(), 200);
+      },
+    });
+    expect(run.exitCode).toBe(0);
+    expect(run.cancelled).toBe(false);
+    expect(run.timedOut).toBe(false);
+    expect(run.failed).toBe(false);
+  });
+
   it("keeps only the last lines of stdout and stderr together, skipping blank ones", async () => {
     const script = "for (let i = 1; i <= 100; i++) { console.log('line ' + i); if (i % 10 === 0) console.log('   '); } console.error('to stderr');";
     const run = await node(script, { tailLines: 5 });
