@@ -103,6 +103,10 @@ export class Keys {
   lastReconcile(): string {
     return `${this.prefix}:reconcile:last`;
   }
+  /** String: when the last full reconciliation (every repository read) finished (ms). */
+  lastFullReconcile(): string {
+    return `${this.prefix}:reconcile:lastFull`;
+  }
   /** Sorted set: the issue's feedback jobs not yet done (score: enqueue order), so they write in that order. */
   issueFeedbackOrder(ref: IssueKeyRef): string {
     return `${this.issue(ref)}:feedback`;

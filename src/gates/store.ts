@@ -424,6 +424,31 @@ export class GateStore {
     await this.#redis.set(this.keys.lastReconcile(), at);
   }
 
+  async lastFullReconcile(): Promise<number | undefined> {
+    const value = await this.#redis.get(this.keys.lastFullReconcile());
+    return value ? Number(value) : undefined;
+  }
+
+  async setLastFullReconcile(at: number): Promise<void> {
+    await this.#redis.set(this.keys.lastFullReconcile(), at);
+  }
+
+  /** The repositories (as written, by installation) where a gate is open: what a periodic reconciliation always reads. */
+  async openGateRepos(): Promise<Map<number, Set<string>>> {
+    const ids = await this.#redis.zrange(this.keys.openGates(), 0, -1);
+    const pipeline = this.#redis.pipeline();
+    for (const id of ids) pipeline.hmget(this.keys.gate(id), "installationId", "repo");
+    const out = new Map<number, Set<string>>();
+    for (const [, row] of (await pipeline.exec()) ?? []) {
+      const [installationId, repo] = (row ?? []) as Array<string | null>;
+      if (!installationId || !repo) continue;
+      const repos = out.get(Number(installationId)) ?? new Set<string>();
+      repos.add(repo);
+      out.set(Number(installationId), repos);
+    }
+    return out;
+  }
+
   /** The issue's most recent gate, whatever its state. */
   async lastGate(ref: IssueKeyRef): Promise<Gate | undefined> {
     const id = await this.#redis.lindex(this.keys.issueGates(ref), -1);

@@ -55,9 +55,9 @@ export class Queues {
     }
   }
 
-  /** Reconciliation now, and every `everySeconds` (one scheduler however many replicas start). */
+  /** A full reconciliation now, and an incremental one every `everySeconds` (one scheduler however many replicas start). */
   async scheduleReconcile(everySeconds: number | undefined): Promise<void> {
-    await this.maintenance.add("reconcile", {}, { removeOnComplete: 100, removeOnFail: 100 });
+    await this.maintenance.add("reconcile", { full: true }, { removeOnComplete: 100, removeOnFail: 100 });
     if (everySeconds !== undefined) {
       await this.maintenance.upsertJobScheduler("reconcile", { every: everySeconds * 1000 }, { name: "reconcile", opts: { removeOnComplete: 100, removeOnFail: 100 } });
     } else {

@@ -1,53 +1,127 @@
-import type { Services } from "../services.js";
+import { botJudge } from "../loop/issueTitle.js";
+import type { InstallationOctokit, Services } from "../services.js";
+import { activeRepos, InstallationSchema, type InstallationListing } from "./activeRepos.js";
+import { graphqlPort } from "./editHistory.js";
+import { readIssueHistories, type IssueHistory } from "./issueHistories.js";
 import { reconcileIssue, type IssueSnapshot } from "./reconcileIssue.js";
 
 export interface ReconcileReport {
+  /** "full": every repository read; "incremental": only those with an open gate or activity since the last pass. */
+  mode: "full" | "incremental";
   installations: number;
+  /** Repositories read. */
   repositories: number;
   issues: number;
   changes: string[];
   errors: string[];
 }
 
-/** Issues updated this long before the last run are scanned again, for clock skew and slow deliveries. */
+/** Issues updated this long before the last run are scanned again, for clock skew, slow deliveries and the search index's lag. */
 const OVERLAP_MS = 5 * 60_000;
+/** A pass reads every repository at least this often, whatever the search says. */
+export const FULL_PASS_EVERY_MS = 24 * 3600_000;
 
 /**
- * Walks every installation's repositories and rebuilds the issues that matter: those labelled as
+ * Walks the installations' repositories and rebuilds the issues that matter: those labelled as
  * awaiting a human, and those updated since the last run (an ask or answer whose webhook never
- * arrived). Errors on one repository are reported and do not stop the others.
+ * arrived). A full pass reads every repository: the first after Redis lost the last run's time
+ * (a wipe), one asked for (start-up, `escalate reconcile`), and one a day. Others read only the
+ * repositories with a gate open in Redis or an issue updated since the last run (one search per
+ * installation finds them), so an idle repository costs no request. Errors on one repository are
+ * reported and do not stop the others.
  */
-export async function reconcileAll(services: Services, options: { lookbackMs: number }): Promise<ReconcileReport> {
+export async function reconcileAll(services: Services, options: { lookbackMs: number; full?: boolean }): Promise<ReconcileReport> {
   const started = Date.now();
   const last = await services.store.lastReconcile();
-  const since = new Date((last ?? started - options.lookbackMs) - OVERLAP_MS).toISOString();
-  const report: ReconcileReport = { installations: 0, repositories: 0, issues: 0, changes: [], errors: [] };
+  const lastFull = await services.store.lastFullReconcile();
+  const full = options.full === true || last === undefined || lastFull === undefined || started - lastFull >= FULL_PASS_EVERY_MS;
+  const since = new Date((last ?? started - options.lookbackMs) - OVERLAP_MS).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const report: ReconcileReport = { mode: full ? "full" : "incremental", installations: 0, repositories: 0, issues: 0, changes: [], errors: [] };
   const app = await services.github.app();
-  const installations = (await app.paginate("GET /app/installations", { per_page: 100 })) as Array<{ id: number }>;
+  const installations = ((await app.paginate("GET /app/installations", { per_page: 100 })) as unknown[]).flatMap((i) => {
+    const parsed = InstallationSchema.safeParse(i);
+    return parsed.success ? [parsed.data] : [];
+  });
+  const withOpenGates = full ? new Map<number, Set<string>>() : await services.store.openGateRepos();
   for (const installation of installations) {
     report.installations++;
-    const octokit = await services.github.installation(installation.id);
-    const repos = (await octokit.paginate("GET /installation/repositories", { per_page: 100 })) as Array<{ full_name: string }>;
-    for (const { full_name: repo } of repos) {
-      report.repositories++;
-      try {
-        const [owner, name] = repo.split("/") as [string, string];
-        const { settings } = await services.settings(installation.id, repo);
-        const labelled = (await octokit.paginate("GET /repos/{owner}/{repo}/issues", { owner, repo: name, labels: settings.labels.awaiting, state: "open", per_page: 100 })) as IssueSnapshot[];
-        const recent = (await octokit.paginate("GET /repos/{owner}/{repo}/issues", { owner, repo: name, since, state: "all", per_page: 100 })) as IssueSnapshot[];
-        const byNumber = new Map<number, IssueSnapshot>();
-        for (const issue of [...labelled, ...recent]) byNumber.set(issue.number, issue);
-        for (const issue of byNumber.values()) {
-          report.issues++;
-          report.changes.push(...(await reconcileIssue(services, octokit, installation.id, repo, issue, settings)));
+    try {
+      const octokit = await services.github.installation(installation.id);
+      const repos = await reposToRead(services, octokit, installation, full ? undefined : { since, open: withOpenGates.get(installation.id) ?? new Set() });
+      for (const repo of repos) {
+        report.repositories++;
+        try {
+          await reconcileRepo(services, octokit, installation.id, repo, { since, labelled: full }, report);
+        } catch (error) {
+          report.errors.push(`${repo}: ${(error as Error).message}`);
+          services.log.warn({ repo, err: error }, "reconciliation failed for a repository");
         }
-      } catch (error) {
-        report.errors.push(`${repo}: ${(error as Error).message}`);
-        services.log.warn({ repo, err: error }, "reconciliation failed for a repository");
       }
+    } catch (error) {
+      report.errors.push(`installation ${installation.id}: ${(error as Error).message}`);
+      services.log.warn({ installation: installation.id, err: error }, "reconciliation failed for an installation");
     }
   }
-  if (report.errors.length === 0) await services.store.setLastReconcile(started);
+  if (report.errors.length === 0) {
+    await services.store.setLastReconcile(started);
+    if (full) await services.store.setLastFullReconcile(started);
+  }
   services.log.info({ ...report, changes: report.changes.length }, "reconciliation finished");
   return report;
+}
+
+/**
+ * The installation's repositories a pass reads. Incremental (`recent` given): those with an open
+ * gate or an issue updated since, when the search can say; the installation's listing is read only
+ * when it holds some of its account's repositories (the search reaches the account's public ones too).
+ */
+async function reposToRead(
+  services: Services,
+  octokit: InstallationOctokit,
+  installation: InstallationListing,
+  recent: { since: string; open: ReadonlySet<string> } | undefined,
+): Promise<string[]> {
+  const listAll = async () => ((await octokit.paginate("GET /installation/repositories", { per_page: 100 })) as Array<{ full_name: string }>).map((r) => r.full_name);
+  if (!recent) return listAll();
+  const active = await activeRepos(octokit, installation, recent.since).catch((error: unknown) => {
+    services.log.warn({ installation: installation.id, err: error }, "could not search for the installation's recent issues; reading every repository");
+    return undefined;
+  });
+  if (!active) return listAll();
+  const wanted = new Map<string, string>();
+  for (const repo of recent.open) wanted.set(repo.toLowerCase(), repo);
+  for (const repo of active) if (!wanted.has(repo)) wanted.set(repo, repo);
+  if (installation.repository_selection === "all") return [...wanted.values()];
+  return (await listAll()).filter((r) => wanted.has(r.toLowerCase()));
+}
+
+/**
+ * One repository: the issues updated since, and in a full pass those labelled as awaiting a human
+ * (a gate Redis lost may be older than any lookback). Whose words each body and title are is read
+ * for all of them at once (issueHistories.ts), so an issue with an open gate costs its comments page
+ * and little else.
+ */
+async function reconcileRepo(
+  services: Services,
+  octokit: InstallationOctokit,
+  installationId: number,
+  repo: string,
+  scope: { since: string; labelled: boolean },
+  report: ReconcileReport,
+): Promise<void> {
+  const [owner, name] = repo.split("/") as [string, string];
+  const { settings } = await services.settings(installationId, repo);
+  const list = (filter: Record<string, string>) => octokit.paginate("GET /repos/{owner}/{repo}/issues", { owner, repo: name, per_page: 100, ...filter }) as Promise<IssueSnapshot[]>;
+  const labelled = scope.labelled ? await list({ labels: settings.labels.awaiting, state: "open" }) : [];
+  const recent = await list({ since: scope.since, state: "all" });
+  const byNumber = new Map<number, IssueSnapshot>();
+  for (const issue of [...labelled, ...recent]) byNumber.set(issue.number, issue);
+  const identity = await services.github.identity();
+  const nodeIds = [...byNumber.values()].flatMap((i) => (i.node_id ? [i.node_id] : []));
+  const histories = nodeIds.length === 0 ? new Map<string, IssueHistory>() : await readIssueHistories(graphqlPort(octokit), nodeIds, botJudge(services, identity.botLogin));
+  for (const issue of byNumber.values()) {
+    report.issues++;
+    const history = issue.node_id ? histories.get(issue.node_id) : undefined;
+    report.changes.push(...(await reconcileIssue(services, octokit, installationId, repo, issue, settings, history)));
+  }
 }

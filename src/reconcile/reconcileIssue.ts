@@ -23,6 +23,7 @@ import { readTitleEdit } from "./titleHistory.js";
 import { botJudge } from "../loop/issueTitle.js";
 import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "./timeline.js";
 import { agentLogin } from "../github/agentLogins.js";
+import type { IssueHistory } from "./issueHistories.js";
 
 /** What reconciliation needs of an issue, as GitHub's REST API returns it. */
 export interface IssueSnapshot {
@@ -49,9 +50,18 @@ const REPLAYABLE = new Set(["answer", "defaults", "cancel", "agent", "retry"]);
  * Rebuilds one issue from GitHub, the source of truth: gates Redis lost are restored from the ask
  * markers and the status comment's hidden state, and human replies after the open question are
  * replayed through the normal path, so an answer given while the app was down (or whose webhook
- * never arrived) is recorded and resumed exactly once. Returns what it changed.
+ * never arrived) is recorded and resumed exactly once. Returns what it changed. `history`: the body's
+ * and title's histories, when a pass read them for many issues at once (src/reconcile/issueHistories.ts).
  */
-export async function reconcileIssue(services: Services, octokit: InstallationOctokit, installationId: number, repo: string, issue: IssueSnapshot, settings: RepoSettings): Promise<string[]> {
+export async function reconcileIssue(
+  services: Services,
+  octokit: InstallationOctokit,
+  installationId: number,
+  repo: string,
+  issue: IssueSnapshot,
+  settings: RepoSettings,
+  history?: IssueHistory,
+): Promise<string[]> {
   const [owner, name] = repo.split("/") as [string, string];
   const ref = { repo, issue: issue.number };
   const changes: string[] = [];
@@ -81,10 +91,10 @@ export async function reconcileIssue(services: Services, octokit: InstallationOc
     receivedAt: Date.now(),
   };
   // The body as its author wrote it: the REST body may be another account's edit (README, "Changed by someone else").
-  const bodyEdit = issue.node_id && issue.body ? await issueBodyEdit(graphqlPort(octokit), issue.node_id) : undefined;
+  const bodyEdit = !issue.node_id || !issue.body ? undefined : history ? history.bodyEdit : await issueBodyEdit(graphqlPort(octokit), issue.node_id);
   if (bodyEdit) services.log.warn({ ...ref, author: issue.user?.login, editor: bodyEdit.editor, kept: bodyEdit.authorBody !== undefined }, "the issue's body was last edited by someone other than its author");
   // The title a person gave it: read from its events only when Redis has no record of the live edits.
-  const titleEdit = (await services.store.getIssue(ref)) ? undefined : await readTitleEdit(octokit, repo, issue.number, botJudge(services, identity.botLogin));
+  const titleEdit = (await services.store.getIssue(ref)) ? undefined : (history?.titleEdit ?? (await readTitleEdit(octokit, repo, issue.number, botJudge(services, identity.botLogin))));
   await services.store.upsertIssue({ ...ref, installationId, titleEdit, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state, bodyEdit });
 
   // The app's own state counts only where its signature verifies (README, "Signed state"); the rest is
@@ -217,10 +227,12 @@ async function withTimelineIfNeeded(
     if (!(await services.store.getGate(String(comment.id)))) needed = true;
   }
   if (!needed) return state;
-  const events = (await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { owner: where.owner, repo: where.name, issue_number: where.number, per_page: 100 })) as LabelEvent[];
   const identity = await services.github.identity();
   const isAgent = agentLogin(identity.botLogin, services.config.agentLogins);
   const comments = await readReplies();
+  const events = (await labelNeeded(services, asks.at(-1), comments, state, isAgent))
+    ? ((await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { owner: where.owner, repo: where.name, issue_number: where.number, per_page: 100 })) as LabelEvent[])
+    : [];
   const answerers = new Set<string>();
   const firstAsk = Date.parse(asks[0]?.comment.created_at ?? "") || 0;
   for (const c of comments) {
@@ -238,6 +250,26 @@ async function withTimelineIfNeeded(
     approvalRule: (ask) => approvalRule(ask, settings),
   });
   return withTimeline(state, resumed);
+}
+
+/**
+ * Whether the label's changes can tell anything of the newest ask: only it is judged by them (an older
+ * ask ends where the next begins), and only when Redis lost its gate, the record holds it answered or
+ * a person (no agent, no bot) wrote after it. Otherwise it is open whatever the events say, and the
+ * usual rebuild of a waiting question (a comments page) costs no read of them.
+ */
+async function labelNeeded(
+  services: Services,
+  newest: { comment: CommentSnapshot } | undefined,
+  comments: readonly CommentSnapshot[],
+  state: StatusState | undefined,
+  isAgent: (login: string) => boolean,
+): Promise<boolean> {
+  if (!newest || (await services.store.getGate(String(newest.comment.id)))) return false;
+  const known = state?.gates.find((g) => g.id === String(newest.comment.id));
+  if (known) return true;
+  const askedAt = Date.parse(newest.comment.created_at);
+  return comments.some((c) => c.id !== newest.comment.id && c.user !== null && !isAgent(c.user.login) && c.user.type !== "Bot" && Date.parse(c.created_at) >= askedAt - 1000);
 }
 
 /** Whether Redis lacks what the status record restores: the issue's status comment, or the gate of an ask. */

@@ -34,7 +34,7 @@ export async function reconcileCommand(argv: string[], env: NodeJS.ProcessEnv, o
     const ProbotWithConfig = probotClass(config, log);
     const services = createServices(new ProbotWithConfig(), config, log, commands, queues, noAgents(config.sandbox.mode));
     const lookbackMs = values.lookback ? Number.parseFloat(values.lookback) * 3600_000 : config.reconcileLookbackSeconds * 1000;
-    const report = await reconcileAll(services, { lookbackMs });
+    const report = await reconcileAll(services, { lookbackMs, full: true });
     if (values.json) {
       out(JSON.stringify(report, null, 2));
     } else {

@@ -5,11 +5,11 @@ import type * as GraphQLJs from "graphql";
 import { requireIssuesAccess, requireVisible, type Actor } from "./access.js";
 import { ApiError } from "./errors.js";
 import { parseNodeId } from "./payloads.js";
-import type { Account, Comment, Repo, SimState } from "./state.js";
+import type { Account, Comment, Issue, Repo, SimState } from "./state.js";
 
 /**
  * GitHub's GraphQL endpoint for what the app reads through it: comments and issues by node id with
- * their author, last editor and edit history. Every query is validated against GitHub's published schema
+ * their author, last editor and edit history, and an issue's title changes (`timelineItems`). Every query is validated against GitHub's published schema
  * (@octokit/graphql-schema), so the app cannot ask for a field or argument GitHub lacks; it is then
  * executed against that schema, answered from the simulator's state.
  */
@@ -87,7 +87,27 @@ function issueNode(state: SimState, actor: Actor, id: string): Record<string, un
   if (named?.type !== "Issue" && named?.type !== "PullRequest") return null;
   const issue = state.issueById(named.id);
   if (!issue || (issue.pullRequest !== undefined) !== (named.type === "PullRequest") || !mayRead(actor, issue.repo)) return null;
-  return { __typename: named.type, id, databaseId: issue.id, number: issue.number, title: issue.title, ...commentFields(issue, issue.body ?? "") };
+  return {
+    __typename: named.type,
+    id,
+    databaseId: issue.id,
+    number: issue.number,
+    title: issue.title,
+    ...commentFields(issue, issue.body ?? ""),
+    timelineItems: (args: { itemTypes?: string[]; first?: number; last?: number }) => renames(issue, args),
+  };
+}
+
+/** The issue's title changes as timeline items, oldest first; the only item type served (others are an empty list). */
+function renames(issue: Issue, args: { itemTypes?: string[]; first?: number; last?: number }) {
+  const wanted = !args.itemTypes || args.itemTypes.includes("RENAMED_TITLE_EVENT");
+  const all = wanted ? issue.events.filter((e) => e.event === "renamed" && e.rename) : [];
+  const nodes = args.first !== undefined ? all.slice(0, args.first) : args.last !== undefined ? all.slice(-args.last) : all;
+  return {
+    totalCount: all.length,
+    pageInfo: { hasNextPage: nodes.length < all.length && args.first !== undefined, hasPreviousPage: nodes.length < all.length && args.last !== undefined },
+    nodes: nodes.map((e) => ({ __typename: "RenamedTitleEvent", id: `RTE_${e.id}`, createdAt: e.createdAt, previousTitle: e.rename!.from, currentTitle: e.rename!.to, actor: actorNode(e.actor) })),
+  };
 }
 
 /** Whether the actor may read the repository's issues; GraphQL answers null for a node it may not. */

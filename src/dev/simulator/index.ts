@@ -1,6 +1,6 @@
 export { GitHubSimulator } from "./simulator.js";
 export { ApiError } from "./errors.js";
-export { isContentCreating, SECONDARY_LIMIT_MESSAGE, type ContentLimits, type ContentWrite } from "./ratelimit.js";
+export { isContentCreating, SECONDARY_LIMIT_MESSAGE, type ContentLimits, type ContentWrite, type RateBudget, type RateResource } from "./ratelimit.js";
 export type {
   AccountType,
   ApiCall,

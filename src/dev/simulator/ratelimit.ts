@@ -1,35 +1,62 @@
 /**
- * Rate-limit headers per credential and hourly window. The primary numbers are reported but never
- * enforced: end-to-end runs and benchmarks must not stall on a limit that only exists to look like
- * GitHub. The secondary limit on content creation (ContentLimiter, below) is enforced when a test
- * sets limits or trips it.
+ * GitHub's primary rate limits, counted per caller (an installation, whatever its token; a user; the
+ * App's JWT) and resource as GitHub counts them: `core` 5,000 requests an hour, `graphql` 5,000 an
+ * hour (a point a query here), `search` 30 a minute; 60 an hour without credentials. Each response
+ * carries the caller's headers, counting down until the window resets. The numbers are reported but
+ * never enforced: end-to-end runs and benchmarks must not stall on a limit that only exists to look
+ * like GitHub. The secondary limit on content creation (ContentLimiter, below) is enforced when a
+ * test sets limits or trips it.
  */
 
-const AUTHENTICATED_LIMIT = 15_000;
-const ANONYMOUS_LIMIT = 60;
-const WINDOW_MS = 60 * 60 * 1000;
+export type RateResource = "core" | "graphql" | "search";
+
+const LIMITS: Record<RateResource, { limit: number; windowMs: number }> = {
+  core: { limit: 5000, windowMs: 3600_000 },
+  graphql: { limit: 5000, windowMs: 3600_000 },
+  search: { limit: 30, windowMs: 60_000 },
+};
+const ANONYMOUS = { limit: 60, windowMs: 3600_000 };
+
+/** One caller's budget of one resource, as `GET /rate_limit` reports it. */
+export interface RateBudget {
+  limit: number;
+  remaining: number;
+  used: number;
+  /** Epoch seconds when the window resets. */
+  reset: number;
+}
 
 export class RateMeter {
   private readonly windows = new Map<string, { resetAt: number; used: number }>();
 
-  /** Counts one request for `credential` (undefined: anonymous) and returns the headers to send. */
-  consume(credential: string | undefined): Record<string, string> {
-    const key = credential ?? "anonymous";
+  /** Counts one request of `caller` (undefined: anonymous) and returns the headers to send. */
+  consume(caller: string | undefined, resource: RateResource): Record<string, string> {
+    const budget = this.count(caller, resource, 1);
+    return {
+      "x-ratelimit-limit": String(budget.limit),
+      "x-ratelimit-remaining": String(budget.remaining),
+      "x-ratelimit-reset": String(budget.reset),
+      "x-ratelimit-used": String(budget.used),
+      "x-ratelimit-resource": resource,
+    };
+  }
+
+  /** What is left of `caller`'s budget, without spending any. */
+  budget(caller: string | undefined, resource: RateResource): RateBudget {
+    return this.count(caller, resource, 0);
+  }
+
+  private count(caller: string | undefined, resource: RateResource, requests: number): RateBudget {
+    const { limit, windowMs } = caller === undefined ? ANONYMOUS : LIMITS[resource];
+    const key = `${caller ?? "anonymous"} ${resource}`;
     const now = Date.now();
     let window = this.windows.get(key);
     if (!window || window.resetAt <= now) {
-      window = { resetAt: now + WINDOW_MS, used: 0 };
-      this.windows.set(key, window);
+      window = { resetAt: now + windowMs, used: 0 };
+      if (requests > 0) this.windows.set(key, window);
     }
-    window.used += 1;
-    const limit = credential === undefined ? ANONYMOUS_LIMIT : AUTHENTICATED_LIMIT;
-    return {
-      "x-ratelimit-limit": String(limit),
-      "x-ratelimit-remaining": String(Math.max(0, limit - window.used)),
-      "x-ratelimit-reset": String(Math.ceil(window.resetAt / 1000)),
-      "x-ratelimit-used": String(window.used),
-      "x-ratelimit-resource": "core",
-    };
+    window.used += requests;
+    return { limit, remaining: Math.max(0, limit - window.used), used: window.used, reset: Math.ceil(window.resetAt / 1000) };
   }
 }
 

@@ -4,7 +4,7 @@ import { actorName } from "./access.js";
 import type { Authenticator } from "./auth.js";
 import { ApiError, notFound } from "./errors.js";
 import type { WebhookEvent } from "./operations.js";
-import { ContentLimiter, isContentCreating, RateMeter, SECONDARY_LIMIT_DOCS } from "./ratelimit.js";
+import { ContentLimiter, isContentCreating, RateMeter, SECONDARY_LIMIT_DOCS, type RateBudget, type RateResource } from "./ratelimit.js";
 import type { Actor } from "./access.js";
 import type { Route, Router, RouteResponse } from "./router.js";
 import type { ApiCall, ReceivedRequest } from "./types.js";
@@ -32,6 +32,11 @@ export interface ApiServerOptions {
 
 export class ApiServer {
   private readonly rate = new RateMeter();
+
+  /** What is left of a caller's primary budget ("installation:ID", "user:LOGIN", "app"). */
+  rateBudget(caller: string, resource: RateResource): RateBudget {
+    return this.rate.budget(caller, resource);
+  }
   /** GitHub's secondary limit on content creation; enforced only when a test sets limits or trips it. */
   readonly content = new ContentLimiter();
 
@@ -45,6 +50,7 @@ export class ApiServer {
     const events: WebhookEvent[] = [];
     let route = `${method} (unmatched)`;
     let actor = "anonymous";
+    let caller: string | undefined;
     let response: RouteResponse;
     const requestIdValue = requestId();
     try {
@@ -60,6 +66,7 @@ export class ApiServer {
       route = `${method} ${match.route.template}`;
       const who = this.options.auth.authenticate(req.headers.authorization, match.route.auth);
       actor = actorName(who, this.options.appSlug);
+      caller = callerOf(who);
       if (isContentCreating(method, match.route.template)) {
         const refusal = this.content.admit(callerOf(who), route, requestIdValue);
         if (refusal) throw new ApiError(refusal.status, refusal.message, { documentation_url: SECONDARY_LIMIT_DOCS }, refusal.headers);
@@ -82,7 +89,7 @@ export class ApiServer {
       ...(response.status === 204 ? {} : { "content-type": response.text?.contentType ?? "application/json; charset=utf-8" }),
       "x-github-media-type": "github.v3; format=json",
       "x-github-request-id": requestIdValue,
-      ...this.rate.consume(actor === "anonymous" ? undefined : req.headers.authorization),
+      ...this.rate.consume(caller, url.pathname === GRAPHQL_PATH ? "graphql" : apiPath?.startsWith("/search/") ? "search" : "core"),
       ...response.headers,
     });
     // "close" fires even when the client hangs up early; GitHub delivers the webhooks of a completed change regardless.
@@ -108,7 +115,7 @@ export class ApiServer {
   }
 }
 
-/** Whose content budget a request spends: the installation's, the user's, or the app's. */
+/** Whose budgets a request spends: the installation's, the user's, or the app's. */
 function callerOf(actor: Actor): string {
   if (actor.kind === "installation") return `installation:${actor.grant.installationId}`;
   if (actor.kind === "user") return `user:${actor.account.login.toLowerCase()}`;

@@ -15,7 +15,8 @@ import { Router } from "./router.js";
 import { createRoutes } from "./routes.js";
 import { answerGraphql } from "./graphql.js";
 import { pullRoutes } from "./pullRoutes.js";
-import type { ContentLimits, ContentWrite } from "./ratelimit.js";
+import { searchRoute } from "./search.js";
+import type { ContentLimits, ContentWrite, RateBudget, RateResource } from "./ratelimit.js";
 import { API_PREFIX, ApiServer, GRAPHQL_PATH } from "./server.js";
 import { isoNow, SimState, type Account, type Comment, type Issue, type Repo } from "./state.js";
 import type {
@@ -134,7 +135,7 @@ export class GitHubSimulator {
     this.git = new GitRepos(options.gitRoot ?? mkdtempSync(join(tmpdir(), "sim-git-root-")));
     const api = (this.api = new ApiServer({
       baseUrl: this.url,
-      router: new Router([...createRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, auth }), ...pullRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, git: this.git })]),
+      router: new Router([...createRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, auth }), ...pullRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, git: this.git }), searchRoute(this.state, this.payloads)]),
       graphql: { method: "POST", template: "/graphql", auth: "token", handle: (req) => ({ status: 200, json: answerGraphql(this.state, req.actor, req.body) }) },
       auth,
       appSlug: this.appSlug,
@@ -246,6 +247,27 @@ export class GitHubSimulator {
   createPullRequest(repo: string, input: { title: string; body?: string; author: string; assignees?: string[] }): SimIssue {
     const { target, ctx } = this.asPerson(repo, input.author);
     return this.issueSnapshot(this.ops.createIssue(ctx, target, input, { headSha: randomBytes(20).toString("hex"), reviews: [], reviewComments: [] }));
+  }
+
+  /**
+   * Issues written straight into the simulator's state, each with its comments and labels, as they
+   * would be on GitHub, but with no webhook: many repositories' history, cheaply, before an app
+   * starts (a rebuild's benchmark). The authors act under the usual permission rules.
+   */
+  seedIssues(repo: string, issues: ReadonlyArray<{ title: string; body?: string; author: string; labels?: string[]; comments?: ReadonlyArray<{ author: string; body: string }> }>): SimIssue[] {
+    return issues.map((input) => {
+      const { target, ctx } = this.asPerson(repo, input.author);
+      const quiet = { ...ctx, emit: () => {} };
+      const issue = this.ops.createIssue(quiet, target, { title: input.title, body: input.body });
+      for (const c of input.comments ?? []) this.ops.createComment({ ...this.asPerson(repo, c.author).ctx, emit: () => {} }, target, issue.number, c.body);
+      if (input.labels?.length) this.ops.addLabels({ ...this.asPerson(repo, this.botLogin).ctx, emit: () => {} }, target, issue.number, input.labels);
+      return this.issueSnapshot(issue);
+    });
+  }
+
+  /** What is left of an installation's primary rate limit (`core`: REST, `graphql`, `search`), as its tokens' headers say. */
+  rateLimit(installationId: number, resource: RateResource = "core"): RateBudget {
+    return this.api.rateBudget(`installation:${installationId}`, resource);
   }
 
   /** Submits a review of the pull request, delivering `pull_request_review.submitted`. */

@@ -258,6 +258,10 @@ export class SimState {
     return this.repos.get(`${owner}/${name}`.toLowerCase());
   }
 
+  allRepos(): Repo[] {
+    return [...this.repos.values()];
+  }
+
   allInstallations(): Installation[] {
     return [...this.installations.values()];
   }
