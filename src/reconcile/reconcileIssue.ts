@@ -94,7 +94,11 @@ export async function reconcileIssue(
   const bodyEdit = !issue.node_id || !issue.body ? undefined : history ? history.bodyEdit : await issueBodyEdit(graphqlPort(octokit), issue.node_id);
   if (bodyEdit) services.log.warn({ ...ref, author: issue.user?.login, editor: bodyEdit.editor, kept: bodyEdit.authorBody !== undefined }, "the issue's body was last edited by someone other than its author");
   // The title a person gave it: read from its events only when Redis has no record of the live edits.
-  const titleEdit = (await services.store.getIssue(ref)) ? undefined : (history?.titleEdit ?? (await readTitleEdit(octokit, repo, issue.number, botJudge(services, identity.botLogin))));
+  const titleEdit = (await services.store.getIssue(ref))
+    ? undefined
+    : history?.titleEdit !== undefined
+      ? history.titleEdit
+      : await readTitleEdit(octokit, repo, issue.number, botJudge(services, identity.botLogin));
   await services.store.upsertIssue({ ...ref, installationId, titleEdit, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state, bodyEdit });
 
   // The app's own state counts only where its signature verifies (README, "Signed state"); the rest is

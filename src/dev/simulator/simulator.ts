@@ -252,15 +252,24 @@ export class GitHubSimulator {
   /**
    * Issues written straight into the simulator's state, each with its comments and labels, as they
    * would be on GitHub, but with no webhook: many repositories' history, cheaply, before an app
-   * starts (a rebuild's benchmark). The authors act under the usual permission rules.
+   * starts (a rebuild's benchmark). The authors act under the usual permission rules. With `at`
+   * (ISO, whole seconds), everything of the issue is dated then: history older than a reconciliation's window.
    */
-  seedIssues(repo: string, issues: ReadonlyArray<{ title: string; body?: string; author: string; labels?: string[]; comments?: ReadonlyArray<{ author: string; body: string }> }>): SimIssue[] {
+  seedIssues(
+    repo: string,
+    issues: ReadonlyArray<{ title: string; body?: string; author: string; labels?: string[]; comments?: ReadonlyArray<{ author: string; body: string }>; at?: string }>,
+  ): SimIssue[] {
+    const quietly = (login: string) => ({ ...this.asPerson(repo, login).ctx, emit: () => {} });
+    const target = this.repo(repo);
     return issues.map((input) => {
-      const { target, ctx } = this.asPerson(repo, input.author);
-      const quiet = { ...ctx, emit: () => {} };
-      const issue = this.ops.createIssue(quiet, target, { title: input.title, body: input.body });
-      for (const c of input.comments ?? []) this.ops.createComment({ ...this.asPerson(repo, c.author).ctx, emit: () => {} }, target, issue.number, c.body);
-      if (input.labels?.length) this.ops.addLabels({ ...this.asPerson(repo, this.botLogin).ctx, emit: () => {} }, target, issue.number, input.labels);
+      const issue = this.ops.createIssue(quietly(input.author), target, { title: input.title, body: input.body });
+      for (const c of input.comments ?? []) this.ops.createComment(quietly(c.author), target, issue.number, c.body);
+      if (input.labels?.length) this.ops.addLabels(quietly(this.botLogin), target, issue.number, input.labels);
+      if (input.at) {
+        issue.createdAt = issue.updatedAt = input.at;
+        for (const c of issue.comments) c.createdAt = c.updatedAt = input.at;
+        for (const e of issue.events) e.createdAt = input.at;
+      }
       return this.issueSnapshot(issue);
     });
   }

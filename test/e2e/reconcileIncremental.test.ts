@@ -1,0 +1,88 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { renderAskComment, validateAsk } from "../../src/protocol/ask.js";
+import { reconcileAll } from "../../src/reconcile/reconcileAll.js";
+import { startLoop, type Loop } from "../support/harness.js";
+
+const IDLE = Array.from({ length: 12 }, (_, i) => `acme/idle-${i}`);
+const GATED = "acme/gated";
+/** Older than any pass's window: the seeded history is not activity. */
+const LAST_WEEK = new Date(Date.now() - 7 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+function ask(id: string): string {
+  return renderAskComment(validateAsk({ v: 1, id, round: 0, questions: [{ text: "Which database?", options: ["Postgres", "SQLite"] }] }));
+}
+
+describe("periodic reconciliation reads only repositories with an open gate or activity; after a wipe, every one", () => {
+  let loop: Loop;
+
+  beforeEach(async () => {
+    loop = await startLoop({ RECONCILE_INTERVAL: "off", RECONCILE_LOOKBACK: "1h" });
+    const { sim } = loop;
+    for (const repo of [...IDLE, GATED]) {
+      sim.addRepo(repo);
+      sim.setPermission(repo, "maintainer", "write");
+      sim.seedIssues(repo, [{ title: "Old work", body: "Done long ago.", author: "maintainer", comments: [{ author: "maintainer", body: "Thanks!" }], at: LAST_WEEK }]);
+    }
+    // A question asked last week, still waiting: its webhook was never seen by this app.
+    sim.seedIssues(GATED, [{ title: "Add a cache", body: "Cache it.", author: "maintainer", labels: ["awaiting-human"], comments: [{ author: sim.botLogin, body: ask("gated-1") }], at: LAST_WEEK }]);
+  });
+  afterEach(async () => {
+    await loop.close();
+  });
+
+  const pass = () => reconcileAll(loop.app.services, { lookbackMs: 3600_000 });
+  /** Repositories whose issues were read (the organisation's `.github`, where settings are looked up, is not one). */
+  const reposRead = (from: number) => new Set(loop.sim.calls.slice(from).flatMap((c) => /^\/repos\/([^/]+\/[^/?]+)\/issues/.exec(c.path)?.[1] ?? []));
+  const gateOf = (repo: string, issue: number) => loop.app.services.store.lastGate({ repo, issue });
+
+  it("the first pass after a wipe is full: the question older than the lookback gets its gate back", async () => {
+    await loop.wipeRedis();
+    const before = loop.sim.calls.length;
+    const report = await pass();
+    expect(report.mode).toBe("full");
+    expect(report.errors).toEqual([]);
+    expect((await gateOf(GATED, 2))?.state).toBe("open");
+    // Every repository was listed and read, idle or not.
+    expect(reposRead(before)).toEqual(new Set(["acme/widgets", ...IDLE, GATED]));
+    // A waiting question costs its comments page: no events (no reply could have answered it), no
+    // body or title history of its own (one GraphQL request per repository read them all).
+    const calls = loop.sim.calls.slice(before);
+    expect(calls.filter((c) => c.route.endsWith("/events"))).toEqual([]);
+    expect(calls.filter((c) => c.route === "POST /graphql").length).toBeLessThanOrEqual(IDLE.length + 2);
+  });
+
+  it("a periodic pass after it makes no call for an idle repository, reads the one with an open gate, and one with activity", async () => {
+    const { sim } = loop;
+    await loop.wipeRedis();
+    expect((await pass()).mode).toBe("full");
+    expect((await gateOf(GATED, 2))?.state).toBe("open");
+
+    const idleBefore = sim.calls.length;
+    const idle = await pass();
+    expect(idle.mode).toBe("incremental");
+    expect(reposRead(idleBefore)).toEqual(new Set([GATED]));
+    // Besides the open gate's repository: the App's installations and one search, nothing per idle repository.
+    const elsewhere = sim.calls.slice(idleBefore).filter((c) => !c.path.startsWith(`/repos/${GATED}/`) && c.route !== "POST /graphql" && !c.actor.startsWith("app:"));
+    expect(elsewhere.map((c) => c.route)).toEqual(["GET /search/issues"]);
+
+    // An agent asks in an idle repository and GitHub never delivers the webhook.
+    sim.setWebhookUrl(undefined);
+    const lost = sim.createIssue(IDLE[3]!, { title: "Lost webhook", body: "", author: "maintainer" });
+    sim.comment(IDLE[3]!, lost.number, sim.botLogin, ask("lost-1"));
+    sim.setWebhookUrl(`${loop.app.url}/api/github/webhooks`);
+    const activeBefore = sim.calls.length;
+    const active = await pass();
+    expect(active.mode).toBe("incremental");
+    expect(active.errors).toEqual([]);
+    expect(reposRead(activeBefore)).toEqual(new Set([GATED, IDLE[3]]));
+    expect((await gateOf(IDLE[3]!, lost.number))?.state).toBe("open");
+  });
+
+  it("when Redis loses the time of the last pass, the next scheduled pass is full again", async () => {
+    expect((await pass()).mode).toBe("incremental");
+    await loop.wipeRedis();
+    const before = loop.sim.calls.length;
+    expect((await pass()).mode).toBe("full");
+    expect(reposRead(before).size).toBe(IDLE.length + 2);
+  });
+});
