@@ -676,6 +676,42 @@ describe("GitHubSimulator", () => {
       expect(Number(b.headers.get("x-ratelimit-remaining"))).toBe(Number(a.headers.get("x-ratelimit-remaining")) - 1);
     });
 
+    it("counts an installation's budget down across its tokens, per resource, as GitHub does; the remainder is readable", async () => {
+      const first = await installationToken(sim);
+      const second = await installationToken(sim);
+      const a = await call(sim, "GET", `/repos/${REPO}/issues`, { auth: first });
+      const b = await call(sim, "GET", `/repos/${REPO}/issues`, { auth: second });
+      expect(a.headers.get("x-ratelimit-limit")).toBe("5000");
+      expect(a.headers.get("x-ratelimit-resource")).toBe("core");
+      expect(Number(b.headers.get("x-ratelimit-remaining"))).toBe(Number(a.headers.get("x-ratelimit-remaining")) - 1);
+      expect(Number(b.headers.get("x-ratelimit-used"))).toBe(5000 - Number(b.headers.get("x-ratelimit-remaining")));
+      const search = await call(sim, "GET", `/search/issues?q=${encodeURIComponent("org:acme updated:>=2000-01-01")}`, { auth: first });
+      expect(search.status).toBe(200);
+      expect(search.headers.get("x-ratelimit-resource")).toBe("search");
+      expect(search.headers.get("x-ratelimit-limit")).toBe("30");
+      expect(sim.rateLimit(1)).toMatchObject({ limit: 5000, remaining: Number(b.headers.get("x-ratelimit-remaining")) });
+      expect(sim.rateLimit(1, "search")).toMatchObject({ limit: 30, remaining: 29 });
+    });
+
+    it("searches issues by owner and update time, in the repositories the caller may read, and seeds history without webhooks", async () => {
+      sim.addRepo("acme/quiet");
+      const [old] = sim.seedIssues("acme/quiet", [{ title: "Old", author: "alice", labels: ["triage"], comments: [{ author: "alice", body: "hi" }], at: "2020-01-01T00:00:00Z" }]);
+      expect(old).toMatchObject({ updated_at: "2020-01-01T00:00:00Z", labels: ["triage"], comments: 1 });
+      const fresh = sim.createIssue(REPO, { title: "Fresh", author: "alice" });
+      const auth = await installationToken(sim);
+      const search = async (q: string) => (await call(sim, "GET", `/search/issues?q=${encodeURIComponent(q)}&per_page=100`, { auth })).body as { total_count: number; items: Array<{ number: number; repository_url: string }> };
+      const recent = await search("org:acme updated:>=2021-01-01T00:00:00Z");
+      // Newest first: the fresh issue, then the one the setup opened; last year's seeded one is not recent.
+      expect(recent.items.map((i) => [i.repository_url.split("/").slice(-2).join("/"), i.number])).toEqual([
+        [REPO, fresh.number],
+        [REPO, 1],
+      ]);
+      expect((await search("user:acme updated:>=2019-01-01")).total_count).toBe(3);
+      expect((await call(sim, "GET", `/search/issues?q=${encodeURIComponent("org:acme bogus:1")}`, { auth })).status).toBe(422);
+      await sim.whenDelivered();
+      expect(receiver.events()).not.toContain("issues.labeled");
+    });
+
     it("records every request with its route template and actor", async () => {
       const auth = await installationToken(sim);
       await call(sim, "POST", `/repos/${REPO}/issues/1/comments`, { auth, body: { body: "a" } });
