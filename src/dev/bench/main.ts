@@ -10,6 +10,7 @@ import { measureApiCalls, type ApiCallsResult } from "./scenarios/apiCalls.js";
 import { parkMany, type ParkedCostResult } from "./scenarios/parkedCost.js";
 import { measurePolling, type PollingResult } from "./scenarios/polling.js";
 import { measureReplyToSpawn, type ReplyToSpawnResult } from "./scenarios/replyToSpawn.js";
+import { measureIdlePasses, measureRebuild } from "./scenarios/rebuild.js";
 import { measureSandboxCost } from "./scenarios/sandboxCost.js";
 import { measureThroughput, type ThroughputResult } from "./scenarios/throughput.js";
 import { distribution, spread, type Distribution, type Spread } from "./stats.js";
@@ -23,6 +24,7 @@ import { benchWorkspace } from "./workspace.js";
  *   npm run bench                 3 runs, the full sizes (about 10 minutes on 2 cores)
  *   npm run bench -- --quick      1 run, smaller samples (about a minute)
  *   npm run bench -- --profile    also CPU-profile the app (node --cpu-prof) and print where time went
+ *   npm run bench -- --rebuild-only   only (6), reconciliation at scale (--quick: smaller)
  *   npm run bench -- --runs 5 --rate 20 --throttle
  */
 interface Sizes {
@@ -37,6 +39,11 @@ interface Sizes {
   concurrency: number;
   resumeWindowSeconds: number;
   agentConcurrency: number;
+  /** (6) Gates rebuilt after a wipe, over how many repositories; repositories of the idle installation, how many with a question waiting. */
+  rebuildGates: number;
+  rebuildRepos: number;
+  idleRepos: number;
+  idleGatedRepos: number;
 }
 
 /**
@@ -44,8 +51,8 @@ interface Sizes {
  * costs ~70 ms of CPU, about half of it the Node agent's start-up), so the figure is latency rather
  * than queueing. Three runs of 350 answered gates pool to 1,050 for the percentiles.
  */
-const FULL: Sizes = { runs: 3, warmRoundTrips: 20, parked: 10_000, replies: 350, rate: 4, pollGates: 30, pollWindowSeconds: 20, deliveries: 4000, concurrency: 32, resumeWindowSeconds: 15, agentConcurrency: 4 };
-const QUICK: Sizes = { runs: 1, warmRoundTrips: 5, parked: 10_000, replies: 100, rate: 4, pollGates: 10, pollWindowSeconds: 8, deliveries: 1500, concurrency: 32, resumeWindowSeconds: 8, agentConcurrency: 4 };
+const FULL: Sizes = { runs: 3, warmRoundTrips: 20, parked: 10_000, replies: 350, rate: 4, pollGates: 30, pollWindowSeconds: 20, deliveries: 4000, concurrency: 32, resumeWindowSeconds: 15, agentConcurrency: 4, rebuildGates: 2000, rebuildRepos: 200, idleRepos: 1000, idleGatedRepos: 10 };
+const QUICK: Sizes = { runs: 1, warmRoundTrips: 5, parked: 10_000, replies: 100, rate: 4, pollGates: 10, pollWindowSeconds: 8, deliveries: 1500, concurrency: 32, resumeWindowSeconds: 8, agentConcurrency: 4, rebuildGates: 500, rebuildRepos: 50, idleRepos: 200, idleGatedRepos: 5 };
 const INTERVALS = [10, 1];
 
 interface RunResult {
@@ -326,12 +333,13 @@ async function main(): Promise<number> {
       "no-save": { type: "boolean" },
       report: { type: "string" },
       "sandbox-only": { type: "boolean" },
+      "rebuild-only": { type: "boolean" },
       help: { type: "boolean" },
     },
     strict: true,
   });
   if (values.help) {
-    console.log("usage: npm run bench -- [--quick] [--runs N] [--rate R] [--replies N] [--parked N] [--deliveries N] [--profile] [--throttle] [--no-save] [--sandbox-only]\n       npm run bench -- --report bench/results/<file>.json   (print a saved run's tables again)");
+    console.log("usage: npm run bench -- [--quick] [--runs N] [--rate R] [--replies N] [--parked N] [--deliveries N] [--profile] [--throttle] [--no-save] [--sandbox-only] [--rebuild-only]\n       npm run bench -- --report bench/results/<file>.json   (print a saved run's tables again)");
     return 0;
   }
   if (values.report) {
@@ -354,6 +362,7 @@ async function main(): Promise<number> {
   const dir = join(tmpdir(), `escalation-bench-${stamp}`);
   console.error(`escalation bench: ${sizes.runs} run(s)${values.quick ? " (quick)" : ""}; ${info.nproc} CPUs, Node ${info.node}, load ${info.loadAverageAtStart.join(" ")}, contention ${info.contentionAtStart}×; artifacts in ${dir}`);
   if (values["sandbox-only"]) return printSandboxCost(dir, sizes);
+  if (values["rebuild-only"]) return printRebuild(dir, sizes);
   const results: RunResult[] = [];
   for (let run = 1; run <= sizes.runs; run++) results.push(await oneRun(run, sizes, { dir, profile: Boolean(values.profile), throttle: Boolean(values.throttle) }));
   info.loadAverageAtEnd = loadavg().map((v) => Math.round(v * 100) / 100);
@@ -366,7 +375,42 @@ async function main(): Promise<number> {
   console.error("the workspace: preparation, then reply → agent started with it on and off (workspace.ts)");
   console.log("");
   await benchWorkspace(values.quick ? { files: 5000, commits: 200, samples: 3, issues: 3 } : { files: 5000, commits: 200, samples: 7, issues: 7 });
-  return printSandboxCost(dir, sizes);
+  await printSandboxCost(dir, sizes);
+  return printRebuild(dir, sizes);
+}
+
+/** (6) Reconciliation at scale: the rebuild after a wipe, and periodic passes over an idle installation (scenarios/rebuild.ts). */
+async function printRebuild(dir: string, sizes: Sizes): Promise<number> {
+  const say = (line: string) => console.error(`  [rebuild] ${line}`);
+  console.error(`(6) rebuild after a wipe: ${sizes.rebuildGates} open gates over ${sizes.rebuildRepos} repositories`);
+  const r = await measureRebuild({ dir: join(dir, "rebuild"), repos: sizes.rebuildRepos, gates: sizes.rebuildGates, log: say });
+  console.error(`(6) periodic reconciliation of an idle installation of ${sizes.idleRepos} repositories (${sizes.idleGatedRepos} with a question waiting)`);
+  const idle = await measureIdlePasses({ dir: join(dir, "idle"), repos: sizes.idleRepos, gatedRepos: sizes.idleGatedRepos, passes: 3, log: say });
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+  const pct = (b: { remaining: number; limit: number }) => `${b.remaining} of ${b.limit}`;
+  console.log(`\n### Reconciliation at scale\n`);
+  console.log(
+    markdownTable(
+      ["Measurement", "Value", "Target"],
+      [
+        [`Rebuild after a Redis wipe, ${r.gates} open gates over ${r.repos} repositories: app started → every gate in Redis`, `${fmt(r.bootToRebuiltSeconds)} s`, "< 60 s"],
+        ["… the start-up reconciliation alone", `${fmt(r.passSeconds)} s`, ""],
+        ["… gates open in Redis after it", String(r.gatesRebuilt), String(r.gates)],
+        ["… GitHub API calls, total / per open issue", `${r.apiCalls} / ${fmt(r.callsPerGate)}`, "≤ 1.5 per open issue"],
+        ["… the installation's rate limit left after it: core (REST) / GraphQL", `${pct(r.remaining.core)} / ${pct(r.remaining.graphql)}`, ""],
+        [`Periodic pass, idle installation of ${idle.repos} repositories (${idle.gatedRepos} with a question waiting): API calls a pass, median of ${idle.idlePassCalls.length}`, fmt(median(idle.idlePassCalls)), ""],
+        ["… calls about a repository with no open gate and no activity", String(idle.idleRepoCalls), "0"],
+        ["… seconds a pass, median", fmt(median(idle.idlePassSeconds)), ""],
+        ["… a pass after one comment in an idle repository (its webhook lost)", String(idle.activePassCalls), ""],
+        ["… the start-up (full) pass over the same installation: calls / seconds", `${idle.fullPassCalls} / ${fmt(idle.fullPassSeconds)}`, ""],
+      ],
+      ["l", "r", "r"],
+    ),
+  );
+  const routes = (title: string, counts: Record<string, number>) =>
+    markdownTable([title, "Calls"], Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([route, n]) => [route, String(n)]), ["l", "r"]);
+  console.log(`\n${routes("Endpoint (rebuild after a wipe)", r.callsByRoute)}\n\n${routes("Endpoint (one idle periodic pass)", idle.idleCallsByRoute)}`);
+  return 0;
 }
 
 /** Reply → agent started with the sandbox off and on, side by side (scenarios/sandboxCost.ts). */

@@ -70,6 +70,12 @@ export interface RigOptions {
   log: (line: string) => void;
   /** Run the agents in the bubblewrap sandbox (AGENT_SANDBOX=bwrap); off by default, as before. */
   sandbox?: boolean;
+  /** GitHub's state before the app first starts (seeded history, no webhooks): what its start-up reconciliation reads. */
+  prepare?: (sim: GitHubSimulator) => void;
+  /** The app's environment over the rig's. */
+  env?: Record<string, string>;
+  /** How long the start-up reconciliation may take (60 s by default). */
+  startupTimeoutMs?: number;
 }
 
 export interface CpuTimes {
@@ -188,6 +194,10 @@ export class Rig {
   readonly queues: Queue[];
   readonly repos = new Map<string, SimRepo>();
   readonly bootedAt: number;
+  /** When the app's process was started: a start-up reconciliation's wall time counts from here. */
+  appSpawnedAt = 0;
+  /** When the benchmark saw the start-up reconciliation finished (polled every 25 ms). */
+  startupReconciledAt = 0;
   #redisPid: number | undefined;
   #pipe: AgentPipe | undefined;
   /** Scripts the benchmark itself ran on Redis (queue counts), to leave out of the app's commands. */
@@ -219,6 +229,7 @@ export class Rig {
     const repos = Object.values(REPOS).map((name) => sim.addRepo(name));
     sim.addUser(HUMAN);
     for (const repo of repos) sim.setPermission(repo.full_name, HUMAN, "write");
+    options.prepare?.(sim);
     const prefix = `bench${randomBytes(3).toString("hex")}`;
     const agents = new AgentLog(join(options.dir, "agents.log"));
     const pipe = options.sandbox ? agentPipe(join(options.dir, "agent-pipe"), agents.path) : undefined;
@@ -247,6 +258,7 @@ export class Rig {
       BENCH_THROTTLE: options.throttle ? "on" : "off",
       // The loop's figures without a checkout, comparable with earlier runs.
       AGENT_WORKSPACE: "off",
+      ...options.env,
     };
     const nodeArgs = options.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(options.dir, "profiles")}`] : [];
     const booted = Date.now();
@@ -254,9 +266,11 @@ export class Rig {
     sim.setWebhookUrl(app.webhookUrl);
     const rig = new Rig(options, redisServer, redis, sim, app, agents, prefix, secret, redisDir);
     rig.#pipe = pipe;
+    rig.appSpawnedAt = booted;
     for (const repo of repos) rig.repos.set(repo.full_name, repo);
     // The start-up reconciliation runs first; measurements start from a quiet app.
-    await waitUntil("the start-up reconciliation", async () => ((await rig.store.lastReconcile()) ?? 0) >= booted, 60_000);
+    await waitUntil("the start-up reconciliation", async () => ((await rig.store.lastReconcile()) ?? 0) >= booted, options.startupTimeoutMs ?? 60_000);
+    rig.startupReconciledAt = Date.now();
     await rig.quiesce();
     return rig;
   }
