@@ -1,5 +1,6 @@
 import { botJudge } from "../loop/issueTitle.js";
 import type { InstallationOctokit, Services } from "../services.js";
+import { atOnce } from "./atOnce.js";
 import { activeRepos, InstallationSchema, type InstallationListing } from "./activeRepos.js";
 import { graphqlPort } from "./editHistory.js";
 import { readIssueHistories, type IssueHistory } from "./issueHistories.js";
@@ -20,15 +21,18 @@ export interface ReconcileReport {
 const OVERLAP_MS = 5 * 60_000;
 /** A pass reads every repository at least this often, whatever the search says. */
 export const FULL_PASS_EVERY_MS = 24 * 3600_000;
+/** Repositories read at once: a rebuild waits on GitHub's answers, not on this process. */
+const REPOS_AT_ONCE = 4;
 
 /**
  * Walks the installations' repositories and rebuilds the issues that matter: those labelled as
  * awaiting a human, and those updated since the last run (an ask or answer whose webhook never
- * arrived). A full pass reads every repository: the first after Redis lost the last run's time
- * (a wipe), one asked for (start-up, `escalate reconcile`), and one a day. Others read only the
- * repositories with a gate open in Redis or an issue updated since the last run (one search per
- * installation finds them), so an idle repository costs no request. Errors on one repository are
- * reported and do not stop the others.
+ * arrived). A full pass reads every repository's labelled issues: the first after Redis lost the
+ * last run's time (a wipe), one asked for (start-up, `escalate reconcile`), and one a day. Others
+ * read only the repositories with a gate open in Redis or an issue updated since the last run. One
+ * issue search per installation says which repositories had activity, so an idle repository costs
+ * no request for it (and a full pass, one list of its labelled issues); when the search cannot say,
+ * each repository is asked. Errors on one repository are reported and do not stop the others.
  */
 export async function reconcileAll(services: Services, options: { lookbackMs: number; full?: boolean }): Promise<ReconcileReport> {
   const started = Date.now();
@@ -47,16 +51,16 @@ export async function reconcileAll(services: Services, options: { lookbackMs: nu
     report.installations++;
     try {
       const octokit = await services.github.installation(installation.id);
-      const repos = await reposToRead(services, octokit, installation, full ? undefined : { since, open: withOpenGates.get(installation.id) ?? new Set() });
-      for (const repo of repos) {
+      const plan = await reposToRead(services, octokit, installation, { full, since, open: withOpenGates.get(installation.id) ?? new Set() });
+      await atOnce(plan.repos, REPOS_AT_ONCE, async (repo) => {
         report.repositories++;
         try {
-          await reconcileRepo(services, octokit, installation.id, repo, { since, labelled: full }, report);
+          await reconcileRepo(services, octokit, installation.id, repo, { since: plan.recent(repo) ? since : undefined, labelled: full }, report);
         } catch (error) {
           report.errors.push(`${repo}: ${(error as Error).message}`);
           services.log.warn({ repo, err: error }, "reconciliation failed for a repository");
         }
-      }
+      });
     } catch (error) {
       report.errors.push(`installation ${installation.id}: ${(error as Error).message}`);
       services.log.warn({ installation: installation.id, err: error }, "reconciliation failed for an installation");
@@ -71,32 +75,34 @@ export async function reconcileAll(services: Services, options: { lookbackMs: nu
 }
 
 /**
- * The installation's repositories a pass reads. Incremental (`recent` given): those with an open
- * gate or an issue updated since, when the search can say; the installation's listing is read only
- * when it holds some of its account's repositories (the search reaches the account's public ones too).
+ * The installation's repositories a pass reads, and those whose issues updated since are listed.
+ * Full: every repository; the updated issues of those the search found active (all, when it cannot
+ * say). Incremental: those with an open gate or found active, when the search can say. The
+ * installation's listing is read when it holds only some of its account's repositories (the search
+ * reaches the account's public ones too) or the pass is full.
  */
 async function reposToRead(
   services: Services,
   octokit: InstallationOctokit,
   installation: InstallationListing,
-  recent: { since: string; open: ReadonlySet<string> } | undefined,
-): Promise<string[]> {
+  pass: { full: boolean; since: string; open: ReadonlySet<string> },
+): Promise<{ repos: string[]; recent: (repo: string) => boolean }> {
   const listAll = async () => ((await octokit.paginate("GET /installation/repositories", { per_page: 100 })) as Array<{ full_name: string }>).map((r) => r.full_name);
-  if (!recent) return listAll();
-  const active = await activeRepos(octokit, installation, recent.since).catch((error: unknown) => {
-    services.log.warn({ installation: installation.id, err: error }, "could not search for the installation's recent issues; reading every repository");
+  const active = await activeRepos(octokit, installation, pass.since).catch((error: unknown) => {
+    services.log.warn({ installation: installation.id, err: error }, "could not search for the installation's recent issues; asking each repository");
     return undefined;
   });
-  if (!active) return listAll();
+  const recent = (repo: string) => active === undefined || active.has(repo.toLowerCase()) || pass.open.has(repo);
+  if (pass.full || !active) return { repos: await listAll(), recent };
   const wanted = new Map<string, string>();
-  for (const repo of recent.open) wanted.set(repo.toLowerCase(), repo);
+  for (const repo of pass.open) wanted.set(repo.toLowerCase(), repo);
   for (const repo of active) if (!wanted.has(repo)) wanted.set(repo, repo);
-  if (installation.repository_selection === "all") return [...wanted.values()];
-  return (await listAll()).filter((r) => wanted.has(r.toLowerCase()));
+  if (installation.repository_selection === "all") return { repos: [...wanted.values()], recent };
+  return { repos: (await listAll()).filter((r) => wanted.has(r.toLowerCase())), recent };
 }
 
 /**
- * One repository: the issues updated since, and in a full pass those labelled as awaiting a human
+ * One repository: the issues updated since (unless the search found none), and in a full pass those labelled as awaiting a human
  * (a gate Redis lost may be older than any lookback). Whose words each body and title are is read
  * for all of them at once (issueHistories.ts), so an issue with an open gate costs its comments page
  * and little else.
@@ -106,14 +112,14 @@ async function reconcileRepo(
   octokit: InstallationOctokit,
   installationId: number,
   repo: string,
-  scope: { since: string; labelled: boolean },
+  scope: { since: string | undefined; labelled: boolean },
   report: ReconcileReport,
 ): Promise<void> {
   const [owner, name] = repo.split("/") as [string, string];
   const { settings } = await services.settings(installationId, repo);
   const list = (filter: Record<string, string>) => octokit.paginate("GET /repos/{owner}/{repo}/issues", { owner, repo: name, per_page: 100, ...filter }) as Promise<IssueSnapshot[]>;
   const labelled = scope.labelled ? await list({ labels: settings.labels.awaiting, state: "open" }) : [];
-  const recent = await list({ since: scope.since, state: "all" });
+  const recent = scope.since === undefined ? [] : await list({ since: scope.since, state: "all" });
   const byNumber = new Map<number, IssueSnapshot>();
   for (const issue of [...labelled, ...recent]) byNumber.set(issue.number, issue);
   const identity = await services.github.identity();

@@ -161,6 +161,8 @@ export async function reconcileIssue(
       await sendFeedback(services, { installationId, repo, issue: issue.number }, [{ type: "removeLabel", label: settings.labels.awaiting }], `gate ${comment.id} superseded: ${reason}; an answer to it will be recorded but not resumed`);
       changes.push(`${repo}#${issue.number}: restored gate ${comment.id} as superseded: ${reason}`);
     } else if (comment === last?.comment && issue.state === "open") {
+      // GitHub shows the label the app put on before Redis lost the gate: the reopened gate's label-on write is coalesced.
+      if (hasLabel(base.issue.labels, settings.labels.awaiting) && (await services.store.awaitingLabel(ref)) === undefined) await services.store.setAwaitingLabel(ref, "on");
       const outcome = await handleInbound(services, { ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
       changes.push(`${repo}#${issue.number}: reopened gate ${comment.id} that Redis had lost (${outcome})`);
     } else {
@@ -283,6 +285,10 @@ async function recordNeeded(services: Services, ref: { repo: string; issue: numb
     if (c.user && isAgent(c.user.login) && c.body && safeAsk(c.body) && !(await services.store.getGate(String(c.id)))) return true;
   }
   return false;
+}
+
+function hasLabel(labels: readonly string[], name: string): boolean {
+  return labels.some((l) => l.toLowerCase() === name.toLowerCase());
 }
 
 /** When an ask comment was edited, if it was (GitHub's timestamps have whole seconds: a later second). */

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { renderAskComment, validateAsk } from "../../src/protocol/ask.js";
 import { reconcileAll } from "../../src/reconcile/reconcileAll.js";
-import { startLoop, type Loop } from "../support/harness.js";
+import { startLoop, waitFor, type Loop } from "../support/harness.js";
 
 const IDLE = Array.from({ length: 12 }, (_, i) => `acme/idle-${i}`);
 const GATED = "acme/gated";
@@ -49,6 +49,10 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     const calls = loop.sim.calls.slice(before);
     expect(calls.filter((c) => c.route.endsWith("/events"))).toEqual([]);
     expect(calls.filter((c) => c.route === "POST /graphql").length).toBeLessThanOrEqual(IDLE.length + 2);
+    // Nor a write: GitHub shows the label the app put on before the wipe, so its label-on is coalesced.
+    const feedback = loop.app.services.queues.feedback;
+    await waitFor("the feedback queue to drain", async () => Object.values(await feedback.getJobCounts("wait", "active", "delayed", "prioritized")).every((n) => n === 0) && (await feedback.getJobCounts("completed")).completed > 0);
+    expect(loop.sim.calls.slice(before).filter((c) => c.method !== "GET" && c.route.startsWith("POST /repos/"))).toEqual([]);
   });
 
   it("a periodic pass after it makes no call for an idle repository, reads the one with an open gate, and one with activity", async () => {
