@@ -24,7 +24,7 @@ import { benchWorkspace } from "./workspace.js";
  *   npm run bench                 3 runs, the full sizes (about 10 minutes on 2 cores)
  *   npm run bench -- --quick      1 run, smaller samples (about a minute)
  *   npm run bench -- --profile    also CPU-profile the app (node --cpu-prof) and print where time went
- *   npm run bench -- --rebuild-only   only (6), reconciliation at scale (--quick: smaller)
+ *   npm run bench -- --rebuild-only   only (7), reconciliation at scale (--quick: smaller)
  *   npm run bench -- --runs 5 --rate 20 --throttle
  */
 interface Sizes {
@@ -39,7 +39,7 @@ interface Sizes {
   concurrency: number;
   resumeWindowSeconds: number;
   agentConcurrency: number;
-  /** (6) Gates rebuilt after a wipe, over how many repositories; repositories of the idle installation, how many with a question waiting. */
+  /** (7) Gates rebuilt after a wipe, over how many repositories; repositories of the idle installation, how many with a question waiting. */
   rebuildGates: number;
   rebuildRepos: number;
   idleRepos: number;
@@ -379,12 +379,12 @@ async function main(): Promise<number> {
   return printRebuild(dir, sizes);
 }
 
-/** (6) Reconciliation at scale: the rebuild after a wipe, and periodic passes over an idle installation (scenarios/rebuild.ts). */
+/** (7) Reconciliation at scale: the rebuild after a wipe, and periodic passes over an idle installation (scenarios/rebuild.ts). */
 async function printRebuild(dir: string, sizes: Sizes): Promise<number> {
   const say = (line: string) => console.error(`  [rebuild] ${line}`);
-  console.error(`(6) rebuild after a wipe: ${sizes.rebuildGates} open gates over ${sizes.rebuildRepos} repositories`);
+  console.error(`(7) rebuild after a wipe: ${sizes.rebuildGates} open gates over ${sizes.rebuildRepos} repositories`);
   const r = await measureRebuild({ dir: join(dir, "rebuild"), repos: sizes.rebuildRepos, gates: sizes.rebuildGates, log: say });
-  console.error(`(6) periodic reconciliation of an idle installation of ${sizes.idleRepos} repositories (${sizes.idleGatedRepos} with a question waiting)`);
+  console.error(`(7) periodic reconciliation of an idle installation of ${sizes.idleRepos} repositories (${sizes.idleGatedRepos} with a question waiting)`);
   const idle = await measureIdlePasses({ dir: join(dir, "idle"), repos: sizes.idleRepos, gatedRepos: sizes.idleGatedRepos, passes: 3, log: say });
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
   const pct = (b: { remaining: number; limit: number }) => `${b.remaining} of ${b.limit}`;

@@ -5,7 +5,7 @@ import { waitUntil } from "../pool.js";
 import { HUMAN, Rig } from "../rig.js";
 
 /**
- * (6) Reconciliation at scale, on the simulator's installation of one organisation:
+ * (7) Reconciliation at scale, on the simulator's installation of one organisation:
  *   a. the rebuild after a Redis wipe: `gates` questions waiting over `repos` repositories (each an
  *      issue with the agent's ask and the awaiting label, asked last week), a fresh Redis, the app
  *      started: its start-up reconciliation, timed until every gate is open in Redis again, with its
