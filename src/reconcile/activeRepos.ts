@@ -23,7 +23,7 @@ const SearchPage = z.object({
  * The repositories of an installation's account with an issue or pull request updated at or after
  * `since` (a comment, an edit, a label, a close all update it), in one search for all of them:
  * GitHub's issue search reaches every repository the installation's token may read, so an idle
- * repository costs no request. Lower-cased full names; undefined when the search cannot say (no
+ * repository costs no request. Full names as GitHub writes them; undefined when the search cannot say (no
  * account, or more results than GitHub returns): the caller then reads every repository, as on an error.
  * The search has its own rate limit (30 a minute), apart from the installation's 5,000 an hour.
  */
@@ -43,5 +43,5 @@ export async function activeRepos(octokit: InstallationOctokit, installation: In
 
 /** "…/repos/acme/widgets" → "acme/widgets". */
 function repoOfUrl(url: string): string {
-  return url.split("/").slice(-2).join("/").toLowerCase();
+  return url.split("/").slice(-2).join("/");
 }

@@ -20,7 +20,7 @@ export interface ReconcileReport {
 /** Issues updated this long before the last run are scanned again, for clock skew, slow deliveries and the search index's lag. */
 const OVERLAP_MS = 5 * 60_000;
 /** A pass reads every repository at least this often, whatever the search says. */
-export const FULL_PASS_EVERY_MS = 24 * 3600_000;
+const FULL_PASS_EVERY_MS = 24 * 3600_000;
 /** Repositories read at once: a rebuild waits on GitHub's answers, not on this process. */
 const REPOS_AT_ONCE = 4;
 
@@ -92,20 +92,20 @@ async function reposToRead(
     services.log.warn({ installation: installation.id, err: error }, "could not search for the installation's recent issues; asking each repository");
     return undefined;
   });
-  const recent = (repo: string) => active === undefined || active.has(repo.toLowerCase()) || pass.open.has(repo);
-  if (pass.full || !active) return { repos: await listAll(), recent };
+  // GitHub's repository names are case-insensitive; a gate keeps the name as its webhook wrote it.
   const wanted = new Map<string, string>();
-  for (const repo of pass.open) wanted.set(repo.toLowerCase(), repo);
-  for (const repo of active) if (!wanted.has(repo)) wanted.set(repo, repo);
+  for (const repo of [...pass.open, ...(active ?? [])]) if (!wanted.has(repo.toLowerCase())) wanted.set(repo.toLowerCase(), repo);
+  const recent = (repo: string) => active === undefined || wanted.has(repo.toLowerCase());
+  if (pass.full || !active) return { repos: await listAll(), recent };
   if (installation.repository_selection === "all") return { repos: [...wanted.values()], recent };
   return { repos: (await listAll()).filter((r) => wanted.has(r.toLowerCase())), recent };
 }
 
 /**
- * One repository: the issues updated since (unless the search found none), and in a full pass those labelled as awaiting a human
- * (a gate Redis lost may be older than any lookback). Whose words each body and title are is read
- * for all of them at once (issueHistories.ts), so an issue with an open gate costs its comments page
- * and little else.
+ * One repository: the issues updated since (unless the search found none there), and in a full pass
+ * those labelled as awaiting a human (a gate Redis lost may be older than any lookback). Its settings
+ * are read only when they are needed. Whose words each body and title are is read for all of them at
+ * once (issueHistories.ts), so an issue with an open gate costs its comments page and little else.
  */
 async function reconcileRepo(
   services: Services,
@@ -116,12 +116,14 @@ async function reconcileRepo(
   report: ReconcileReport,
 ): Promise<void> {
   const [owner, name] = repo.split("/") as [string, string];
-  const { settings } = await services.settings(installationId, repo);
+  const settingsOf = async () => (await services.settings(installationId, repo)).settings;
   const list = (filter: Record<string, string>) => octokit.paginate("GET /repos/{owner}/{repo}/issues", { owner, repo: name, per_page: 100, ...filter }) as Promise<IssueSnapshot[]>;
-  const labelled = scope.labelled ? await list({ labels: settings.labels.awaiting, state: "open" }) : [];
+  const labelled = scope.labelled ? await list({ labels: (await settingsOf()).labels.awaiting, state: "open" }) : [];
   const recent = scope.since === undefined ? [] : await list({ since: scope.since, state: "all" });
   const byNumber = new Map<number, IssueSnapshot>();
   for (const issue of [...labelled, ...recent]) byNumber.set(issue.number, issue);
+  if (byNumber.size === 0) return;
+  const settings = await settingsOf();
   const identity = await services.github.identity();
   const nodeIds = [...byNumber.values()].flatMap((i) => (i.node_id ? [i.node_id] : []));
   const histories = nodeIds.length === 0 ? new Map<string, IssueHistory>() : await readIssueHistories(graphqlPort(octokit), nodeIds, botJudge(services, identity.botLogin));

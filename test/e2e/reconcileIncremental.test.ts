@@ -51,7 +51,7 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     expect(calls.filter((c) => c.route === "POST /graphql").length).toBeLessThanOrEqual(IDLE.length + 2);
     // Nor a write: GitHub shows the label the app put on before the wipe, so its label-on is coalesced.
     const feedback = loop.app.services.queues.feedback;
-    await waitFor("the feedback queue to drain", async () => Object.values(await feedback.getJobCounts("wait", "active", "delayed", "prioritized")).every((n) => n === 0) && (await feedback.getJobCounts("completed")).completed > 0);
+    await waitFor("the feedback queue to drain", async () => Object.values(await feedback.getJobCounts("wait", "active", "delayed", "prioritized")).every((n) => n === 0) && ((await feedback.getJobCounts("completed")).completed ?? 0) > 0);
     expect(loop.sim.calls.slice(before).filter((c) => c.method !== "GET" && c.route.startsWith("POST /repos/"))).toEqual([]);
   });
 

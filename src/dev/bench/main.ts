@@ -398,6 +398,7 @@ async function printRebuild(dir: string, sizes: Sizes): Promise<number> {
         ["… gates open in Redis after it", String(r.gatesRebuilt), String(r.gates)],
         ["… GitHub API calls, total / per open issue", `${r.apiCalls} / ${fmt(r.callsPerGate)}`, "≤ 1.5 per open issue"],
         ["… the installation's rate limit left after it: core (REST) / GraphQL", `${pct(r.remaining.core)} / ${pct(r.remaining.graphql)}`, ""],
+        ["… CPU per rebuilt gate: the app (its boot included) / redis-server / the simulator", `${fmt(r.cpuPerGate.app)} / ${fmt(r.cpuPerGate.redis)} / ${fmt(r.cpuPerGate.simulator)} ms`, ""],
         [`Periodic pass, idle installation of ${idle.repos} repositories (${idle.gatedRepos} with a question waiting): API calls a pass, median of ${idle.idlePassCalls.length}`, fmt(median(idle.idlePassCalls)), ""],
         ["… calls about a repository with no open gate and no activity", String(idle.idleRepoCalls), "0"],
         ["… seconds a pass, median", fmt(median(idle.idlePassSeconds)), ""],

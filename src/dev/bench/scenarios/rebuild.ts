@@ -24,6 +24,11 @@ export interface RebuildResult {
   apiCalls: number;
   callsPerGate: number;
   callsByRoute: Record<string, number>;
+  /**
+   * CPU ms per rebuilt gate, from /proc: the app process (its boot included), redis-server, and this
+   * process from the end of seeding (the simulator answering, the benchmark polling).
+   */
+  cpuPerGate: { app: number; redis: number; simulator: number };
   /** The installation's primary budgets after the rebuild. */
   remaining: { core: RateBudget; graphql: RateBudget; search: RateBudget };
 }
@@ -79,13 +84,18 @@ function byRoute(calls: ReadonlyArray<{ route: string }>): Record<string, number
 }
 
 export async function measureRebuild(options: { dir: string; repos: number; gates: number; log: (line: string) => void }): Promise<RebuildResult> {
+  let seeded = 0;
   const rig = await Rig.start({
     dir: options.dir,
     agentConcurrency: 4,
     throttle: false,
     profile: false,
     log: options.log,
-    prepare: (sim) => seedGates(sim, options.repos, options.gates),
+    prepare: (sim) => {
+      seedGates(sim, options.repos, options.gates);
+      const usage = process.cpuUsage();
+      seeded = (usage.user + usage.system) / 1000;
+    },
     startupTimeoutMs: 600_000,
   });
   try {
@@ -96,6 +106,7 @@ export async function measureRebuild(options: { dir: string; repos: number; gate
     const finished = Math.max(rig.startupReconciledAt, Date.now() - 25);
     const started = (await rig.store.lastReconcile()) ?? rig.appSpawnedAt;
     const calls = rig.sim.calls.filter((c) => c.at >= rig.appSpawnedAt && c.at <= finished);
+    const cpu = await rig.cpu();
     const installation = rig.repo("acme/replies").installation_id;
     return {
       repos: options.repos,
@@ -106,6 +117,7 @@ export async function measureRebuild(options: { dir: string; repos: number; gate
       apiCalls: calls.length,
       callsPerGate: calls.length / options.gates,
       callsByRoute: byRoute(calls),
+      cpuPerGate: { app: cpu.appSelf / options.gates, redis: cpu.redis / options.gates, simulator: (cpu.bench - seeded) / options.gates },
       remaining: { core: rig.sim.rateLimit(installation, "core"), graphql: rig.sim.rateLimit(installation, "graphql"), search: rig.sim.rateLimit(installation, "search") },
     };
   } finally {
