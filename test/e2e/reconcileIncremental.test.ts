@@ -36,12 +36,16 @@ describe("periodic reconciliation reads only repositories with an open gate or a
   const gateOf = (repo: string, issue: number) => loop.app.services.store.lastGate({ repo, issue });
 
   it("the first pass after a wipe is full: the question older than the lookback gets its gate back", async () => {
+    // The agent (as the App's bot) renamed the issue: the batch of histories says whose title it shows.
+    loop.sim.editIssueTitle(GATED, 2, loop.sim.botLogin, "Renamed by the agent");
+    await loop.sim.whenDelivered();
     await loop.wipeRedis();
     const before = loop.sim.calls.length;
     const report = await pass();
     expect(report.mode).toBe("full");
     expect(report.errors).toEqual([]);
     expect((await gateOf(GATED, 2))?.state).toBe("open");
+    expect((await loop.app.services.store.getIssue({ repo: GATED, issue: 2 }))?.titleEdit).toEqual({ editor: loop.sim.botLogin, personsTitle: "Add a cache" });
     // Every repository was listed and read, idle or not.
     expect(reposRead(before)).toEqual(new Set(["acme/widgets", ...IDLE, GATED]));
     // A waiting question costs its comments page: no events (no reply could have answered it), no
