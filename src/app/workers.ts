@@ -115,7 +115,10 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
   const maintenance = new Worker(
     QUEUES.maintenance,
     // The start-up run reads every repository (webhooks were lost while the app was down); the scheduled ones, the active ones.
-    async (job: Job) => reconcileAll(services, { lookbackMs: services.config.reconcileLookbackSeconds * 1000, full: (job.data as { full?: unknown } | undefined)?.full === true }),
+    async (job: Job) => {
+      const full = (job.data as { full?: unknown } | undefined)?.full === true;
+      return reconcileAll(services, { lookbackMs: services.config.reconcileLookbackSeconds * 1000, full });
+    },
     { connection, prefix, concurrency: 1, lockDuration: 120_000 },
     ClosableConnection,
   );

@@ -30,6 +30,7 @@ export const ISSUE_HISTORIES_QUERY = `query IssueHistories($ids: [ID!]!) {
 }`;
 
 const Login = z.object({ login: z.string() }).nullable().optional();
+const Edit = z.object({ editedAt: z.string(), deletedAt: z.string().nullable().optional(), diff: z.string().nullable().optional(), editor: Login });
 const Rename = z.object({
   createdAt: z.string(),
   previousTitle: z.string(),
@@ -44,7 +45,7 @@ const IssueHistorySchema = z.object({
   userContentEdits: z
     .object({
       totalCount: z.number().int().nonnegative(),
-      nodes: z.array(z.object({ editedAt: z.string(), deletedAt: z.string().nullable().optional(), diff: z.string().nullable().optional(), editor: Login }).nullable()).nullable().optional(),
+      nodes: z.array(Edit.nullable()).nullable().optional(),
     })
     .nullable()
     .optional(),
@@ -62,7 +63,11 @@ export interface IssueHistory {
 }
 
 /** The issues' body and title histories by node id; issues GitHub no longer resolves are absent. */
-export async function readIssueHistories(graphql: GraphqlPort, nodeIds: readonly string[], isBot: (actor: { login: string; type: string }) => boolean): Promise<Map<string, IssueHistory>> {
+export async function readIssueHistories(
+  graphql: GraphqlPort,
+  nodeIds: readonly string[],
+  isBot: (actor: { login: string; type: string }) => boolean,
+): Promise<Map<string, IssueHistory>> {
   const out = new Map<string, IssueHistory>();
   const unique = [...new Set(nodeIds)];
   for (let i = 0; i < unique.length; i += IDS_PER_REQUEST) {
@@ -82,14 +87,18 @@ function bodyEditOf(node: z.infer<typeof IssueHistorySchema>): BodyEdit | null {
   return text.kind === "own-version" ? { editor: text.editor, authorBody: text.text } : { editor: text.editor };
 }
 
+/** GraphQL names an App's bot without REST's "[bot]" suffix. */
+function restActor(actor: { __typename: string; login: string }): { login: string; type: string } {
+  return actor.__typename === "Bot" ? { login: `${actor.login}[bot]`, type: "Bot" } : { login: actor.login, type: actor.__typename };
+}
+
 /** The renames as the REST events list them, judged as readTitleEdit judges them. */
 function titleEditFrom(node: z.infer<typeof IssueHistorySchema>, isBot: (actor: { login: string; type: string }) => boolean): TitleEdit | null | undefined {
   const renames = (node.timelineItems.nodes ?? []).flatMap((r) => (r?.createdAt && r.previousTitle !== undefined && r.currentTitle !== undefined ? [r] : []));
   if (node.timelineItems.totalCount > renames.length) return undefined;
   const events = renames.map((r) => ({
     event: "renamed",
-    // GraphQL names an App's bot without REST's "[bot]" suffix.
-    actor: r.actor ? (r.actor.__typename === "Bot" ? { login: `${r.actor.login}[bot]`, type: "Bot" } : { login: r.actor.login, type: r.actor.__typename }) : null,
+    actor: r.actor ? restActor(r.actor) : null,
     rename: { from: r.previousTitle!, to: r.currentTitle! },
     created_at: r.createdAt,
   }));

@@ -87,7 +87,10 @@ async function reposToRead(
   installation: InstallationListing,
   pass: { full: boolean; since: string; open: ReadonlySet<string> },
 ): Promise<{ repos: string[]; recent: (repo: string) => boolean }> {
-  const listAll = async () => ((await octokit.paginate("GET /installation/repositories", { per_page: 100 })) as Array<{ full_name: string }>).map((r) => r.full_name);
+  const listAll = async () => {
+    const repos = (await octokit.paginate("GET /installation/repositories", { per_page: 100 })) as Array<{ full_name: string }>;
+    return repos.map((r) => r.full_name);
+  };
   const active = await activeRepos(octokit, installation, pass.since).catch((error: unknown) => {
     services.log.warn({ installation: installation.id, err: error }, "could not search for the installation's recent issues; asking each repository");
     return undefined;
@@ -117,7 +120,8 @@ async function reconcileRepo(
 ): Promise<void> {
   const [owner, name] = repo.split("/") as [string, string];
   const settingsOf = async () => (await services.settings(installationId, repo)).settings;
-  const list = (filter: Record<string, string>) => octokit.paginate("GET /repos/{owner}/{repo}/issues", { owner, repo: name, per_page: 100, ...filter }) as Promise<IssueSnapshot[]>;
+  const list = (filter: Record<string, string>) =>
+    octokit.paginate("GET /repos/{owner}/{repo}/issues", { owner, repo: name, per_page: 100, ...filter }) as Promise<IssueSnapshot[]>;
   const labelled = scope.labelled ? await list({ labels: (await settingsOf()).labels.awaiting, state: "open" }) : [];
   const recent = scope.since === undefined ? [] : await list({ since: scope.since, state: "all" });
   const byNumber = new Map<number, IssueSnapshot>();
@@ -126,7 +130,8 @@ async function reconcileRepo(
   const settings = await settingsOf();
   const identity = await services.github.identity();
   const nodeIds = [...byNumber.values()].flatMap((i) => (i.node_id ? [i.node_id] : []));
-  const histories = nodeIds.length === 0 ? new Map<string, IssueHistory>() : await readIssueHistories(graphqlPort(octokit), nodeIds, botJudge(services, identity.botLogin));
+  const histories =
+    nodeIds.length === 0 ? new Map<string, IssueHistory>() : await readIssueHistories(graphqlPort(octokit), nodeIds, botJudge(services, identity.botLogin));
   for (const issue of byNumber.values()) {
     report.issues++;
     const history = issue.node_id ? histories.get(issue.node_id) : undefined;

@@ -162,7 +162,9 @@ export async function reconcileIssue(
       changes.push(`${repo}#${issue.number}: restored gate ${comment.id} as superseded: ${reason}`);
     } else if (comment === last?.comment && issue.state === "open") {
       // GitHub shows the label the app put on before Redis lost the gate: the reopened gate's label-on write is coalesced.
-      if (hasLabel(base.issue.labels, settings.labels.awaiting) && (await services.store.awaitingLabel(ref)) === undefined) await services.store.setAwaitingLabel(ref, "on");
+      if (hasLabel(base.issue.labels, settings.labels.awaiting) && (await services.store.awaitingLabel(ref)) === undefined) {
+        await services.store.setAwaitingLabel(ref, "on");
+      }
       const outcome = await handleInbound(services, { ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
       changes.push(`${repo}#${issue.number}: reopened gate ${comment.id} that Redis had lost (${outcome})`);
     } else {
@@ -236,9 +238,9 @@ async function withTimelineIfNeeded(
   const identity = await services.github.identity();
   const isAgent = agentLogin(identity.botLogin, services.config.agentLogins);
   const comments = await readReplies();
-  const events = (await labelNeeded(services, asks.at(-1), comments, state, isAgent))
-    ? ((await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { owner: where.owner, repo: where.name, issue_number: where.number, per_page: 100 })) as LabelEvent[])
-    : [];
+  const params = { owner: where.owner, repo: where.name, issue_number: where.number, per_page: 100 };
+  const readEvents = async () => (await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/events", params)) as LabelEvent[];
+  const events = (await labelNeeded(services, asks.at(-1), comments, state, isAgent)) ? await readEvents() : [];
   const answerers = new Set<string>();
   const firstAsk = Date.parse(asks[0]?.comment.created_at ?? "") || 0;
   for (const c of comments) {
@@ -275,7 +277,8 @@ async function labelNeeded(
   const known = state?.gates.find((g) => g.id === String(newest.comment.id));
   if (known) return true;
   const askedAt = Date.parse(newest.comment.created_at);
-  return comments.some((c) => c.id !== newest.comment.id && c.user !== null && !isAgent(c.user.login) && c.user.type !== "Bot" && Date.parse(c.created_at) >= askedAt - 1000);
+  const byPerson = (c: CommentSnapshot) => c.user !== null && !isAgent(c.user.login) && c.user.type !== "Bot";
+  return comments.some((c) => c.id !== newest.comment.id && byPerson(c) && Date.parse(c.created_at) >= askedAt - 1000);
 }
 
 /** Whether Redis lacks what the status record restores: the issue's status comment, or the gate of an ask. */

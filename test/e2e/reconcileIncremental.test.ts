@@ -21,10 +21,12 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     for (const repo of [...IDLE, GATED]) {
       sim.addRepo(repo);
       sim.setPermission(repo, "maintainer", "write");
-      sim.seedIssues(repo, [{ title: "Old work", body: "Done long ago.", author: "maintainer", comments: [{ author: "maintainer", body: "Thanks!" }], at: LAST_WEEK }]);
+      const thanks = { author: "maintainer", body: "Thanks!" };
+      sim.seedIssues(repo, [{ title: "Old work", body: "Done long ago.", author: "maintainer", comments: [thanks], at: LAST_WEEK }]);
     }
     // A question asked last week, still waiting: its webhook was never seen by this app.
-    sim.seedIssues(GATED, [{ title: "Add a cache", body: "Cache it.", author: "maintainer", labels: ["awaiting-human"], comments: [{ author: sim.botLogin, body: ask("gated-1") }], at: LAST_WEEK }]);
+    const question = { author: sim.botLogin, body: ask("gated-1") };
+    sim.seedIssues(GATED, [{ title: "Add a cache", body: "Cache it.", author: "maintainer", labels: ["awaiting-human"], comments: [question], at: LAST_WEEK }]);
   });
   afterEach(async () => {
     await loop.close();
@@ -55,7 +57,8 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     expect(calls.filter((c) => c.route === "POST /graphql").length).toBeLessThanOrEqual(IDLE.length + 2);
     // Nor a write: GitHub shows the label the app put on before the wipe, so its label-on is coalesced.
     const feedback = loop.app.services.queues.feedback;
-    await waitFor("the feedback queue to drain", async () => Object.values(await feedback.getJobCounts("wait", "active", "delayed", "prioritized")).every((n) => n === 0) && ((await feedback.getJobCounts("completed")).completed ?? 0) > 0);
+    const drained = async () => Object.values(await feedback.getJobCounts("wait", "active", "delayed", "prioritized")).every((n) => n === 0);
+    await waitFor("the feedback queue to drain", async () => (await drained()) && ((await feedback.getJobCounts("completed")).completed ?? 0) > 0);
     expect(loop.sim.calls.slice(before).filter((c) => c.method !== "GET" && c.route.startsWith("POST /repos/"))).toEqual([]);
   });
 
@@ -70,7 +73,9 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     expect(idle.mode).toBe("incremental");
     expect(reposRead(idleBefore)).toEqual(new Set([GATED]));
     // Besides the open gate's repository: the App's installations and one search, nothing per idle repository.
-    const elsewhere = sim.calls.slice(idleBefore).filter((c) => !c.path.startsWith(`/repos/${GATED}/`) && c.route !== "POST /graphql" && !c.actor.startsWith("app:"));
+    const elsewhere = sim.calls
+      .slice(idleBefore)
+      .filter((c) => !c.path.startsWith(`/repos/${GATED}/`) && c.route !== "POST /graphql" && !c.actor.startsWith("app:"));
     expect(elsewhere.map((c) => c.route)).toEqual(["GET /search/issues"]);
 
     // An agent asks in an idle repository and GitHub never delivers the webhook.

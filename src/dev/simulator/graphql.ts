@@ -106,7 +106,14 @@ function renames(issue: Issue, args: { itemTypes?: string[]; first?: number; las
   return {
     totalCount: all.length,
     pageInfo: { hasNextPage: nodes.length < all.length && args.first !== undefined, hasPreviousPage: nodes.length < all.length && args.last !== undefined },
-    nodes: nodes.map((e) => ({ __typename: "RenamedTitleEvent", id: `RTE_${e.id}`, createdAt: e.createdAt, previousTitle: e.rename!.from, currentTitle: e.rename!.to, actor: actorNode(e.actor) })),
+    nodes: nodes.map((e) => ({
+      __typename: "RenamedTitleEvent",
+      id: `RTE_${e.id}`,
+      createdAt: e.createdAt,
+      previousTitle: e.rename!.from,
+      currentTitle: e.rename!.to,
+      actor: actorNode(e.actor),
+    })),
   };
 }
 

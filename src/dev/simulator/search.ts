@@ -85,6 +85,12 @@ function dateTest(value: string): (issue: Issue) => boolean {
   const [, op = "", date = ""] = /^(>=|<=|>|<)?(.+)$/.exec(value) ?? [];
   const at = Date.parse(date);
   if (Number.isNaN(at)) throw validationFailed("Search", "invalid", "q");
-  const compare: Record<string, (t: number) => boolean> = { ">=": (t) => t >= at, ">": (t) => t > at, "<=": (t) => t <= at, "<": (t) => t < at, "": (t) => t >= at && t < at + 86_400_000 };
+  const compare: Record<string, (t: number) => boolean> = {
+    ">=": (t) => t >= at,
+    ">": (t) => t > at,
+    "<=": (t) => t <= at,
+    "<": (t) => t < at,
+    "": (t) => t >= at && t < at + 86_400_000,
+  };
   return (issue) => compare[op]!(Date.parse(issue.updatedAt));
 }

@@ -135,7 +135,11 @@ export class GitHubSimulator {
     this.git = new GitRepos(options.gitRoot ?? mkdtempSync(join(tmpdir(), "sim-git-root-")));
     const api = (this.api = new ApiServer({
       baseUrl: this.url,
-      router: new Router([...createRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, auth }), ...pullRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, git: this.git }), searchRoute(this.state, this.payloads)]),
+      router: new Router([
+        ...createRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, auth }),
+        ...pullRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, git: this.git }),
+        searchRoute(this.state, this.payloads),
+      ]),
       graphql: { method: "POST", template: "/graphql", auth: "token", handle: (req) => ({ status: 200, json: answerGraphql(this.state, req.actor, req.body) }) },
       auth,
       appSlug: this.appSlug,
@@ -257,7 +261,14 @@ export class GitHubSimulator {
    */
   seedIssues(
     repo: string,
-    issues: ReadonlyArray<{ title: string; body?: string; author: string; labels?: string[]; comments?: ReadonlyArray<{ author: string; body: string }>; at?: string }>,
+    issues: ReadonlyArray<{
+      title: string;
+      body?: string;
+      author: string;
+      labels?: string[];
+      comments?: ReadonlyArray<{ author: string; body: string }>;
+      at?: string;
+    }>,
   ): SimIssue[] {
     const quietly = (login: string) => ({ ...this.asPerson(repo, login).ctx, emit: () => {} });
     const target = this.repo(repo);

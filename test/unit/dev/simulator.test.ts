@@ -695,11 +695,13 @@ describe("GitHubSimulator", () => {
 
     it("searches issues by owner and update time, in the repositories the caller may read, and seeds history without webhooks", async () => {
       sim.addRepo("acme/quiet");
-      const [old] = sim.seedIssues("acme/quiet", [{ title: "Old", author: "alice", labels: ["triage"], comments: [{ author: "alice", body: "hi" }], at: "2020-01-01T00:00:00Z" }]);
+      const history = { title: "Old", author: "alice", labels: ["triage"], comments: [{ author: "alice", body: "hi" }], at: "2020-01-01T00:00:00Z" };
+      const [old] = sim.seedIssues("acme/quiet", [history]);
       expect(old).toMatchObject({ updated_at: "2020-01-01T00:00:00Z", labels: ["triage"], comments: 1 });
       const fresh = sim.createIssue(REPO, { title: "Fresh", author: "alice" });
       const auth = await installationToken(sim);
-      const search = async (q: string) => (await call(sim, "GET", `/search/issues?q=${encodeURIComponent(q)}&per_page=100`, { auth })).body as { total_count: number; items: Array<{ number: number; repository_url: string }> };
+      type Found = { total_count: number; items: Array<{ number: number; repository_url: string }> };
+      const search = async (q: string) => (await call(sim, "GET", `/search/issues?q=${encodeURIComponent(q)}&per_page=100`, { auth })).body as Found;
       const recent = await search("org:acme updated:>=2021-01-01T00:00:00Z");
       // Newest first: the fresh issue, then the one the setup opened; last year's seeded one is not recent.
       expect(recent.items.map((i) => [i.repository_url.split("/").slice(-2).join("/"), i.number])).toEqual([

@@ -54,6 +54,9 @@ function lastWeek(): string {
   return new Date(Date.now() - 7 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
+/** The agent's ask comment, as `escalate ask` posts it under the App's bot. */
+const askBy = (bot: string) => ({ author: bot, body: renderAskComment(Rig.newAsk()) });
+
 const repoName = (prefix: string, i: number) => `acme/${prefix}-${String(i).padStart(4, "0")}`;
 
 function seedGates(sim: GitHubSimulator, repos: number, gates: number): void {
@@ -70,7 +73,7 @@ function seedGates(sim: GitHubSimulator, repos: number, gates: number): void {
         body: "The lookups are slow; cache them.",
         author: HUMAN,
         labels: ["awaiting-human"],
-        comments: [{ author: sim.botLogin, body: renderAskComment(Rig.newAsk()) }],
+        comments: [askBy(sim.botLogin)],
         at,
       })),
     );
@@ -118,14 +121,24 @@ export async function measureRebuild(options: { dir: string; repos: number; gate
       callsPerGate: calls.length / options.gates,
       callsByRoute: byRoute(calls),
       cpuPerGate: { app: cpu.appSelf / options.gates, redis: cpu.redis / options.gates, simulator: (cpu.bench - seeded) / options.gates },
-      remaining: { core: rig.sim.rateLimit(installation, "core"), graphql: rig.sim.rateLimit(installation, "graphql"), search: rig.sim.rateLimit(installation, "search") },
+      remaining: {
+        core: rig.sim.rateLimit(installation, "core"),
+        graphql: rig.sim.rateLimit(installation, "graphql"),
+        search: rig.sim.rateLimit(installation, "search"),
+      },
     };
   } finally {
     await rig.close();
   }
 }
 
-export async function measureIdlePasses(options: { dir: string; repos: number; gatedRepos: number; passes: number; log: (line: string) => void }): Promise<IdlePassResult> {
+export async function measureIdlePasses(options: {
+  dir: string;
+  repos: number;
+  gatedRepos: number;
+  passes: number;
+  log: (line: string) => void;
+}): Promise<IdlePassResult> {
   const at = lastWeek();
   const rig = await Rig.start({
     dir: options.dir,
@@ -141,7 +154,7 @@ export async function measureIdlePasses(options: { dir: string; repos: number; g
         const waiting = r < options.gatedRepos;
         sim.seedIssues(repo, [
           { title: "Last week's fix", body: "Done.", author: HUMAN, comments: [{ author: HUMAN, body: "Thanks!" }], at },
-          ...(waiting ? [{ title: "A question", body: "Cache it.", author: HUMAN, labels: ["awaiting-human"], comments: [{ author: sim.botLogin, body: renderAskComment(Rig.newAsk()) }], at }] : []),
+          ...(waiting ? [{ title: "A question", body: "Cache it.", author: HUMAN, labels: ["awaiting-human"], comments: [askBy(sim.botLogin)], at }] : []),
         ]);
       }
     },
