@@ -37,7 +37,7 @@ export class Keys {
    * `statusRendered`, `feedbackSeq` (the write order's counter), `awaitingLabel`: "on"/"off"
    * as the app last put the label on or took it off, and, while the body GitHub shows was last
    * changed by someone other than its author, `bodyEditor` and `authorBody`: the author's own last
-   * body, absent when unknown).
+   * body, absent when unknown), and the round of each spawn job (issueSpawnField).
    */
   issue(ref: IssueKeyRef): string {
     return `${this.prefix}:issue:${ref.repo.toLowerCase()}#${ref.issue}`;
@@ -46,9 +46,20 @@ export class Keys {
   issueGates(ref: IssueKeyRef): string {
     return `${this.issue(ref)}:gates`;
   }
-  /** Hash: spawn job id → round, so a retried job keeps its round number. */
+  /**
+   * Hash: spawn job id → round, as written before the round of a job moved into the issue's hash
+   * (issueSpawnField); still read, so a job allocated before an upgrade keeps its round.
+   */
   issueSpawns(ref: IssueKeyRef): string {
     return `${this.issue(ref)}:spawns`;
+  }
+  /**
+   * Field of the issue's hash: the round of spawn job `jobId`, so a retried job keeps its round
+   * number. In the issue's hash rather than a hash of its own: one key less per issue (a parked
+   * gate's Redis, bench/README.md).
+   */
+  issueSpawnField(jobId: string): string {
+    return `spawn:${jobId}`;
   }
   /**
    * Set: spawn job ids whose round ran to its end. A job re-run after its worker died between the

@@ -242,29 +242,30 @@ return 'recorded'
 /**
  * Lua: the round of a spawn job, allocated once per job (a retried job keeps its round) and never
  * below `lowest` (a resume comes after the round that asked, even when Redis lost the counter); -1
- * when a new round would pass the issue's limit (`roundLimit`, else `maxRounds`).
+ * when a new round would pass the issue's limit (`roundLimit`, else `maxRounds`). The round is kept
+ * in the issue's hash under `spawnField` (Keys.issueSpawnField); one allocated before that, in the
+ * issue's spawns hash, still counts.
  */
 const ALLOCATE_FUNCTION = `
-local function allocate(spawnsKey, issueKey, jobId, maxRounds, lowest)
-  local existing = redis.call('HGET', spawnsKey, jobId)
+local function allocate(spawnsKey, issueKey, jobId, maxRounds, lowest, spawnField)
+  local existing = redis.call('HGET', issueKey, spawnField) or redis.call('HGET', spawnsKey, jobId)
   if existing then return tonumber(existing) end
   local limit = tonumber(redis.call('HGET', issueKey, 'roundLimit') or maxRounds)
   local round = math.max(tonumber(redis.call('HGET', issueKey, 'nextRound') or '0'), tonumber(lowest or '0'))
   if round >= limit then return -1 end
-  redis.call('HSET', issueKey, 'nextRound', round + 1)
-  redis.call('HSET', spawnsKey, jobId, round)
+  redis.call('HSET', issueKey, 'nextRound', round + 1, spawnField, round)
   return round
 end
 `;
 
-/** KEYS: issueSpawns, issue. ARGV: jobId, roundLimit, lowest. See ALLOCATE_FUNCTION. */
+/** KEYS: issueSpawns, issue. ARGV: jobId, roundLimit, lowest, spawnField. See ALLOCATE_FUNCTION. */
 export const ALLOCATE_ROUND = `${ALLOCATE_FUNCTION}
-return allocate(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])
+return allocate(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 `;
 
 /**
  * KEYS: issue, issueSpawns, epoch, then the gate to claim (a resume) or nothing (a dispatch).
- * ARGV: jobId, allocate ('1' or '0'), maxRounds, lowest, raiseLimitBy.
+ * ARGV: jobId, allocate ('1' or '0'), maxRounds, lowest, raiseLimitBy, spawnField (Keys.issueSpawnField).
  * What a spawn job does in Redis before it starts an agent, in one round trip: claims the gate;
  * raises the round limit by `raiseLimitBy` past the rounds used (a human answered "retry" to
  * "rounds exhausted"); unless the issue is closed or `allocate` is '0', allocates the job's round.
@@ -281,7 +282,7 @@ local raise = tonumber(ARGV[5])
 if raise > 0 then redis.call('HSET', KEYS[1], 'roundLimit', tonumber(redis.call('HGET', KEYS[1], 'nextRound') or '0') + raise) end
 local closed = redis.call('HGET', KEYS[1], 'state') == 'closed'
 local round = -2
-if not closed and ARGV[2] == '1' then round = allocate(KEYS[2], KEYS[1], ARGV[1], ARGV[3], ARGV[4]) end
+if not closed and ARGV[2] == '1' then round = allocate(KEYS[2], KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[6]) end
 local current = math.max(0, tonumber(redis.call('HGET', KEYS[1], 'nextRound') or '0') - 1)
 return {'claimed', closed and 1 or 0, round, current, epoch}
 `;

@@ -69,7 +69,8 @@ function gateFields(gate: NewGate & Partial<Gate>): Record<string, string> {
     askedAt: String(gate.askedAt),
     askedBy: gate.askedBy,
     askUrl: gate.askUrl,
-    answers: JSON.stringify(gate.answers ?? []),
+    // No answers yet is no field (every reader takes its absence for none): an open gate's hash stays a size smaller.
+    ...(gate.answers?.length ? { answers: JSON.stringify(gate.answers) } : {}),
     ...Object.fromEntries(Object.entries(optional).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]]))),
   };
 }
@@ -161,7 +162,8 @@ export class GateStore {
   ): Promise<void> {
     const key = this.keys.issue(record);
     const write = this.#redis.multi().hset(key, {
-      assignees: record.assignees.join(","),
+      // No assignees is no field (read back as none): a parked gate's issue hash stays a size smaller.
+      ...(record.assignees.length > 0 ? { assignees: record.assignees.join(",") } : {}),
       ...(record.state ? { state: record.state } : {}),
       repo: record.repo,
       issue: record.issue,
@@ -171,6 +173,7 @@ export class GateStore {
       url: record.url,
       ...(record.author ? { author: record.author } : {}),
     });
+    if (record.assignees.length === 0) write.hdel(key, "assignees");
     if (record.bodyEdit === null) write.hdel(key, "bodyEditor", "authorBody");
     if (record.bodyEdit) write.hset(key, "bodyEditor", record.bodyEdit.editor);
     if (record.bodyEdit?.authorBody !== undefined) write.hset(key, "authorBody", record.bodyEdit.authorBody);
@@ -308,6 +311,7 @@ export class GateStore {
       options.allocate?.maxRounds ?? 0,
       options.allocate?.lowest ?? 0,
       options.raiseLimitBy ?? 0,
+      this.keys.issueSpawnField(jobId),
     );
     return { claim, closed: closed === 1, round: round >= 0 ? round : undefined, exhausted: round === -1, currentRound, epoch: epoch ? Number(epoch) : undefined };
   }
@@ -393,7 +397,7 @@ export class GateStore {
    * round would pass the issue's round limit (`maxRounds`, or what a human granted since).
    */
   async allocateRound(ref: IssueKeyRef, jobId: string, maxRounds: number, lowest = 0): Promise<number | undefined> {
-    const round = Number(await this.#redis.escAllocateRound(this.keys.issueSpawns(ref), this.keys.issue(ref), jobId, maxRounds, lowest));
+    const round = Number(await this.#redis.escAllocateRound(this.keys.issueSpawns(ref), this.keys.issue(ref), jobId, maxRounds, lowest, this.keys.issueSpawnField(jobId)));
     return round < 0 ? undefined : round;
   }
 

@@ -21,7 +21,7 @@ import { benchWorkspace } from "./workspace.js";
  * `npm run bench`: the loop measured on loopback (simulator, private Redis, the real app in its
  * own process, a trivial agent). Prints Markdown tables and writes bench/results/<date>.json.
  *
- *   npm run bench                 3 runs, the full sizes (about 10 minutes on 2 cores)
+ *   npm run bench                 3 runs, the full sizes (about 13 minutes on 2 cores)
  *   npm run bench -- --quick      1 run, smaller samples (about a minute)
  *   npm run bench -- --profile    also CPU-profile the app (node --cpu-prof) and print where time went
  *   npm run bench -- --rebuild-only   only (7), reconciliation at scale (--quick: smaller)
@@ -51,7 +51,7 @@ interface Sizes {
  * costs ~70 ms of CPU, about half of it the Node agent's start-up), so the figure is latency rather
  * than queueing. Three runs of 350 answered gates pool to 1,050 for the percentiles.
  */
-const FULL: Sizes = { runs: 3, warmRoundTrips: 20, parked: 10_000, replies: 350, rate: 4, pollGates: 30, pollWindowSeconds: 20, deliveries: 4000, concurrency: 32, resumeWindowSeconds: 15, agentConcurrency: 4, rebuildGates: 2000, rebuildRepos: 200, idleRepos: 1000, idleGatedRepos: 10 };
+const FULL: Sizes = { runs: 3, warmRoundTrips: 20, parked: 100_000, replies: 350, rate: 4, pollGates: 30, pollWindowSeconds: 20, deliveries: 4000, concurrency: 32, resumeWindowSeconds: 15, agentConcurrency: 4, rebuildGates: 2000, rebuildRepos: 200, idleRepos: 1000, idleGatedRepos: 10 };
 const QUICK: Sizes = { runs: 1, warmRoundTrips: 5, parked: 10_000, replies: 100, rate: 4, pollGates: 10, pollWindowSeconds: 8, deliveries: 1500, concurrency: 32, resumeWindowSeconds: 8, agentConcurrency: 4, rebuildGates: 500, rebuildRepos: 50, idleRepos: 200, idleGatedRepos: 5 };
 const INTERVALS = [10, 1];
 

@@ -7,13 +7,14 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { projectRoot } from "../../config/projectRoot.js";
 import { GateStore } from "../../gates/store.js";
-import { newAskId, renderAskComment, validateAsk, type Ask } from "../../protocol/ask.js";
+import { renderAskComment, type Ask } from "../../protocol/ask.js";
 import { ClosableConnection } from "../../queue/closableConnection.js";
 import { QUEUES } from "../../queue/names.js";
 import { freePort, startPrivateRedis, type PrivateRedis } from "../../redis/privateRedis.js";
 import { GitHubSimulator, type SimComment, type SimIssue, type SimRepo } from "../simulator/index.js";
 import { AgentLog } from "./agentLog.js";
 import { agentPipe, type AgentPipe } from "./agentPipe.js";
+import { benchAsk, seedParkedGates, storeParkedGate } from "./parkedGates.js";
 import { inPool, sleep, waitUntil } from "./pool.js";
 
 /**
@@ -32,7 +33,7 @@ export const REPO = REPOS.replies;
 export const POLLED_REPO = REPOS.polled;
 export const HUMAN = "maintainer";
 export const AWAITING = "awaiting-human";
-export const QUESTION = "Which database should the cache use?";
+export { QUESTION } from "./parkedGates.js";
 export const AGENT = resolve(projectRoot, "bench/agents/timestamp-agent.cjs");
 const APP_ENTRY = resolve(projectRoot, "dist/dev/bench/appProcess.js");
 
@@ -281,7 +282,7 @@ export class Rig {
 
   /** A fresh validated ask with one question, as `escalate ask` would post it. */
   static newAsk(): Ask {
-    return validateAsk({ v: 1, id: newAskId(), round: 0, questions: [{ text: QUESTION, options: ["Postgres", "SQLite"] }] });
+    return benchAsk();
   }
 
   /**
@@ -307,24 +308,32 @@ export class Rig {
       this.sim.setWebhookUrl(this.app.webhookUrl);
     }
     if (options.inRedis) {
-      await inPool(parked, 64, async (gate) => {
-        const ref = { repo: repoName, issue: gate.issue };
-        await this.store.upsertIssue({ ...ref, installationId: repo.installation_id, title: gate.issueRecord.title, body: gate.issueRecord.body ?? "", url: gate.issueRecord.html_url, assignees: [] });
-        await this.store.allocateRound(ref, `dispatch-bench-${gate.issue}`, 10);
-        await this.store.openGate({
-          id: gate.gateId,
+      await inPool(parked, 64, (gate) =>
+        storeParkedGate(this.store, {
           repo: repoName,
           issue: gate.issue,
           installationId: repo.installation_id,
-          round: 0,
-          ask: gate.ask,
+          gateId: gate.gateId,
+          title: gate.issueRecord.title,
+          body: gate.issueRecord.body ?? "",
+          issueUrl: gate.issueRecord.html_url,
+          askUrl: gate.askComment.html_url,
           askedAt: gate.askedAt,
           askedBy: this.sim.botLogin,
-          askUrl: gate.askComment.html_url,
-        });
-      });
+          ask: gate.ask,
+        }),
+      );
     }
     return parked.map(({ repo: r, issue, gateId, askComment, askedAt }) => ({ repo: r, issue, gateId, askComment, askedAt }));
+  }
+
+  /**
+   * Parks `count` gates in Redis only (see seedParkedGates), as GateStore writes them, on issues the
+   * simulator does not hold: for the cost of many parked gates. Only `repoName`'s own measurement may use it.
+   */
+  seedGates(repoName: string, count: number): Promise<Array<{ repo: string; issue: number; gateId: string }>> {
+    const repo = this.repo(repoName);
+    return seedParkedGates({ redisUrl: this.redisServer.url, prefix: this.prefix, repo: repoName, installationId: repo.installation_id, webUrl: this.sim.url, askedBy: this.sim.botLogin, count });
   }
 
   /** A human answers in the simulator; its webhook goes out through the simulator's dispatcher. Returns when it was posted. */

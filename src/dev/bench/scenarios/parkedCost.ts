@@ -1,9 +1,10 @@
-import { REPOS, type AppMemory, type ParkedGate, type Rig } from "../rig.js";
+import { REPOS, type AppMemory, type Rig } from "../rig.js";
 
 /**
- * (3) The cost of a parked gate, with `count` gates parked at once: Redis bytes per gate (MEMORY
- * USAGE over the keys GateStore.keys names for it, and used_memory's growth), processes the app
- * holds while they wait, and the app's memory before and after.
+ * (3) The cost of a parked gate, with `count` gates parked at once (seeded in Redis as GateStore
+ * writes them, see seedParkedGates): Redis bytes per gate (MEMORY USAGE over the keys GateStore.keys
+ * names for it, and used_memory's growth), processes the app holds while they wait, and the app's
+ * memory before and after.
  */
 export interface ParkedCostResult {
   gates: number;
@@ -22,12 +23,12 @@ export interface ParkedCostResult {
 
 const SAMPLE = 200;
 
-export async function parkMany(rig: Rig, count: number): Promise<{ result: ParkedCostResult; gates: ParkedGate[] }> {
+export async function parkMany(rig: Rig, count: number): Promise<{ result: ParkedCostResult; gates: Array<{ repo: string; issue: number; gateId: string }> }> {
   await rig.quiesce();
   const appMemoryBefore = await rig.app.memory();
   const usedBefore = await rig.usedMemory();
   const started = Date.now();
-  const gates = await rig.parkGates(REPOS.parked, count, { inRedis: true });
+  const gates = await rig.seedGates(REPOS.parked, count);
   const parkSeconds = (Date.now() - started) / 1000;
   const usedAfter = await rig.usedMemory();
   await rig.quiesce({ feedback: false });
