@@ -41,6 +41,9 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     // The agent (as the App's bot) renamed the issue: the batch of histories says whose title it shows.
     loop.sim.editIssueTitle(GATED, 2, loop.sim.botLogin, "Renamed by the agent");
     await loop.sim.whenDelivered();
+    // Its webhook handled before the wipe, so nothing written after it tells the rebuild of the rename.
+    const inbound = loop.app.services.queues.inbound;
+    await waitFor("the rename's webhook handled", async () => Object.values(await inbound.getJobCounts("wait", "active", "delayed", "prioritized")).every((n) => n === 0));
     await loop.wipeRedis();
     const before = loop.sim.calls.length;
     const report = await pass();
