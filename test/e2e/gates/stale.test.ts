@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Gates, REPO, settle, waitFor } from "./support.js";
+import { afterSecondOf, Gates, REPO, waitFor } from "./support.js";
 
 /** Issue 9, "Stale questions": a question that no longer stands keeps a late answer but resumes nothing. */
 describe("gates: stale questions", { timeout: 60_000 }, () => {
@@ -25,7 +25,7 @@ describe("gates: stale questions", { timeout: 60_000 }, () => {
     const late = g.comment(issue, "maintainer", "SQLite");
     const why = await g.reply(issue, "this question was superseded");
     expect(why.body).toMatch(/^@maintainer this question was superseded \(the question was edited at \S+\); your answer was recorded but the agent was not re-run\. If it still applies, comment `\/agent` to start the agent again: its task includes your answer, marked as given to a superseded question\./);
-    await settle(1500);
+    await g.quiet();
     expect(g.runs(issue, 1)).toEqual([]);
     const gate = await g.loop.app.services.store.getGate(String(ask.id));
     expect(gate).toMatchObject({ state: "superseded", answerCommentId: late.id, answers: [{ option: "SQLite", by: "maintainer" }] });
@@ -40,7 +40,7 @@ describe("gates: stale questions", { timeout: 60_000 }, () => {
   it("a rebuild after a Redis wipe that lost the edit before the status comment showed it reads the edit from the comment itself", async () => {
     g = await Gates.start("ask");
     const { issue, comment: ask } = await g.asked("Edited, then wiped");
-    await settle(1100); // GitHub's timestamps have whole seconds: the edit must be visibly later
+    await afterSecondOf(ask.created_at); // GitHub's timestamps have whole seconds: the edit must be visibly later
     g.sim.editComment(REPO, ask.id, g.sim.botLogin, ask.body.replace("Which database", "Which embedded database"));
     await waitFor("the gate superseded", async () => (await g!.loop.app.services.store.getGate(String(ask.id)))?.state === "superseded" || undefined);
     await g.loop.wipeRedis(); // within STATUS_DEBOUNCE: the status comment does not show it yet
@@ -51,7 +51,7 @@ describe("gates: stale questions", { timeout: 60_000 }, () => {
     await waitFor("the label off", () => !g!.labels(issue).includes("awaiting-human") || undefined);
     g.comment(issue, "maintainer", "SQLite");
     await g.reply(issue, "this question was superseded (the question was edited at");
-    await settle(1000);
+    await g.quiet();
     expect(g.runs(issue, 1)).toEqual([]);
   });
 
@@ -60,14 +60,14 @@ describe("gates: stale questions", { timeout: 60_000 }, () => {
     const pr = g.sim.createPullRequest(REPO, { title: "Speed up the lookups", body: "Adds a cache.", author: "maintainer" });
     g.comment(pr.number, "maintainer", "/agent");
     const { comment: ask } = await g.gate(pr.number);
-    await settle(1100); // GitHub's timestamps have whole seconds: a push in the ask's own second may have come first
+    await afterSecondOf(ask.created_at); // GitHub's timestamps have whole seconds: a push in the ask's own second may have come first
     g.sim.pushCommit(REPO, pr.number, "maintainer");
     await g.statusLine(pr.number, new RegExp(`gate ${ask.id} superseded: new commits were pushed at \\S+ \\([0-9a-f]{7}\\)`));
 
     g.comment(pr.number, "maintainer", "Postgres");
     const why = await g.reply(pr.number, "this question was superseded");
     expect(why.body).toMatch(/^@maintainer this question was superseded \(new commits were pushed at \S+ \([0-9a-f]{7}\)\); your answer was recorded but the agent was not re-run\./);
-    await settle(1000);
+    await g.quiet();
     expect(g.runs(pr.number, 1)).toEqual([]);
     expect(g.labels(pr.number)).not.toContain("awaiting-human");
   });
@@ -79,7 +79,7 @@ describe("gates: stale questions", { timeout: 60_000 }, () => {
     await g.run(pr.number, 0);
     g.sim.pushCommit(REPO, pr.number, "maintainer");
     await waitFor("the delivery", () => g!.sim.deliveries.find((d) => d.event === "pull_request" && d.action === "synchronize" && d.status === 200));
-    await settle(800);
+    await g.quiet();
     expect(g.replies(pr.number)).toEqual([]);
     expect(await g.loop.app.services.store.statusLines({ repo: REPO, issue: pr.number })).not.toContainEqual(expect.stringContaining("superseded"));
   });

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseAskComment, type Ask } from "../../../src/protocol/ask.js";
 import type { SimComment } from "../../../src/dev/simulator/index.js";
-import { REPO, settle, startLoop, waitFor, type Loop } from "../../support/harness.js";
+import { REPO, quiet, startLoop, waitFor, waitOut, type Loop } from "../../support/harness.js";
 
-export { REPO, settle, waitFor } from "../../support/harness.js";
+export { REPO, afterSecondOf, waitFor } from "../../support/harness.js";
 
 const AGENT = resolve("test/support/agents/recording-agent.mjs");
 
@@ -51,10 +51,15 @@ export class Gates {
     return new Gates(loop, out);
   }
 
-  /** Writes `.github/escalation.yml` and waits until the app's cached settings have expired. */
+  /** Writes `.github/escalation.yml` and waits until the app's cached settings (REPO_CONFIG_CACHE_TTL, 1 s here) have expired. */
   async configure(yaml: string, repo = REPO): Promise<void> {
     this.sim.setFile(repo, ".github/escalation.yml", yaml);
-    await settle(1100);
+    await waitOut(1100);
+  }
+
+  /** Waits until the loop has done everything it was given (see quiet in test/support/harness.ts): before asserting that something did not happen. */
+  quiet(options?: { timers?: boolean }): Promise<void> {
+    return quiet(this.loop, options);
   }
 
   get sim() {
