@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { JobType } from "bullmq";
+import type { JobType, Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { loadConfig, type AppConfig } from "../../src/config/env.js";
@@ -129,16 +129,16 @@ export async function waitFor<T>(what: string, check: () => T | Promise<T>, time
 /** Job states that are work still to do; `delayed` is added where a delay is a retry or a debounce, not a timer. */
 const BUSY: JobType[] = ["active", "wait", "prioritized", "waiting-children", "paused"];
 
-/** Jobs still to do, upstream queues first: a job that adds another has finished before the one it added is counted. */
-async function pendingJobs(queues: Queues, timers: boolean): Promise<number> {
-  const counts = [
-    await queues.maintenance.getJobCounts(...BUSY),
-    await queues.timeouts.getJobCounts(...BUSY, ...(timers ? (["delayed"] as const) : [])),
-    await queues.inbound.getJobCounts(...BUSY, "delayed"),
-    await queues.spawn.getJobCounts(...BUSY, "delayed"),
-    await queues.feedback.getJobCounts(...BUSY, "delayed"),
-  ];
-  return counts.flatMap((c) => Object.values(c)).reduce((a, b) => a + b, 0);
+/** Jobs still to do by queue, upstream queues first: a job that adds another has finished before the one it added is counted. */
+async function pendingJobs(queues: Queues, timers: boolean): Promise<Record<string, number>> {
+  const busy = async (queue: Queue, delayed: boolean) => Object.values(await queue.getJobCounts(...BUSY, ...(delayed ? (["delayed"] as const) : []))).reduce((a, b) => a + b, 0);
+  return {
+    maintenance: await busy(queues.maintenance, false),
+    timeouts: await busy(queues.timeouts, timers),
+    inbound: await busy(queues.inbound, true),
+    spawn: await busy(queues.spawn, true),
+    feedback: await busy(queues.feedback, true),
+  };
 }
 
 /** True when the simulator has no webhook queued or in flight (every delivery so far answered). */
@@ -161,17 +161,24 @@ async function delivered(sim: GitHubSimulator): Promise<boolean> {
  */
 export async function quiet(loop: { sim: GitHubSimulator; app: RunningApp }, options: { timers?: boolean; timeoutMs?: number } = {}): Promise<void> {
   let calm = 0;
-  await waitFor(
-    "the loop to finish its work",
-    async () => {
-      const seen = loop.sim.deliveries.length;
-      const still = (await delivered(loop.sim)) && (await pendingJobs(loop.app.services.queues, options.timers ?? false)) === 0;
-      // Twice in a row, with no delivery in between: nothing moved while the queues were read.
-      calm = still && (await delivered(loop.sim)) && loop.sim.deliveries.length === seen ? calm + 1 : 0;
-      return calm >= 2;
-    },
-    options.timeoutMs ?? 30_000,
-  );
+  let busy = "";
+  try {
+    await waitFor(
+      "the loop to finish its work",
+      async () => {
+        const seen = loop.sim.deliveries.length;
+        const webhooks = await delivered(loop.sim);
+        const pending = Object.entries(await pendingJobs(loop.app.services.queues, options.timers ?? false)).filter(([, n]) => n > 0);
+        busy = [...(webhooks ? [] : ["webhooks in flight"]), ...pending.map(([queue, n]) => `${n} ${queue} job(s)`)].join(", ");
+        // Twice in a row, with no delivery in between: nothing moved while the queues were read.
+        calm = busy === "" && (await delivered(loop.sim)) && loop.sim.deliveries.length === seen ? calm + 1 : 0;
+        return calm >= 2;
+      },
+      options.timeoutMs ?? 30_000,
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; still to do: ${busy || "nothing, but deliveries kept coming"}`);
+  }
 }
 
 /** Waits until the wall clock is in a later whole second than `iso`: GitHub's timestamps have whole seconds. */
