@@ -31,8 +31,9 @@ export async function bootApp(sim: GitHubSimulator, config: AppConfig & { redisU
   const booted = Date.now();
   const app = await startOnFreePort({ config, log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }), octokit: { throttle: false, retry: false } });
   sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
-  // Tests start from a quiet app: the start-up reconciliation has finished.
-  await waitFor("the start-up reconciliation", async () => ((await app.services.store.lastReconcile()) ?? 0) >= booted);
+  // Tests start from a quiet app: the start-up reconciliation has finished (a generous deadline: it
+  // reads every open issue, and a restart inside a test runs on a machine busy with other files).
+  await waitFor("the start-up reconciliation", async () => ((await app.services.store.lastReconcile()) ?? 0) >= booted, 30_000);
   return app;
 }
 
