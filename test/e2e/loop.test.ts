@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import { isContentCreating } from "../../src/dev/simulator/index.js";
-import { REPO, settle, startLoop, waitFor, type Loop } from "../support/harness.js";
+import { REPO, quiet, startLoop, waitFor, type Loop } from "../support/harness.js";
 
 const AGENT = resolve("test/support/agents/recording-agent.mjs");
 
@@ -71,7 +71,7 @@ describe("the escalation loop end to end", () => {
     await waitFor("label removed", () => !sim.issue(REPO, issue).labels.includes("awaiting-human"));
     const ask = sim.comments(REPO, issue).find((c) => parseAskComment(c.body) !== undefined)!;
     const asked = sim.calls.findIndex((c) => c.route === "POST /repos/{owner}/{repo}/issues/{issue_number}/comments" && c.actor === sim.botLogin && c.path.includes(`/issues/${issue}/`));
-    await settle(1000);
+    await quiet(loop);
     const writes = sim.calls
       .slice(asked + 1)
       .filter((c) => c.actor === sim.botLogin && isContentCreating(c.method, c.route.slice(c.method.length + 1)) && c.path.includes(`/issues/${issue}/`));
@@ -104,7 +104,7 @@ describe("the escalation loop end to end", () => {
     const delivery = sim.deliveries.filter((d) => d.event === "issue_comment" && d.action === "created").at(-1)!;
     expect(await sim.redeliver(delivery.id)).toBeLessThan(300);
     expect(await sim.redeliver(delivery.id)).toBeLessThan(300);
-    await settle(1000);
+    await quiet(loop);
     expect(runs(out, 1)).toHaveLength(1);
     expect(runs(out)).toHaveLength(2);
   });
@@ -118,7 +118,7 @@ describe("the escalation loop end to end", () => {
     await waitFor("the note to the second replier", () =>
       sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && c.body.includes("@admin") && c.body.includes("already answered by @maintainer")),
     );
-    await settle(800);
+    await quiet(loop);
     expect(runs(out, 1)).toHaveLength(1);
   });
 
@@ -127,7 +127,7 @@ describe("the escalation loop end to end", () => {
     const { issue } = await askedGate();
     sim.comment(REPO, issue, "reader", "SQLite");
     sim.comment(REPO, issue, "renovate[bot]", "Postgres");
-    await settle(1000);
+    await quiet(loop);
     expect(runs(out, 1)).toHaveLength(0);
     expect(sim.issue(REPO, issue).labels).toContain("awaiting-human");
     sim.comment(REPO, issue, "maintainer", "1");
@@ -145,7 +145,7 @@ describe("the escalation loop end to end", () => {
     const other = sim.createIssue(REPO, { title: "Another", body: "", author: "stranger" });
     sim.comment(REPO, other.number, "stranger", askBody);
     sim.comment(REPO, other.number, "maintainer", askBody);
-    await settle(1000);
+    await quiet(loop);
     expect(sim.issue(REPO, other.number).labels).not.toContain("awaiting-human");
     const eyes = sim.comments(REPO, other.number).flatMap((c) => c.reactions).filter((r) => r.content === "eyes");
     expect(eyes).toHaveLength(0);

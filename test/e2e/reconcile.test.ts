@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import { freePort } from "../../src/redis/privateRedis.js";
-import { REPO, WEBHOOK_SECRET, settle, startLoop, waitFor, type Loop } from "../support/harness.js";
+import { REPO, WEBHOOK_SECRET, quiet, startLoop, waitFor, type Loop } from "../support/harness.js";
 
 const AGENT = resolve("test/support/agents/recording-agent.mjs");
 const run = promisify(execFile);
@@ -42,7 +42,7 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
     await loop.wipeRedis();
     loop.sim.comment(REPO, issue, "maintainer", "SQLite");
     await waitFor("round 1 after the wipe", () => rounds(out, 1) === 1);
-    await settle(1000);
+    await quiet(loop);
     expect(rounds(out, 1)).toBe(1);
   });
 
@@ -50,7 +50,7 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
     const issue = await askedGate();
     await loop.restart({ whileDown: () => void loop.sim.comment(REPO, issue, "maintainer", "Postgres") });
     await waitFor("round 1 after the restart", () => rounds(out, 1) === 1);
-    await settle(1000);
+    await quiet(loop);
     expect(rounds(out, 1)).toBe(1);
   });
 
@@ -63,7 +63,7 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
     await waitFor("the label off: GitHub's record of the finished round", () => !sim.issue(REPO, issue).labels.includes("awaiting-human"));
     await loop.wipeRedis();
     await loop.restart();
-    await settle(1500);
+    await quiet(loop);
     expect(rounds(out, 1)).toBe(1);
     const gate = await loop.app.services.store.lastGate({ repo: REPO, issue });
     expect(gate?.state).toBe("resumed");
@@ -90,7 +90,7 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
     const readSecondPage = () => sim.calls.slice(readsBefore).some((c) => c.method === "GET" && c.route.endsWith("/reactions") && /[?&]page=2\b/.test(c.path));
     // The guard reads the 🚀 before a round starts: a second round would start right after its read.
     await waitFor("the redelivered /agent's guard, or a second round 0", () => readSecondPage() || rounds(out, 0) > 1, 20_000);
-    await settle(1500);
+    await quiet(loop);
     expect(rounds(out, 0)).toBe(1);
     expect(readSecondPage()).toBe(true);
   });
@@ -128,7 +128,7 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
       const delivery = sim.deliveries.filter((d) => d.event === "issue_comment").at(-1)!;
       sim.setWebhookUrl(`${replica.url}/api/github/webhooks`);
       expect(await sim.redeliver(delivery.id)).toBeLessThan(300);
-      await settle(1500);
+      await quiet(loop);
       expect(rounds(out, 1)).toBe(1);
     } finally {
       await replica.close();

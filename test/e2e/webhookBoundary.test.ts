@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPrivateRedis, type PrivateRedis } from "../../src/redis/privateRedis.js";
-import { REPO, WEBHOOK_SECRET, settle, startLoop, type Loop } from "../support/harness.js";
+import { REPO, WEBHOOK_SECRET, startLoop, waitFor, type Loop } from "../support/harness.js";
 
 /** A real issue_comment.created payload (from @octokit/webhooks-examples), aimed at our repository. */
 function payload(): string {
@@ -71,7 +71,7 @@ describe("the webhook boundary", () => {
 
   it("answers 5xx when Redis is unreachable, so GitHub shows the delivery failed and can redeliver it", async () => {
     await redis.stop();
-    await settle(300);
+    await waitFor("the app's Redis connection lost", async () => (await loop.app.services.queues.inbound.client).status !== "ready");
     const body = payload().replace("You are totally right!", "/agent");
     const started = Date.now();
     const status = await post(loop.app.url, body, { "x-hub-signature-256": sign(body) });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { AGENT, REPO, SecureLoop, outDir, settle, waitFor } from "./support.js";
+import { AGENT, REPO, SecureLoop, outDir, waitFor } from "./support.js";
 
 /**
  * Issue 7: the agent's command comes from server-side configuration only. A repository's
@@ -37,7 +37,7 @@ describe("security: the agent's command is the server's", { timeout: 60_000 }, (
     expect(error.body).toBe(
       "⚠️ The agent was not started: `.github/escalation.yml` sets `agent_profile: reckless`, but this server defines no such profile (defined: `careful`). Fix the file, then comment `/retry`.",
     );
-    await settle(1000);
+    await loop.quiet();
     expect(loop.runs(unknown)).toEqual([]);
     expect(await loop.app.services.store.currentRound({ repo: REPO, issue: unknown })).toBe(0);
     // Fixed, and retried as the comment says.

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { renderAskComment, validateAsk } from "../../src/protocol/ask.js";
 import { renderMarker } from "../../src/protocol/marker.js";
-import { REPO, SecureLoop, settle, waitFor } from "./support.js";
+import { REPO, SecureLoop, waitFor } from "./support.js";
 
 /**
  * Issue 7: an ask marker in a comment from anyone but the App or a configured agent login opens no
@@ -25,7 +25,7 @@ describe("security: ask markers", { timeout: 60_000 }, () => {
       const comment = loop.sim.comment(REPO, issue, author, forged(`forged-${author.replace(/\W/g, "")}`, `Delete the repository? (${author})`));
       expect(await loop.handled(comment.id)).toMatch(/^ignored: /);
     }
-    await settle(500);
+    await loop.quiet();
     expect(await loop.app.services.store.lastGate({ repo: REPO, issue })).toBeUndefined();
     expect(loop.sim.issue(REPO, issue).labels).not.toContain("awaiting-human");
     expect(loop.comments(issue).flatMap((c) => c.reactions)).toEqual([]);

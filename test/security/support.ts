@@ -10,9 +10,9 @@ import { GitHubSimulator, type SimComment } from "../../src/dev/simulator/index.
 import { REDACT_PATHS } from "../../src/logging.js";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import { freePort } from "../../src/redis/privateRedis.js";
-import { REPO, WEBHOOK_SECRET, settle, startOnFreePort, waitFor } from "../support/harness.js";
+import { REPO, WEBHOOK_SECRET, quiet, startOnFreePort, waitFor, waitOut } from "../support/harness.js";
 
-export { REPO, WEBHOOK_SECRET, settle, waitFor };
+export { REPO, WEBHOOK_SECRET, waitFor };
 
 export const AGENT = resolve("test/support/agents/security-agent.mjs");
 
@@ -164,10 +164,15 @@ export class SecureLoop {
     return { issue, askId: ask.id };
   }
 
-  /** Writes `.github/escalation.yml` and waits until the app's cached settings have expired. */
+  /** Writes `.github/escalation.yml` and waits until the app's cached settings (REPO_CONFIG_CACHE_TTL, 1 s here) have expired. */
   async configure(yaml: string, repo = REPO): Promise<void> {
     this.sim.setFile(repo, ".github/escalation.yml", yaml);
-    await settle(1100);
+    await waitOut(1100);
+  }
+
+  /** Waits until the app has done everything it was given (see quiet in test/support/harness.ts): before asserting that something did not happen. */
+  quiet(): Promise<void> {
+    return quiet(this);
   }
 }
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { REPO, SecureLoop, settle, waitFor } from "./support.js";
+import { REPO, SecureLoop, waitFor } from "./support.js";
 
 /**
  * Issue 7, "Who may steer": answering, dispatching (/agent, the dispatch label) and commanding
@@ -44,7 +44,7 @@ describe("security: who may steer", { timeout: 60_000 }, () => {
     for (const comment of ignored.filter((c) => !c.user.login.endsWith("[bot]"))) expect(await loop.handled(comment.id)).toBe("ignored: author may not steer");
     await loop.dropped("renovate[bot]");
     await loop.dropped(loop.sim.botLogin);
-    await settle(500);
+    await loop.quiet();
     expect(loop.runs(issue, 1)).toEqual([]);
     expect(await loop.app.services.store.lastGate({ repo: REPO, issue })).toMatchObject({ state: "open", answers: [] });
     expect(responses(issue, ignored.map((c) => c.id))).toEqual([]);
@@ -75,7 +75,7 @@ describe("security: who may steer", { timeout: 60_000 }, () => {
     expect(await loop.handled(byComment.id)).toBe("ignored: author may not steer");
     expect(await loop.handled(byStranger.id)).toBe("ignored: author may not steer");
     await waitFor("the label's delivery", () => loop!.entries().some((e) => e.level === 20 && e.login === "maintainer" && e.msg === "ignored: below the minimum permission"));
-    await settle(500);
+    await loop.quiet();
     expect(loop.runs(quiet)).toEqual([]);
     expect(responses(quiet, [byComment.id, byStranger.id])).toEqual([]);
     expect(debugIgnored("maintainer").length).toBeGreaterThan(0);
@@ -89,7 +89,7 @@ describe("security: who may steer", { timeout: 60_000 }, () => {
     const stop = loop.sim.comment(REPO, issue, "maintainer", "/cancel");
     expect(await loop.handled(writer.id)).toBe("ignored: author may not steer");
     expect(await loop.handled(stop.id)).toBe("ignored: author may not steer");
-    await settle(500);
+    await loop.quiet();
     expect(responses(issue, [writer.id, stop.id])).toEqual([]);
     expect(await loop.app.services.store.lastGate({ repo: REPO, issue })).toMatchObject({ state: "open" });
     loop.sim.comment(REPO, issue, "lister", "SQLite");

@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
+import type { JobType, Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { loadConfig, type AppConfig } from "../../src/config/env.js";
 import { startApp, type RunningApp, type StartAppOptions } from "../../src/app/startApp.js";
 import { GitHubSimulator } from "../../src/dev/simulator/index.js";
+import type { Queues } from "../../src/queue/queues.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { RestConformance } from "./github/restConformance.js";
 
@@ -29,8 +31,9 @@ export async function bootApp(sim: GitHubSimulator, config: AppConfig & { redisU
   const booted = Date.now();
   const app = await startOnFreePort({ config, log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }), octokit: { throttle: false, retry: false } });
   sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
-  // Tests start from a quiet app: the start-up reconciliation has finished.
-  await waitFor("the start-up reconciliation", async () => ((await app.services.store.lastReconcile()) ?? 0) >= booted);
+  // Tests start from a quiet app: the start-up reconciliation has finished (a generous deadline: it
+  // reads every open issue, and a restart inside a test runs on a machine busy with other files).
+  await waitFor("the start-up reconciliation", async () => ((await app.services.store.lastReconcile()) ?? 0) >= booted, 30_000);
   return app;
 }
 
@@ -124,7 +127,70 @@ export async function waitFor<T>(what: string, check: () => T | Promise<T>, time
   throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`);
 }
 
-/** Lets in-flight queue work settle, for asserting that something did NOT happen. */
-export async function settle(ms = 600): Promise<void> {
+/** Job states that are work still to do; `delayed` is added where a delay is a retry or a debounce, not a timer. */
+const BUSY: JobType[] = ["active", "wait", "prioritized", "waiting-children", "paused"];
+
+/** Jobs still to do by queue, upstream queues first: a job that adds another has finished before the one it added is counted. */
+async function pendingJobs(queues: Queues, timers: boolean): Promise<Record<string, number>> {
+  const busy = async (queue: Queue, delayed: boolean) => Object.values(await queue.getJobCounts(...BUSY, ...(delayed ? (["delayed"] as const) : []))).reduce((a, b) => a + b, 0);
+  return {
+    maintenance: await busy(queues.maintenance, false),
+    timeouts: await busy(queues.timeouts, timers),
+    inbound: await busy(queues.inbound, true),
+    spawn: await busy(queues.spawn, true),
+    feedback: await busy(queues.feedback, true),
+  };
+}
+
+/** True when the simulator has no webhook queued or in flight (every delivery so far answered). */
+async function delivered(sim: GitHubSimulator): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const busy = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 0)));
+  const idle = await Promise.race([sim.whenDelivered().then(() => true as const), busy]);
+  clearTimeout(timer);
+  return idle;
+}
+
+/**
+ * Waits until the loop has done everything it was given, before a test asserts that something did
+ * NOT happen: every webhook the simulator raised so far answered (the app answers once the event is
+ * queued), and no job of the inbound, spawn or feedback queue waiting, running, or delayed for a retry
+ * or a debounce; nor a timeout or reconciliation running. Whatever the input would have caused (a
+ * spawn, a comment, a reaction, a label) has then happened; an agent's or the app's own writes raise
+ * webhooks while their job runs, so those are waited for too. `timers` also waits until the delayed
+ * timeout and ladder jobs (a gate's timeout, its reminder steps) have all fired.
+ */
+export async function quiet(loop: { sim: GitHubSimulator; app: RunningApp }, options: { timers?: boolean; timeoutMs?: number } = {}): Promise<void> {
+  let calm = 0;
+  let busy = "";
+  try {
+    await waitFor(
+      "the loop to finish its work",
+      async () => {
+        const seen = loop.sim.deliveries.length;
+        const webhooks = await delivered(loop.sim);
+        const pending = Object.entries(await pendingJobs(loop.app.services.queues, options.timers ?? false)).filter(([, n]) => n > 0);
+        busy = [...(webhooks ? [] : ["webhooks in flight"]), ...pending.map(([queue, n]) => `${n} ${queue} job(s)`)].join(", ");
+        // Twice in a row, with no delivery in between: nothing moved while the queues were read.
+        calm = busy === "" && (await delivered(loop.sim)) && loop.sim.deliveries.length === seen ? calm + 1 : 0;
+        return calm >= 2;
+      },
+      options.timeoutMs ?? 30_000,
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; still to do: ${busy || "nothing, but deliveries kept coming"}`);
+  }
+}
+
+/** Waits until the wall clock is in a later whole second than `iso`: GitHub's timestamps have whole seconds. */
+export async function afterSecondOf(iso: string): Promise<void> {
+  await waitFor(`a second later than ${iso}`, () => Date.now() >= Date.parse(iso) + 1000);
+}
+
+/**
+ * Waits out a wall-clock expiry (a cache's TTL): there time itself is the event, so this is a sleep.
+ * Never use it before asserting that something did not happen; wait with quiet() instead.
+ */
+export async function waitOut(ms: number): Promise<void> {
   await new Promise((r) => setTimeout(r, ms));
 }

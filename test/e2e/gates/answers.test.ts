@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Gates, REPO, settle, waitFor } from "./support.js";
+import { Gates, REPO, waitFor } from "./support.js";
 
 /** Issue 3, "Answers": options, several questions, quoted text, edits and deletes. */
 describe("gates: answers", () => {
@@ -57,7 +57,7 @@ describe("gates: answers", () => {
     // "2" was read as written: no comment, only a line kept for the status comment's next render.
     await g.resumedWith(reply.id, exact.issue);
     await waitFor("the label off on the exact reply's issue", () => !g!.labels(exact.issue).includes("awaiting-human"));
-    await settle(800);
+    await g.quiet();
     expect(g.replies(exact.issue)).toEqual([]);
     const lines = await g.loop.app.services.store.statusLines({ repo: REPO, issue: exact.issue });
     expect(lines.join("\n")).toContain(`the answer of @maintainer to gate ${exact.comment.id} was read as 2. SQLite`);
@@ -93,7 +93,7 @@ describe("gates: answers", () => {
     expect(partial.body).toContain("Still open: **2.** Should old entries expire?");
     expect(partial.body).not.toContain("**1.**");
     expect(partial.body).toContain("`/answer 2 your answer`");
-    await settle(800);
+    await g.quiet();
     expect(g.runs(parts.issue, 1)).toEqual([]);
     expect(g.labels(parts.issue)).toContain("awaiting-human");
 
@@ -112,7 +112,7 @@ describe("gates: answers", () => {
     const { issue } = await g.asked("E-mail replies");
     // Only a quote of the question: no answer at all.
     const quoteOnly = g.comment(issue, "maintainer", "> **Which database should the cache use?**\n> 2. SQLite");
-    await settle(800);
+    await g.quiet();
     expect(g.runs(issue, 1)).toEqual([]);
     expect(g.reactions(quoteOnly.id, issue)).toEqual([]);
     expect(g.labels(issue)).toContain("awaiting-human");
@@ -192,7 +192,7 @@ describe("gates: answers", () => {
     expect(note.body).toContain("/reopen");
     await g.statusLine(issue, `@maintainer edited the answer to gate ${ask.id} after the agent had resumed with it; later rounds get the edited text`);
     expect((await g.loop.app.services.store.getGate(String(ask.id)))?.answers[0]?.option).toBe("SQLite");
-    await settle(800);
+    await g.quiet();
     expect(g.runs(issue, 2)).toEqual([]);
     expect(g.replies(issue)).toHaveLength(1);
   });
@@ -205,7 +205,7 @@ describe("gates: answers", () => {
     await waitFor("label removed", () => !g!.labels(issue).includes("awaiting-human"));
 
     const late = g.comment(issue, "maintainer", "SQLite");
-    await settle(1000);
+    await g.quiet();
     expect(g.runs(issue, 1)).toEqual([]);
     expect(g.reactions(late.id, issue)).toEqual([]);
     expect(g.replies(issue)).toEqual([]);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openGatesReport } from "../../../src/observe/gateView.js";
 import { renderAskComment } from "../../../src/protocol/ask.js";
-import { Gates, REPO, settle, waitFor } from "./support.js";
+import { Gates, REPO, waitFor } from "./support.js";
 
 /** Issue 9, "Approvals with a policy": M of N approvals from distinct allowed humans. */
 describe("gates: approvals", () => {
@@ -27,7 +27,7 @@ describe("gates: approvals", () => {
     g.comment(issue, "maintainer", "Approved.");
     const repeated = await g.reply(issue, "already counted");
     expect(repeated.body).toBe("🗳️ @maintainer your approval was already counted; it counts once. Approvals 1/2: @maintainer. Waiting for 1 more approval.");
-    await settle(800);
+    await g.quiet();
     expect(g.runs(issue, 1)).toEqual([]);
     expect(g.replies(issue)).toHaveLength(2);
     expect(g.labels(issue)).toContain("awaiting-human");
@@ -48,7 +48,7 @@ describe("gates: approvals", () => {
     const deciding = g.sim.deliveries.filter((d) => d.event === "issue_comment" && d.action === "created").at(-1)!;
     expect(await g.sim.redeliver(deciding.id)).toBeLessThan(300);
     await waitFor("the label off once the round ended", () => !g!.labels(issue).includes("awaiting-human"));
-    await settle(800);
+    await g.quiet();
     expect(g.runs(issue, 1)).toHaveLength(1);
     expect(g.replies(issue).filter((c) => c.body.startsWith("✅"))).toHaveLength(1);
     const gate = await g.loop.app.services.store.getGate(String(ask.id));
@@ -73,7 +73,7 @@ describe("gates: approvals", () => {
     g.comment(issue, "maintainer", "approve");
     const late = await g.reply(issue, "already resolved");
     expect(late.body).toContain("@maintainer this approval was already resolved (by the vote of @admin); your vote was not counted.");
-    await settle(500);
+    await g.quiet();
     expect(g.runs(issue)).toHaveLength(2);
   });
 
@@ -117,7 +117,7 @@ describe("gates: approvals", () => {
     const hint = await g.reply(issue, "was not counted as a vote");
     expect(hint.body).toContain("@maintainer your comment was not counted as a vote. Reply `approve`");
     g.comment(issue, "maintainer", "Which region?");
-    await settle(1000);
+    await g.quiet();
     expect(g.runs(issue, 1)).toEqual([]);
     expect(g.replies(issue)).toHaveLength(1);
 
@@ -136,7 +136,7 @@ describe("gates: approvals", () => {
     g.comment(issue, "admin", "/reopen approve");
     const refused = await g.reply(issue, "An approval is not corrected with `/reopen`");
     expect(refused.body).toContain("`/retry`");
-    await settle(800);
+    await g.quiet();
     expect(g.runs(issue, 2)).toEqual([]);
   });
 
@@ -155,7 +155,7 @@ describe("gates: approvals", () => {
     expect(task).toContain("APPROVED: 2 of 2 required approvals");
     expect(task).toContain("- @maintainer approved at");
     expect(task).toContain("- @admin approved at");
-    await settle(1000);
+    await g.quiet();
     expect(g.runs(issue, 1)).toHaveLength(1);
     const gate = await g.loop.app.services.store.getGate(String(ask.id));
     expect(gate?.answers[0]?.approval?.votes.map((v) => v.login)).toEqual(["maintainer", "admin"]);
@@ -172,7 +172,7 @@ describe("gates: approvals", () => {
     await waitFor("the label off", () => !g!.labels(issue).includes("awaiting-human"));
     await g.loop.wipeRedis();
     await g.loop.restart();
-    await settle(1500);
+    await g.quiet();
     expect(g.runs(issue, 1)).toHaveLength(1);
     const gate = await g.loop.app.services.store.getGate(String(ask.id));
     expect(gate?.state).toBe("resumed");

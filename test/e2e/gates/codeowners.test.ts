@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { projectRoot } from "../../../src/config/projectRoot.js";
 import type { OpenGatesReport } from "../../../src/observe/gateView.js";
 import { ensureBuilt } from "../../support/build.js";
-import { Gates, REPO, settle, waitFor } from "./support.js";
+import { Gates, REPO, waitFor } from "./support.js";
 
 const TOKEN = "codeowners-inbox-admin-token-0123";
 
@@ -48,7 +48,7 @@ describe("gates: answerers from CODEOWNERS, and the inbox", { timeout: 90_000 },
       "@maintainer this question is about `src/db/cache.ts`, so only its code owners (`.github/CODEOWNERS`) may answer it: @alice, @acme/db-team. Your reply was not recorded.",
     );
     g.comment(owned.issue, "maintainer", "/answer 1 Postgres");
-    await settle(1000);
+    await g.quiet();
     expect(g.replies(owned.issue).map((c) => c.id)).toEqual([told.id]);
     // /status says who can answer, without notifying them.
     g.comment(owned.issue, "maintainer", "/status");

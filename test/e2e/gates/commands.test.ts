@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { alive, Gates, REPO, settle, waitFor } from "./support.js";
+import { alive, Gates, REPO, waitFor } from "./support.js";
 
 /** Issue 3, "The human as a participant": slash commands, notes, stopping, closing. */
 describe("gates: the human as a participant", { timeout: 60_000 }, () => {
@@ -52,7 +52,7 @@ describe("gates: the human as a participant", { timeout: 60_000 }, () => {
     expect(deadAt - termAt).toBeGreaterThanOrEqual(900);
     await g.statusLine(issue, /round 0: agent stopped by @maintainer with \/stop \(after \d+s\)/);
     await g.reacted(stop.id, issue, "+1");
-    await settle(2500);
+    await g.quiet();
     expect(g.runs(issue)).toHaveLength(1); // a stopped agent is not retried
     expect(g.statusBody(issue)).not.toContain("retrying");
   });
@@ -68,7 +68,7 @@ describe("gates: the human as a participant", { timeout: 60_000 }, () => {
     const late = g.comment(issue, "maintainer", "SQLite");
     g.comment(issue, "maintainer", "/cancel");
     await g.reply(issue, "There is no open question to cancel.");
-    await settle(800);
+    await g.quiet();
     expect(g.runs(issue, 1)).toEqual([]);
     expect(g.reactions(late.id, issue)).toEqual([]);
     expect(g.replies(issue)).toHaveLength(1);
@@ -119,7 +119,7 @@ describe("gates: the human as a participant", { timeout: 60_000 }, () => {
     g.comment(issue, "maintainer", "/whatever");
     g.comment(issue, "admin", "/dance");
     await g.reply(issue, "Unknown command `/dance`.");
-    await settle(1000);
+    await g.quiet();
     expect(g.replies(issue).map((c) => c.body.split("\n")[0])).toEqual(["Unknown command `/frobnicate`.", "Unknown command `/dance`."]);
     expect(g.runs(issue)).toEqual([]);
   });
@@ -131,7 +131,7 @@ describe("gates: the human as a participant", { timeout: 60_000 }, () => {
     const { issue, comment: ask } = await g.asked("Outsiders");
     const ignored = ["/status", "/note sneak this in", "/cancel", "/defaults", "/stop", "/retry", "/agent", "/reopen SQLite", "/answer 1", "/frobnicate", "/help"];
     const posted = ignored.flatMap((body) => [g!.comment(issue, "reader", body), g!.comment(issue, "triager", body)]);
-    await settle(1500);
+    await g.quiet();
     expect(g.replies(issue)).toEqual([]);
     for (const c of posted) expect(g.reactions(c.id, issue)).toEqual([]);
     expect(g.statusBody(issue)).not.toMatch(/reader|triager/);
@@ -154,7 +154,7 @@ describe("gates: the human as a participant", { timeout: 60_000 }, () => {
 
     g.sim.reopenIssue(REPO, issue, "maintainer");
     const late = g.comment(issue, "maintainer", "SQLite");
-    await settle(1500);
+    await g.quiet();
     expect(g.runs(issue)).toHaveLength(1);
     expect(g.reactions(late.id, issue)).toEqual([]);
     expect(g.labels(issue)).not.toContain("awaiting-human");
@@ -185,7 +185,7 @@ describe("gates: the human as a participant", { timeout: 60_000 }, () => {
     await waitFor("the agent gone", () => !alive(running.pid));
     await g.statusLine(issue, /round 0: agent stopped because @admin closed the issue \(after \d+s\)/);
     g.sim.reopenIssue(REPO, issue, "admin");
-    await settle(2500);
+    await g.quiet();
     expect(g.runs(issue)).toHaveLength(1);
   });
 });

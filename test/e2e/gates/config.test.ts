@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Gates, REPO, settle, waitFor } from "./support.js";
+import { Gates, REPO, waitFor } from "./support.js";
 
 /** Issue 3, "Per-repository configuration": `.github/escalation.yml` through the simulator's contents API. */
 describe("gates: per-repository configuration", { timeout: 60_000 }, () => {
@@ -38,7 +38,7 @@ describe("gates: per-repository configuration", { timeout: 60_000 }, () => {
 
     // Write access is below the configured minimum (admin); a listed user and a team member may answer.
     const ignored = g.comment(issue, "maintainer", "1. Postgres");
-    await settle(800);
+    await g.quiet();
     expect(g.replies(issue)).toEqual([]);
     expect(g.reactions(ignored.id, issue)).toEqual([]);
     g.comment(issue, "reader", "1. SQLite");
@@ -74,7 +74,7 @@ describe("gates: per-repository configuration", { timeout: 60_000 }, () => {
 
     // The defaults apply: a reader may not answer, a maintainer may.
     g.comment(issue, "reader", "Postgres");
-    await settle(800);
+    await g.quiet();
     expect(g.runs(issue, 1)).toEqual([]);
     g.comment(issue, "maintainer", "SQLite");
     const next = await g.run(issue, 1);
@@ -87,7 +87,7 @@ describe("gates: per-repository configuration", { timeout: 60_000 }, () => {
     expect(other.body).toMatch(/max_rounds: .*1/);
     expect(other.body).not.toContain("command");
 
-    await settle(1500);
+    await g.quiet();
     // Many events later, still one comment per problem.
     expect(g.replies(issue).map((c) => c.id)).toEqual([problem.id]);
     expect(g.replies(gadgets, "acme/gadgets").map((c) => c.id)).toEqual([other.id]);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Gates, settle, waitFor } from "./support.js";
+import { Gates, waitFor } from "./support.js";
 
 /** Issue 3, "Bounded ladders": attempts and rounds run out into a gate the app itself asks. */
 describe("gates: bounded ladders", { timeout: 90_000 }, () => {
@@ -40,7 +40,7 @@ describe("gates: bounded ladders", { timeout: 90_000 }, () => {
     g.comment(issue, "maintainer", "2");
     await g.statusLine(issue, "@maintainer chose not to retry; the agent is not re-run");
     await waitFor("label removed", () => !g!.labels(issue).includes("awaiting-human"));
-    await settle(2500);
+    await g.quiet();
     expect(g.runs(issue)).toHaveLength(4);
     expect(g.asks(issue)).toHaveLength(2);
   });
@@ -58,7 +58,7 @@ describe("gates: bounded ladders", { timeout: 90_000 }, () => {
     expect(limit.comment.user.login).toBe(g.sim.botLogin);
     expect(limit.ask.kind).toBe("rounds_exhausted");
     expect(limit.ask.questions).toEqual([{ text: "The agent has used 2 rounds on this issue, the limit. Run more rounds?", options: ["retry", "give up"] }]);
-    await settle(800);
+    await g.quiet();
     expect(g.runs(issue, 2)).toEqual([]);
 
     g.comment(issue, "admin", "retry, but this is the last time");

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { replyId } from "../../../src/github/replyIds.js";
 import { jobIds } from "../../../src/queue/names.js";
-import { Gates, REPO, settle, waitFor } from "./support.js";
+import { Gates, REPO, waitFor } from "./support.js";
 
 /**
  * Issue 13, "Pull requests": on a pull request GitHub sends `pull_request.*` for labels and closes,
@@ -128,7 +128,7 @@ describe("gates: pull requests", () => {
     const gate = await waitFor("the gate rebuilt", () => g!.loop.app.services.store.lastGate({ repo: REPO, issue: pr }));
     expect(gate).toMatchObject({ state: "resumed", answeredBy: "maintainer" });
     expect(gate.answers[0]).toMatchObject({ option: "SQLite", about: { path: "src/db/cache.ts", line: 9, side: "LEFT" } });
-    await settle(1500);
+    await g.quiet();
     expect(g.runs(pr, 1)).toHaveLength(1);
   });
 

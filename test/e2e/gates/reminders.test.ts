@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openGatesReport } from "../../../src/observe/gateView.js";
-import { Gates, REPO, settle, waitFor } from "./support.js";
+import { Gates, REPO, waitFor } from "./support.js";
 
 const ladder = (...steps: string[]) => `reminders:\n  ladder:\n${steps.map((s) => `    - ${s}\n`).join("")}`;
 
@@ -63,7 +63,8 @@ describe("gates: the reminder ladder", { timeout: 60_000 }, () => {
     const { task } = await g.run(unanswered.issue, 1);
     expect(task).toMatch(/ASSUMPTION: nobody answered by \S+; the default was taken\.\n\n> SQLite\n/);
 
-    await settle(1500);
+    // Every step of both ladders has come due: the answered gate's steps posted nothing.
+    await g.quiet({ timers: true });
     expect(g.replies(answered.issue)).toEqual([]);
     expect(g.replies(unanswered.issue)).toHaveLength(2);
   });
@@ -79,7 +80,8 @@ describe("gates: the reminder ladder", { timeout: 60_000 }, () => {
     const second = await g.reply(issue, "⏰ Reminder for @acme/oncall:");
     expect(Date.parse(second.created_at)).toBeGreaterThanOrEqual(Date.parse(ask.created_at) + 6000);
     await g.reply(issue, "is now **overdue**");
-    await settle(1000);
+    // Every step rescheduled by the rebuild has come due: none was posted twice.
+    await g.quiet({ timers: true });
     expect(g.replies(issue).map((c) => /^⏰ (Reminder for \S+|No answer by)/.exec(c.body)?.[1])).toEqual(["Reminder for @maintainer:", "Reminder for @acme/oncall:", "No answer by"]);
     const gate = await waitFor("the rebuilt gate", () => g!.loop.app.services.store.getGate(String(ask.id)));
     expect(gate.state).toBe("open");

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { parseStatusComment } from "../../../src/protocol/statusComment.js";
-import { Gates, REPO, settle, waitFor } from "./support.js";
+import { afterSecondOf, Gates, REPO, waitFor } from "./support.js";
 import { sealFor } from "../../support/seal.js";
 import { WEBHOOK_SECRET } from "../../support/harness.js";
 
@@ -22,7 +22,8 @@ describe("gates: human wait and agent run time per round", { timeout: 60_000 }, 
     // A note makes the issue's status comment appear; from then on each round's end keeps it current.
     g.comment(issue, "maintainer", "/note keep it small");
     await g.statusLine(issue, "note");
-    await settle(1500);
+    // A human wait of at least a second, in GitHub's whole-second timestamps.
+    await afterSecondOf(ask.created_at);
     const answer = g.comment(issue, "maintainer", "SQLite");
     await g.resumedWith(answer.id, issue);
     await g.statusLine(issue, "round 1: agent finished");

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseAskComment, type Ask } from "../../../src/protocol/ask.js";
 import type { SimComment } from "../../../src/dev/simulator/index.js";
-import { REPO, settle, startLoop, waitFor, type Loop } from "../../support/harness.js";
+import { REPO, quiet, startLoop, waitFor, waitOut, type Loop } from "../../support/harness.js";
 
-export { REPO, settle, waitFor } from "../../support/harness.js";
+export { REPO, afterSecondOf, waitFor } from "../../support/harness.js";
 
 const AGENT = resolve("test/support/agents/recording-agent.mjs");
 
@@ -38,9 +38,15 @@ export class Gates {
   private constructor(
     readonly loop: Loop,
     readonly out: string,
+    /** How long each of the waits below may take (a round, a reply, a status line): see start. */
+    readonly stepMs: number,
   ) {}
 
-  static async start(mode: string, env: Record<string, string> = {}): Promise<Gates> {
+  /**
+   * `stepMs` (15 s by default) bounds each wait for a step; a file whose tests are allowed a minute
+   * gives its steps more, so a machine busy with other work slows it down without failing it.
+   */
+  static async start(mode: string, env: Record<string, string> = {}, options: { stepMs?: number } = {}): Promise<Gates> {
     const out = mkdtempSync(join(tmpdir(), "esc-gates-"));
     const loop = await startLoop({
       AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, out, "{round}", mode]),
@@ -48,13 +54,18 @@ export class Gates {
       REPO_CONFIG_CACHE_TTL: "1s",
       ...env,
     });
-    return new Gates(loop, out);
+    return new Gates(loop, out, options.stepMs ?? 15_000);
   }
 
-  /** Writes `.github/escalation.yml` and waits until the app's cached settings have expired. */
+  /** Writes `.github/escalation.yml` and waits until the app's cached settings (REPO_CONFIG_CACHE_TTL, 1 s here) have expired. */
   async configure(yaml: string, repo = REPO): Promise<void> {
     this.sim.setFile(repo, ".github/escalation.yml", yaml);
-    await settle(1100);
+    await waitOut(1100);
+  }
+
+  /** Waits until the loop has done everything it was given (see quiet in test/support/harness.ts): before asserting that something did not happen. */
+  quiet(options?: { timers?: boolean }): Promise<void> {
+    return quiet(this.loop, options);
   }
 
   get sim() {
@@ -76,7 +87,7 @@ export class Gates {
 
   /** Waits for the agent's run of `round` on `issue`. */
   run(issue: number, round: number, repo = REPO): Promise<Recorded> {
-    return waitFor(`round ${round} of #${issue}`, () => this.runs(issue, round, repo)[0]);
+    return waitFor(`round ${round} of #${issue}`, () => this.runs(issue, round, repo)[0], this.stepMs);
   }
 
   /** When the agent of `pid` received `signal`, if it did. */
@@ -113,13 +124,13 @@ export class Gates {
   /** Waits until the status comment has a line matching `pattern`. */
   statusLine(issue: number, pattern: RegExp | string, repo = REPO): Promise<string> {
     const matches = (line: string) => (typeof pattern === "string" ? line.includes(pattern) : pattern.test(line));
-    return waitFor(`status line ${String(pattern)} on #${issue}`, () => this.statusBody(issue, repo).split("\n").find(matches));
+    return waitFor(`status line ${String(pattern)} on #${issue}`, () => this.statusBody(issue, repo).split("\n").find(matches), this.stepMs);
   }
 
   /** Waits for the app's reply containing `text`. */
   reply(issue: number, text: string | RegExp, repo = REPO): Promise<SimComment> {
     const matches = (body: string) => (typeof text === "string" ? body.includes(text) : text.test(body));
-    return waitFor(`a reply ${String(text)} on #${issue}`, () => this.replies(issue, repo).find((c) => matches(c.body)));
+    return waitFor(`a reply ${String(text)} on #${issue}`, () => this.replies(issue, repo).find((c) => matches(c.body)), this.stepMs);
   }
 
   labels(issue: number, repo = REPO): string[] {
@@ -132,7 +143,7 @@ export class Gates {
 
   /** Waits until the app reacted with `content` on the comment. */
   reacted(commentId: number, issue: number, content: string, repo = REPO): Promise<true> {
-    return waitFor(`${content} on comment ${commentId}`, () => this.reactions(commentId, issue, repo).includes(`${content}:${this.sim.botLogin}`) || undefined);
+    return waitFor(`${content} on comment ${commentId}`, () => this.reactions(commentId, issue, repo).includes(`${content}:${this.sim.botLogin}`) || undefined, this.stepMs);
   }
 
   /**
@@ -143,7 +154,7 @@ export class Gates {
     return waitFor(`a resume with the answer of comment ${commentId}`, async () => {
       const gates = await this.loop.app.services.store.issueGates({ repo, issue });
       return gates.some((g) => g.answerCommentId === commentId && (g.state === "resuming" || g.state === "resumed")) || undefined;
-    });
+    }, this.stepMs);
   }
 
   /** Sends a REST request with an installation token, as an agent holding the App's token would; the response's status. */
@@ -177,9 +188,9 @@ export class Gates {
   async gate(issue: number, opts: { count?: number; label?: string; repo?: string } = {}): Promise<{ comment: SimComment; ask: Ask }> {
     const repo = opts.repo ?? REPO;
     const count = opts.count ?? 1;
-    const found = await waitFor(`ask #${count} on #${issue}`, () => this.asks(issue, repo)[count - 1]);
-    await waitFor(`gate ${found.comment.id} recorded`, () => this.loop.app.services.store.getGate(String(found.comment.id)));
-    await waitFor(`the ${opts.label ?? "awaiting-human"} label on #${issue}`, () => this.labels(issue, repo).includes(opts.label ?? "awaiting-human"));
+    const found = await waitFor(`ask #${count} on #${issue}`, () => this.asks(issue, repo)[count - 1], this.stepMs);
+    await waitFor(`gate ${found.comment.id} recorded`, () => this.loop.app.services.store.getGate(String(found.comment.id)), this.stepMs);
+    await waitFor(`the ${opts.label ?? "awaiting-human"} label on #${issue}`, () => this.labels(issue, repo).includes(opts.label ?? "awaiting-human"), this.stepMs);
     return found;
   }
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { parseStatusComment } from "../../../src/protocol/statusComment.js";
-import { Gates, REPO, settle, waitFor } from "./support.js";
+import { Gates, REPO, waitFor } from "./support.js";
 import { sealFor } from "../../support/seal.js";
 import { WEBHOOK_SECRET } from "../../support/harness.js";
 
@@ -67,7 +67,7 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
     expect(startedAt).toBeGreaterThanOrEqual(Date.parse(ask.created_at) + 2000);
     expect(task).toMatch(/Answer from human @maintainer at \S+ \(\S+\), choosing option "Postgres":\n\n> Postgres\n/);
     expect(task).toMatch(/\*\*Q2\. Should old entries expire\?\*\*\nASSUMPTION: nobody answered by \S+; the default was taken\.\n\n> yes\n/);
-    await settle(500);
+    await g.quiet();
     expect(g.runs(issue)).toHaveLength(2);
   });
 
@@ -87,7 +87,8 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
     expect(toAnswerer.body).toContain("⏰ Reminder for @admin: the agent is still waiting for an answer to **Which database should the cache use?**");
     expect(toAnswerer.body).not.toContain("@maintainer");
 
-    await settle(2500);
+    // Every timer has fired: a second reminder would have been posted by now.
+    await g.quiet({ timers: true });
     for (const { issue } of [assigned, unassigned]) {
       expect(g.replies(issue)).toHaveLength(1);
       expect(g.runs(issue, 1)).toEqual([]);
@@ -114,7 +115,7 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
 
     g.comment(without.issue, "maintainer", "/defaults");
     await g.reply(without.issue, "@maintainer the open question has no defaults left to accept; please answer it.");
-    await settle(500);
+    await g.quiet();
     expect(g.runs(without.issue, 1)).toEqual([]);
     expect(g.labels(without.issue)).toContain("awaiting-human");
     expect(g.replies(withDefaults.issue)).toEqual([]);
