@@ -59,7 +59,8 @@ export class Queues {
   async scheduleReconcile(everySeconds: number | undefined): Promise<void> {
     await this.maintenance.add("reconcile", { full: true }, { removeOnComplete: 100, removeOnFail: 100 });
     if (everySeconds !== undefined) {
-      await this.maintenance.upsertJobScheduler("reconcile", { every: everySeconds * 1000 }, { name: "reconcile", opts: { removeOnComplete: 100, removeOnFail: 100 } });
+      // Its first pass one interval from now: BullMQ's `every` fires at once, a second pass beside the full one.
+      await this.maintenance.upsertJobScheduler("reconcile", { every: everySeconds * 1000, startDate: Date.now() + everySeconds * 1000 }, { name: "reconcile", opts: { removeOnComplete: 100, removeOnFail: 100 } });
     } else {
       await this.maintenance.removeJobScheduler("reconcile");
     }

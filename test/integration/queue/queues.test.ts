@@ -68,3 +68,20 @@ describe("Queues: connection errors", () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe("Queues: reconciliation", () => {
+  it("queues one full pass now and the scheduled passes from one interval on, not a second pass at once", async () => {
+    const producer = new Redis(inject("redisUrl"), { maxRetriesPerRequest: 1 });
+    const queues = new Queues(producer, `queues-${randomUUID().slice(0, 8)}`);
+    const before = Date.now();
+    await queues.scheduleReconcile(600);
+    const waiting = await queues.maintenance.getWaiting();
+    expect(waiting.map((j) => j.data)).toEqual([{ full: true }]);
+    const delayed = await queues.maintenance.getDelayed();
+    expect(delayed).toHaveLength(1);
+    expect(delayed[0]!.timestamp + delayed[0]!.delay).toBeGreaterThanOrEqual(before + 600_000);
+    await queues.maintenance.obliterate({ force: true });
+    await queues.close();
+    producer.disconnect();
+  });
+});
