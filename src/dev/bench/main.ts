@@ -25,6 +25,7 @@ import { benchWorkspace } from "./workspace.js";
  *   npm run bench -- --quick      1 run, smaller samples (about a minute)
  *   npm run bench -- --profile    also CPU-profile the app (node --cpu-prof) and print where time went
  *   npm run bench -- --rebuild-only   only (7), reconciliation at scale (--quick: smaller)
+ *   npm run bench -- --loop-only      measurements 1–5 only (no workspace, sandbox or rebuild): A/B runs of the loop
  *   npm run bench -- --runs 5 --rate 20 --throttle
  */
 interface Sizes {
@@ -334,12 +335,13 @@ async function main(): Promise<number> {
       report: { type: "string" },
       "sandbox-only": { type: "boolean" },
       "rebuild-only": { type: "boolean" },
+      "loop-only": { type: "boolean" },
       help: { type: "boolean" },
     },
     strict: true,
   });
   if (values.help) {
-    console.log("usage: npm run bench -- [--quick] [--runs N] [--rate R] [--replies N] [--parked N] [--deliveries N] [--profile] [--throttle] [--no-save] [--sandbox-only] [--rebuild-only]\n       npm run bench -- --report bench/results/<file>.json   (print a saved run's tables again)");
+    console.log("usage: npm run bench -- [--quick] [--runs N] [--rate R] [--replies N] [--parked N] [--deliveries N] [--profile] [--throttle] [--no-save] [--sandbox-only] [--rebuild-only] [--loop-only]\n       npm run bench -- --report bench/results/<file>.json   (print a saved run's tables again)");
     return 0;
   }
   if (values.report) {
@@ -372,6 +374,7 @@ async function main(): Promise<number> {
     const file = writeResults(resolve(projectRoot, "bench/results"), stamp, { machine: info, sizes, throttle: Boolean(values.throttle), quick: Boolean(values.quick), summary: figures, runs: results });
     console.log(`\nresults: ${file}`);
   }
+  if (values["loop-only"]) return 0;
   console.error("the workspace: preparation, then reply → agent started with it on and off (workspace.ts)");
   console.log("");
   await benchWorkspace(values.quick ? { files: 5000, commits: 200, samples: 3, issues: 3 } : { files: 5000, commits: 200, samples: 7, issues: 7 });
