@@ -1,7 +1,12 @@
 import type { Probot } from "probot";
+import { withDeadline } from "../deadline.js";
 import { ProtocolError, StoreUnavailableError } from "../errors.js";
 import type { Services } from "../services.js";
+import { isOwnLabelRemoval } from "./ownEchoes.js";
 import { toInboundEvent } from "./toInboundEvent.js";
+
+/** As long as the enqueue may take: past it GitHub gets a 5xx and can redeliver. */
+const STORE_DEADLINE_MS = 3000;
 
 /**
  * The webhook handler only validates and records: it enqueues the event under its delivery id and
@@ -43,7 +48,13 @@ export function registerWebhooks(app: Probot, services: Services): void {
         return;
       }
       try {
-        await services.queues.addInbound(event);
+        // The echo of the app's own label removal: dropped here, as a bot's label is (toInboundEvent).
+        if (await withDeadline(isOwnLabelRemoval(event, services.store), STORE_DEADLINE_MS, () => new Error(`Redis did not answer within ${STORE_DEADLINE_MS} ms`))) {
+          services.log.debug({ delivery: context.id, event: context.name }, "ignored webhook delivery: the app's own label removal");
+          services.events.notify("webhook.delivery", { event: context.name, result: "ignored" });
+          return;
+        }
+        await services.queues.addInbound(event, STORE_DEADLINE_MS);
       } catch (error) {
         services.events.notify("webhook.delivery", { event: context.name, result: "error" });
         throw new StoreUnavailableError(`Could not record delivery ${context.id} (Redis unreachable?): ${(error as Error).message}`, { cause: error });
