@@ -28,7 +28,7 @@ export interface ReplyToSpawnResult {
   arrivalToSpawnEvent: Distribution;
   postedToArrival: Distribution;
   postedToProcessStart: Distribution;
-  /** CPU ms per round trip over the replies' window (feedback written meanwhile included), by process. */
+  /** CPU ms per round trip from the first reply until every queue drained (its feedback included), by process. */
   cpuPerRoundTrip: CpuTimes;
   /** Redis commands per round trip made by the app (the benchmark's own queue polls taken out), by command. */
   redisCommandsPerRoundTrip: Record<string, number>;
@@ -104,8 +104,9 @@ export async function measureReplyToSpawn(rig: Rig, gates: readonly ParkedGate[]
     100,
   ).catch(() => undefined); // report what arrived; `missing` says how many did not
   const seconds = (Date.now() - started) / 1000;
-  // CPU over the replies' window: the feedback worker writes meanwhile at its budget's pace.
-  await rig.quiesce({ feedback: false }).catch(() => undefined);
+  // CPU and commands until the feedback queue has drained too, so every round trip's writes are in
+  // whatever the host's load (a saturated app left part of them outside, and looked cheaper).
+  await rig.quiesce({ timeoutMs: 60_000 }).catch(() => undefined);
   const cpuPerRoundTrip = cpuDelta(await rig.cpu(), cpuBefore, gates.length);
   const commandsAfter = await rig.redisCommands();
   commandsAfter.evalsha = (commandsAfter.evalsha ?? 0) - (rig.benchScripts - benchScriptsBefore);
