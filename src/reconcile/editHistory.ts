@@ -34,7 +34,8 @@ export function editHistoryQuery(edits: number): string {
 export const EDIT_HISTORY_QUERY = editHistoryQuery(EDITS_READ);
 
 const Login = z.object({ login: z.string() }).nullable().optional();
-const HistorySchema = z.object({
+/** A comment's or an issue body's authorship and edits, as GitHub's GraphQL returns them. */
+export const HistorySchema = z.object({
   id: z.string(),
   author: Login,
   editor: Login,

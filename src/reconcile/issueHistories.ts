@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ProtocolError, describeIssues } from "../errors.js";
 import type { BodyEdit, TitleEdit } from "../gates/types.js";
-import { authorsText, EDITS_READ, IDS_PER_REQUEST, type GraphqlPort } from "./editHistory.js";
+import { authorsText, EDITS_READ, HistorySchema, IDS_PER_REQUEST, type GraphqlPort } from "./editHistory.js";
 import { titleEditOf } from "./titleHistory.js";
 
 /**
@@ -29,26 +29,13 @@ export const ISSUE_HISTORIES_QUERY = `query IssueHistories($ids: [ID!]!) {
   }
 }`;
 
-const Login = z.object({ login: z.string() }).nullable().optional();
-const Edit = z.object({ editedAt: z.string(), deletedAt: z.string().nullable().optional(), diff: z.string().nullable().optional(), editor: Login });
 const Rename = z.object({
   createdAt: z.string(),
   previousTitle: z.string(),
   currentTitle: z.string(),
   actor: z.object({ __typename: z.string(), login: z.string() }).nullable().optional(),
 });
-const IssueHistorySchema = z.object({
-  id: z.string(),
-  author: Login,
-  editor: Login,
-  lastEditedAt: z.string().nullable().optional(),
-  userContentEdits: z
-    .object({
-      totalCount: z.number().int().nonnegative(),
-      nodes: z.array(Edit.nullable()).nullable().optional(),
-    })
-    .nullable()
-    .optional(),
+const IssueHistorySchema = HistorySchema.extend({
   timelineItems: z.object({ totalCount: z.number().int().nonnegative(), nodes: z.array(Rename.partial().nullable()).nullable().optional() }),
 });
 /** A node GitHub no longer resolves is null. */

@@ -86,20 +86,17 @@ function byRoute(calls: ReadonlyArray<{ route: string }>): Record<string, number
   return out;
 }
 
+/** A rig whose simulator `prepare` seeded before the app starts; the start-up pass over it may be long. */
+function startSeeded(options: { dir: string; log: (line: string) => void }, prepare: Parameters<typeof Rig.start>[0]["prepare"]): Promise<Rig> {
+  return Rig.start({ dir: options.dir, agentConcurrency: 4, throttle: false, profile: false, log: options.log, prepare, startupTimeoutMs: 600_000 });
+}
+
 export async function measureRebuild(options: { dir: string; repos: number; gates: number; log: (line: string) => void }): Promise<RebuildResult> {
   let seeded = 0;
-  const rig = await Rig.start({
-    dir: options.dir,
-    agentConcurrency: 4,
-    throttle: false,
-    profile: false,
-    log: options.log,
-    prepare: (sim) => {
-      seedGates(sim, options.repos, options.gates);
-      const usage = process.cpuUsage();
-      seeded = (usage.user + usage.system) / 1000;
-    },
-    startupTimeoutMs: 600_000,
+  const rig = await startSeeded(options, (sim) => {
+    seedGates(sim, options.repos, options.gates);
+    const usage = process.cpuUsage();
+    seeded = (usage.user + usage.system) / 1000;
   });
   try {
     const open = await waitUntil("every gate open in Redis", async () => {
@@ -140,25 +137,17 @@ export async function measureIdlePasses(options: {
   log: (line: string) => void;
 }): Promise<IdlePassResult> {
   const at = lastWeek();
-  const rig = await Rig.start({
-    dir: options.dir,
-    agentConcurrency: 4,
-    throttle: false,
-    profile: false,
-    log: options.log,
-    prepare: (sim) => {
-      for (let r = 0; r < options.repos; r++) {
-        const repo = repoName("lib", r);
-        sim.addRepo(repo);
-        sim.setPermission(repo, HUMAN, "write");
-        const waiting = r < options.gatedRepos;
-        sim.seedIssues(repo, [
-          { title: "Last week's fix", body: "Done.", author: HUMAN, comments: [{ author: HUMAN, body: "Thanks!" }], at },
-          ...(waiting ? [{ title: "A question", body: "Cache it.", author: HUMAN, labels: ["awaiting-human"], comments: [askBy(sim.botLogin)], at }] : []),
-        ]);
-      }
-    },
-    startupTimeoutMs: 600_000,
+  const rig = await startSeeded(options, (sim) => {
+    for (let r = 0; r < options.repos; r++) {
+      const repo = repoName("lib", r);
+      sim.addRepo(repo);
+      sim.setPermission(repo, HUMAN, "write");
+      const waiting = r < options.gatedRepos;
+      sim.seedIssues(repo, [
+        { title: "Last week's fix", body: "Done.", author: HUMAN, comments: [{ author: HUMAN, body: "Thanks!" }], at },
+        ...(waiting ? [{ title: "A question", body: "Cache it.", author: HUMAN, labels: ["awaiting-human"], comments: [askBy(sim.botLogin)], at }] : []),
+      ]);
+    }
   });
   try {
     const fullPassCalls = rig.sim.calls.filter((c) => c.at >= rig.appSpawnedAt && c.at <= rig.startupReconciledAt).length;
