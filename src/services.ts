@@ -1,4 +1,4 @@
-import type { Logger, ProbotOctokit } from "probot";
+import type { Logger } from "probot";
 import type { RunningAgents } from "./agent/runningAgents.js";
 import type { AppConfig } from "./config/env.js";
 import type { RepoConfigResult } from "./config/repoConfig.js";
@@ -8,10 +8,9 @@ import type { AppIdentity } from "./github/appIdentity.js";
 import type { Codeowners } from "./github/codeowners.js";
 import type { AgentToken, TokenPermissions } from "./github/agentToken.js";
 import type { RepositoryInfo } from "./workspace/repositoryInfo.js";
+import type { InstallationOctokit } from "./github/octokit.js";
 import type { Queues } from "./queue/queues.js";
 import type { Sandbox } from "./sandbox/sandbox.js";
-
-export type InstallationOctokit = InstanceType<typeof ProbotOctokit>;
 
 /** What the loop's handlers and workers share; built once in src/app/startApp.ts. */
 export interface Services {

@@ -4,8 +4,7 @@ import Mustache from "mustache";
 import { AgentError } from "../errors.js";
 import type { PullRequestMode } from "../config/repoConfig.js";
 import type { ApprovalRecord, Gate, HumanNote, LineRef } from "../gates/types.js";
-import { APPROVAL_KIND } from "../protocol/approval.js";
-import { CORRECTION_KIND } from "../protocol/ask.js";
+import { APPROVAL_KIND, CORRECTION_KIND } from "../protocol/ask.js";
 import { cleanHumanText, stripHiddenCharacters } from "../protocol/humanText.js";
 
 export interface TaskInput {

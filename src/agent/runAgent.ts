@@ -1,6 +1,6 @@
 import { AgentError, SandboxError } from "../errors.js";
 import { SANDBOX_ADVICE } from "../sandbox/probe.js";
-import type { RoundSandbox } from "../sandbox/sandbox.js";
+import type { RoundSandbox } from "../sandbox/round.js";
 import { spawnAgentProcess } from "./agentProcess.js";
 import { RELEASE_LINE, gatedCommand } from "./releaseGate.js";
 import { resolveCommand } from "./resolveCommand.js";

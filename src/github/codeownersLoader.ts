@@ -1,4 +1,4 @@
-import type { InstallationOctokit } from "../services.js";
+import type { InstallationOctokit } from "./octokit.js";
 import { CODEOWNERS_PATHS, parseCodeowners, type Codeowners } from "./codeowners.js";
 
 interface Cached {

@@ -1,5 +1,4 @@
 import type { ProbotOctokit } from "probot";
-import type { GateStore } from "../gates/store.js";
 
 export const PERMISSION_LEVELS = ["none", "read", "triage", "write", "maintain", "admin"] as const;
 export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
@@ -12,6 +11,12 @@ function asLevel(value: unknown): PermissionLevel | undefined {
   return PERMISSION_LEVELS.find((level) => level === value);
 }
 
+/** Where permissions are cached (GateStore). */
+export interface PermissionCache {
+  cachedPermission(repo: string, login: string): Promise<string | null>;
+  cachePermission(repo: string, login: string, permission: string, ttlSeconds: number): Promise<void>;
+}
+
 /**
  * A user's permission on a repository, cached in Redis for `ttlSeconds` so a burst of replies
  * costs one GitHub read. role_name is preferred: it tells maintain and triage apart. The
@@ -19,7 +24,7 @@ function asLevel(value: unknown): PermissionLevel | undefined {
  */
 export async function permissionOf(
   octokit: () => Promise<InstanceType<typeof ProbotOctokit>>,
-  store: GateStore,
+  store: PermissionCache,
   repo: string,
   login: string,
   ttlSeconds: number,

@@ -1,5 +1,5 @@
 import { REPO_CONFIG_PATH, resolveRepoSettings, type RepoConfigResult, type RepoSettings } from "../config/repoConfig.js";
-import type { InstallationOctokit } from "../services.js";
+import type { InstallationOctokit } from "./octokit.js";
 
 interface Cached {
   at: number;

@@ -1,5 +1,5 @@
 import type { GateStore } from "../gates/store.js";
-import type { InstallationOctokit } from "../services.js";
+import type { InstallationOctokit } from "./octokit.js";
 
 /**
  * Whether `login` is an active member of `team` (org/team-slug), cached in Redis for `ttlSeconds`

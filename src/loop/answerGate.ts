@@ -1,6 +1,7 @@
 import type { Gate, RecordedAnswer } from "../gates/types.js";
 import { appMentionNames } from "../protocol/addressing.js";
-import { APPROVAL_KIND, renderLateVote } from "../protocol/approval.js";
+import { renderLateVote } from "../protocol/approval.js";
+import { APPROVAL_KIND } from "../protocol/ask.js";
 import { echoLines, readingSummary, renderEcho } from "../protocol/echo.js";
 import { renderHowToAnswer } from "../protocol/howToAnswer.js";
 import { parseReply } from "../protocol/reply.js";

@@ -1,7 +1,9 @@
+import { approvalAnswer } from "../gates/approvalAnswer.js";
 import type { RepoSettings } from "../config/repoConfig.js";
 import type { Gate } from "../gates/types.js";
 import { appMentionNames } from "../protocol/addressing.js";
-import { APPROVAL_KIND, approvalAnswer, readVote, renderLateVote, renderNotAVote, renderResolved, renderVoteAck, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
+import { readVote, renderLateVote, renderNotAVote, renderResolved, renderVoteAck, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
+import { APPROVAL_KIND } from "../protocol/ask.js";
 import type { Ask } from "../protocol/ask.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";

@@ -2,8 +2,6 @@ import { createHash } from "node:crypto";
 import type { RepoSettings } from "../config/repoConfig.js";
 import { ProtocolError } from "../errors.js";
 import type { Gate } from "../gates/types.js";
-import { meetsMinimum, permissionOf } from "../github/permissions.js";
-import { isTeamMember } from "../github/teamMembership.js";
 import { parseAskComment, type Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
 import type { CommentEvent, InboundEvent } from "../queue/jobs.js";
@@ -19,9 +17,13 @@ import { issueEdited } from "./issueBody.js";
 import { titleEdited } from "./issueTitle.js";
 import { openGate } from "./openGate.js";
 import { labelTakenOff } from "./labelTakenOff.js";
+import { maySteer } from "./maySteer.js";
 import { answerSuperseded, commitsPushed, questionEdited } from "./staleQuestions.js";
 import { reconcileIssue, type IssueSnapshot } from "../reconcile/reconcileIssue.js";
 import { agentLogin } from "../github/agentLogins.js";
+
+/** Reconciliation's replays run through this same path. */
+export const replayWith = (services: Services) => (event: InboundEvent) => handleInbound(services, event);
 
 /** Processes one recorded webhook event. Returns a short outcome for logs and tests. */
 export async function handleInbound(services: Services, event: InboundEvent): Promise<string> {
@@ -66,7 +68,7 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
   // rebuild reads them (GitHub no longer has the deleted one), so the next answer given is taken.
   const readAgain = async () => {
     const octokit = await services.github.installation(event.installationId);
-    const changes = await reconcileIssue(services, octokit, event.installationId, event.repo, snapshotOf(event), settings);
+    const changes = await reconcileIssue(services, replayWith(services), octokit, event.installationId, event.repo, snapshotOf(event), settings);
     return `replies read again: ${changes.length} change(s)`;
   };
   if (event.action === "deleted") return commentDeleted(services, event, settings, readAgain);
@@ -98,7 +100,7 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
     // GitHub says a question is waiting but Redis knows none (it was wiped): rebuild this issue now,
     // which replays this reply too, instead of waiting for the next scheduled reconciliation.
     const octokit = await services.github.installation(event.installationId);
-    const changes = await reconcileIssue(services, octokit, event.installationId, event.repo, snapshotOf(event), settings);
+    const changes = await reconcileIssue(services, replayWith(services), octokit, event.installationId, event.repo, snapshotOf(event), settings);
     return `rebuilt from GitHub: ${changes.length} change(s)`;
   }
   return "ignored: no open gate";
@@ -132,26 +134,6 @@ function readAsk(services: Services, event: CommentEvent): Ask | undefined {
     services.log.warn({ repo: event.repo, issue: event.issue.number, comment: event.comment.id, err: error.message }, "malformed ask marker");
     return undefined;
   }
-}
-
-/**
- * Who may answer, dispatch or command: never a bot; a listed user or team member; or anyone with
- * at least the minimum permission (write by default). Everyone else is ignored without a reply.
- */
-export async function maySteer(services: Services, event: InboundEvent, login: string, type: string, settings: RepoSettings): Promise<boolean> {
-  if (type === "Bot" || login.endsWith("[bot]")) {
-    services.log.debug({ repo: event.repo, login }, "ignored: bots never steer");
-    return false;
-  }
-  if (settings.answerers.users.includes(login.toLowerCase())) return true;
-  const octokit = () => services.github.installation(event.installationId);
-  for (const team of settings.answerers.teams) {
-    if (await isTeamMember(octokit, services.store, team, login, services.config.permissionCacheSeconds)) return true;
-  }
-  const level = await permissionOf(octokit, services.store, event.repo, login, services.config.permissionCacheSeconds);
-  const allowed = meetsMinimum(level, settings.answerers.minimumPermission);
-  if (!allowed) services.log.debug({ repo: event.repo, login, permission: level }, "ignored: below the minimum permission"); // not "level": that is pino's own key
-  return allowed;
 }
 
 /** Closing the issue cancels its open gate and stops its agent; reopening resumes nothing. */

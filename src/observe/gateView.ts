@@ -2,8 +2,8 @@ import type { GateStore } from "../gates/store.js";
 import type { Gate } from "../gates/types.js";
 import { answererViews, groupByAnswerer, matchesAnswerer, type AnswererView, type InboxGroup } from "./inbox.js";
 import { approvalView, type ApprovalView } from "./approvalView.js";
-import { APPROVAL_KIND, type Vote } from "../protocol/approval.js";
-import { questionTimeout } from "../protocol/ask.js";
+import { type Vote } from "../protocol/approval.js";
+import { APPROVAL_KIND, questionTimeout } from "../protocol/ask.js";
 
 /**
  * What every surface (`escalate status`, the status page, its JSON API) shows of an open gate.

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { Gate } from "../gates/types.js";
-import type { GateView } from "./gateView.js";
 
 /** One who can answer a gate, and why: what the inbox groups by. */
 export interface AnswererView {
@@ -88,11 +87,27 @@ function groupOf(answerer: AnswererView, repo: string): { key: string; answerer:
   return { key: `${answerer.kind}:${answerer.name}`, answerer: { kind: answerer.kind, name: answerer.name, label: `@${answerer.name}` } };
 }
 
+/** What the inbox reads of a gate's view (gateView.ts builds it). */
+export interface InboxSource {
+  id: string;
+  repo: string;
+  issue: number;
+  title: string | null;
+  kind: string;
+  questions: ReadonlyArray<{ text: string; answer: unknown }>;
+  ageSeconds: number;
+  timeLeftSeconds: number | null;
+  answerers: readonly AnswererView[];
+  paths: string[];
+  url: string;
+  issueUrl: string;
+}
+
 /**
  * The inbox: each who can answer with every open gate waiting on them, oldest first; the groups
  * ordered by their oldest gate. With `only`, just those logins' and teams' groups.
  */
-export function groupByAnswerer(gates: readonly GateView[], only: readonly string[] = []): InboxGroup[] {
+export function groupByAnswerer(gates: readonly InboxSource[], only: readonly string[] = []): InboxGroup[] {
   const groups = new Map<string, InboxGroup>();
   for (const gate of gates) {
     for (const answerer of gate.answerers) {
@@ -109,7 +124,7 @@ export function groupByAnswerer(gates: readonly GateView[], only: readonly strin
   return [...groups.values()].sort((a, b) => b.oldestAgeSeconds - a.oldestAgeSeconds || a.answerer.label.localeCompare(b.answerer.label));
 }
 
-function entryOf(gate: GateView, via: AnswererView["via"]): InboxEntry {
+function entryOf(gate: InboxSource, via: AnswererView["via"]): InboxEntry {
   const waiting = gate.questions.find((q) => q.answer === null) ?? gate.questions[0];
   return {
     id: gate.id,

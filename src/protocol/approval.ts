@@ -1,4 +1,3 @@
-import type { RecordedAnswer } from "../gates/types.js";
 import { addressingOf } from "./addressing.js";
 import { shown } from "./echo.js";
 import { visibleReplyText } from "./visibleText.js";
@@ -8,7 +7,6 @@ import { visibleReplyText } from "./visibleText.js";
  * module reads a vote from a reply, counts the votes against the policy and renders what the app
  * says back. Recording each person's vote exactly once is the gate store's job (Lua, src/gates).
  */
-export const APPROVAL_KIND = "approval";
 export const APPROVAL_POLICIES = ["any-deny", "majority"] as const;
 export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
 export type VoteChoice = "approve" | "deny";
@@ -86,24 +84,6 @@ export function tally(votes: readonly Vote[], rule: ApprovalRule): Tally {
   const denyAt = rule.policy === "any-deny" ? 1 : rule.required;
   const outcome = denials.length >= denyAt ? "denied" : approvals.length >= rule.required ? "approved" : undefined;
   return { approvals, denials, ...(outcome ? { outcome } : {}) };
-}
-
-/**
- * The outcome a gate's votes reached, as its one answer: the text "approved" or "denied" (with the
- * deciding denial's note), who cast the deciding vote, and every counted vote.
- */
-export function approvalAnswer(counted: Tally & { outcome: "approved" | "denied" }, rule: ApprovalRule, deciding: Vote): RecordedAnswer {
-  return {
-    question: 0,
-    text: counted.outcome,
-    ...(counted.outcome === "denied" && deciding.note ? { note: deciding.note } : {}),
-    by: deciding.login,
-    at: deciding.at,
-    source: "human",
-    commentId: deciding.commentId,
-    ...(deciding.url ? { url: deciding.url } : {}),
-    approval: { outcome: counted.outcome, required: rule.required, policy: rule.policy, votes: [...counted.approvals, ...counted.denials].sort((a, b) => a.at - b.at) },
-  };
 }
 
 const names = (votes: readonly Vote[]) => (votes.length === 0 ? "none yet" : votes.map((v) => `@${v.login}`).join(", "));

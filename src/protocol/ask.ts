@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { ProtocolError, describeIssues } from "../errors.js";
 import { formatDuration } from "./duration.js";
-import { APPROVAL_KIND } from "./approval.js";
 import { findMarker, renderMarker } from "./marker.js";
 
 /** One question of an ask. `default` is an option label or free text used when nobody answers. */
@@ -25,6 +24,9 @@ export const AskPathSchema = z
   .max(300)
   .regex(/^[^`\\\x00-\x1f]+$/, "must be a repository path without backticks, backslashes or control characters")
   .refine((p) => !p.split("/").includes(".."), "must stay inside the repository (no .. segments)");
+/** The ask kind people vote on (approval.ts counts the votes). */
+export const APPROVAL_KIND = "approval";
+
 /** The most approvals an approval gate may need. */
 export const MAX_APPROVERS = 20;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { InstallationOctokit } from "../services.js";
+import type { InstallationOctokit } from "../github/octokit.js";
 
 /** GitHub's search returns at most this many results of a query; past it the answer is incomplete. */
 const SEARCH_CAP = 1000;

@@ -1,5 +1,7 @@
+import { replayWith } from "../loop/handleInbound.js";
 import { botJudge } from "../loop/issueTitle.js";
-import type { InstallationOctokit, Services } from "../services.js";
+import type { Services } from "../services.js";
+import type { InstallationOctokit } from "../github/octokit.js";
 import { atOnce } from "./atOnce.js";
 import { activeRepos, InstallationSchema, type InstallationListing } from "./activeRepos.js";
 import { graphqlPort } from "./editHistory.js";
@@ -135,6 +137,6 @@ async function reconcileRepo(
   for (const issue of byNumber.values()) {
     report.issues++;
     const history = issue.node_id ? histories.get(issue.node_id) : undefined;
-    report.changes.push(...(await reconcileIssue(services, octokit, installationId, repo, issue, settings, history)));
+    report.changes.push(...(await reconcileIssue(services, replayWith(services), octokit, installationId, repo, issue, settings, history)));
   }
 }

@@ -3,14 +3,16 @@ import { ProtocolError } from "../errors.js";
 import type { Gate, RecordedAnswer, Withdrawal } from "../gates/types.js";
 import { sendFeedback } from "../loop/feedback.js";
 import { approvalRule } from "../loop/approvalGate.js";
-import { handleInbound, maySteer } from "../loop/handleInbound.js";
+import { maySteer } from "../loop/maySteer.js";
+import type { InboundEvent } from "../queue/jobs.js";
 import { parseAskComment, type Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
 import { sealOf, type MarkerSeal } from "../protocol/marker.js";
 import { readLadderMarker } from "../protocol/reminders.js";
 import type { StatusState } from "../protocol/statusComment.js";
 import type { CommentEvent } from "../queue/jobs.js";
-import type { InstallationOctokit, Services } from "../services.js";
+import type { Services } from "../services.js";
+import type { InstallationOctokit } from "../github/octokit.js";
 import { isIssueComment } from "../github/replyIds.js";
 import { inWrittenOrder, reviewReplies, type ReplySnapshot } from "./reviewReplies.js";
 import { goneReplies, issueCommentIdOf, withoutDeletedComments } from "./deletedComments.js";
@@ -24,6 +26,9 @@ import { botJudge } from "../loop/issueTitle.js";
 import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "./timeline.js";
 import { agentLogin } from "../github/agentLogins.js";
 import type { IssueHistory } from "./issueHistories.js";
+
+/** Runs an event through the webhook's path (handleInbound): how replies are replayed, taking no import of it. */
+export type Replay = (event: InboundEvent) => Promise<string>;
 
 /** What reconciliation needs of an issue, as GitHub's REST API returns it. */
 export interface IssueSnapshot {
@@ -55,6 +60,7 @@ const REPLAYABLE = new Set(["answer", "defaults", "cancel", "agent", "retry"]);
  */
 export async function reconcileIssue(
   services: Services,
+  replay: Replay,
   octokit: InstallationOctokit,
   installationId: number,
   repo: string,
@@ -165,7 +171,7 @@ export async function reconcileIssue(
       if (hasLabel(base.issue.labels, settings.labels.awaiting) && (await services.store.awaitingLabel(ref)) === undefined) {
         await services.store.setAwaitingLabel(ref, "on");
       }
-      const outcome = await handleInbound(services, { ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
+      const outcome = await replay({ ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
       changes.push(`${repo}#${issue.number}: reopened gate ${comment.id} that Redis had lost (${outcome})`);
     } else {
       await services.store.restoreGate({ ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number), closedReason: "a newer question was asked" });
@@ -177,13 +183,13 @@ export async function reconcileIssue(
   for (const gone of goneReplies(gates, notes, comments.map((c) => c.id))) {
     const author = { login: gone.by, type: "User" };
     const comment = { id: gone.id, body: "", url: gone.url, createdAt: new Date().toISOString(), author };
-    const outcome = await handleInbound(services, { ...base, kind: "comment", action: "deleted", deliveryId: `reconcile-deleted-${gone.id}`, sender: author, comment });
+    const outcome = await replay({ ...base, kind: "comment", action: "deleted", deliveryId: `reconcile-deleted-${gone.id}`, sender: author, comment });
     changes.push(`${repo}#${issue.number}: comment ${gone.id} of @${gone.by} is gone from GitHub: ${outcome}`);
   }
 
   const open = await services.store.lastGate(ref);
   if (open?.state === "open" && issue.state === "closed") {
-    const outcome = await handleInbound(services, { ...base, kind: "closed", deliveryId: `reconcile-closed-${issue.number}`, sender: { login: "reconcile", type: "Bot" } });
+    const outcome = await replay({ ...base, kind: "closed", deliveryId: `reconcile-closed-${issue.number}`, sender: { login: "reconcile", type: "Bot" } });
     changes.push(`${repo}#${issue.number}: issue is closed; ${outcome}`);
     return changes;
   }
@@ -202,7 +208,7 @@ export async function reconcileIssue(
       if (!afterAsk) continue;
       const command = parseCommand(comment.body);
       if (command && !REPLAYABLE.has(command.name)) continue;
-      const outcome = await handleInbound(services, { ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
+      const outcome = await replay({ ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
       if (/recorded|partial|cancelled|dispatched|queued/.test(outcome)) changes.push(`${repo}#${issue.number}: replayed comment ${comment.id} by @${comment.user.login}: ${outcome}`);
       const now = await services.store.getGate(open.id);
       if (now?.state !== "open") break;

@@ -1,6 +1,6 @@
 import { replyId } from "../github/replyIds.js";
 import type { ReplyPlace } from "../queue/jobs.js";
-import type { InstallationOctokit } from "../services.js";
+import type { InstallationOctokit } from "../github/octokit.js";
 
 /** A reply as reconciliation reads it: an issue comment, or a review or line comment in its shape. */
 export interface ReplySnapshot {

@@ -1,5 +1,7 @@
+import { approvalAnswer } from "../gates/approvalAnswer.js";
 import { appMentionNames } from "../protocol/addressing.js";
-import { APPROVAL_KIND, approvalAnswer, readVote, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
+import { readVote, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
+import { APPROVAL_KIND } from "../protocol/ask.js";
 import type { Ask } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
 import { parseReply } from "../protocol/reply.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RELEASE_LINE } from "../agent/releaseGate.js";
 import { SandboxError } from "../errors.js";
-import type { RoundSandbox } from "./sandbox.js";
+import type { RoundSandbox } from "./round.js";
 
 /** What a failing sandbox start should make the operator do. */
 export const SANDBOX_ADVICE = "Install bubblewrap, socat and util-linux (nsenter), allow user namespaces (README, \"The sandbox\"), or set AGENT_SANDBOX=none to run agents unsandboxed";

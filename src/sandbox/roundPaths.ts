@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import type { RoundPaths, SandboxRound } from "./sandbox.js";
+import type { RoundPaths, SandboxRound } from "./round.js";
 
 /**
  * What one round shows the agent: its working directory read-write; the task file, the recipe's

@@ -4,7 +4,8 @@ import { limitSignalOf, WriteBudget } from "../github/writeBudget.js";
 import { ANSWER_CHARS, MAX_NOTES, MAX_ROUNDS_SHOWN, renderStatusComment, type StatusState } from "../protocol/statusComment.js";
 import { sealOf } from "../protocol/marker.js";
 import { FeedbackJobSchema, type FeedbackOp } from "../queue/jobs.js";
-import type { InstallationOctokit, Services } from "../services.js";
+import type { Services } from "../services.js";
+import type { InstallationOctokit } from "../github/octokit.js";
 
 interface Target {
   owner: string;

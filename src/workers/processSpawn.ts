@@ -9,7 +9,7 @@ import { maskSecrets } from "../agent/maskSecrets.js";
 import { cachedTemplate, renderTask } from "../agent/renderTask.js";
 import { setUpRecipe } from "../agent/recipes/setUpRecipe.js";
 import { runAgent, type AgentRun } from "../agent/runAgent.js";
-import type { RoundSandbox } from "../sandbox/sandbox.js";
+import type { RoundSandbox } from "../sandbox/round.js";
 import { StopRequest } from "../agent/runningAgents.js";
 import type { RepoSettings } from "../config/repoConfig.js";
 import { fillPlaceholders } from "../config/splitCommand.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { GitHubError } from "../errors.js";
 import { parseAskComment } from "../protocol/ask.js";
-import type { InstallationOctokit } from "../services.js";
+import type { InstallationOctokit } from "../github/octokit.js";
 import { git } from "./git.js";
 
 export interface PullRequestInput {

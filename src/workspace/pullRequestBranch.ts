@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { InstallationOctokit } from "../services.js";
+import type { InstallationOctokit } from "../github/octokit.js";
 
 /** A pull request's own branch and base, when the agent works on that pull request's conversation. */
 export interface PullRequestBranch {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GitHubError } from "../errors.js";
-import type { InstallationOctokit } from "../services.js";
+import type { InstallationOctokit } from "../github/octokit.js";
 
 /** What the workspace needs of a repository: where to clone it from and its default branch. */
 export interface RepositoryInfo {

@@ -1,8 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ProtocolError } from "../../errors.js";
-import { APPROVAL_KIND } from "../../protocol/approval.js";
-import { MAX_APPROVERS, newAskId, renderAskComment, validateAsk, type Ask, type AskInput } from "../../protocol/ask.js";
+import { APPROVAL_KIND, MAX_APPROVERS, newAskId, renderAskComment, validateAsk, type Ask, type AskInput } from "../../protocol/ask.js";
 import { parseDuration } from "../../protocol/duration.js";
 import { postIssueComment } from "../github.js";
 import { PROXY_ENV_SHAPE } from "../proxyFetch.js";

@@ -5,8 +5,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { z } from "zod";
 import { projectRoot } from "../../config/projectRoot.js";
 import { EscalationError } from "../../errors.js";
-import { APPROVAL_KIND } from "../../protocol/approval.js";
-import { MAX_APPROVERS } from "../../protocol/ask.js";
+import { APPROVAL_KIND, MAX_APPROVERS } from "../../protocol/ask.js";
 import { parseDuration } from "../../protocol/duration.js";
 import { EnvironmentError, UsageError } from "../usage.js";
 import { AGENT_ENV_NAMES, readAskEnvAndTarget, submitAsk, type AskDraft, type AskResult } from "./ask.js";

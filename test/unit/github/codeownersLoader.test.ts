@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CodeownersLoader } from "../../../src/github/codeownersLoader.js";
-import type { InstallationOctokit } from "../../../src/services.js";
+import type { InstallationOctokit } from "../../../src/github/octokit.js";
 
 /** GitHub's contents API for a repository holding `files`; other paths answer `missing` (404 or 403). */
 function contentsApi(files: Record<string, string>, missing = 404) {
