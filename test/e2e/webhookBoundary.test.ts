@@ -1,5 +1,5 @@
-import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { Webhooks } from "@octokit/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPrivateRedis, type PrivateRedis } from "../../src/redis/privateRedis.js";
 import { REPO, WEBHOOK_SECRET, startLoop, waitFor, type Loop } from "../support/harness.js";
@@ -16,7 +16,8 @@ function payload(): string {
   return JSON.stringify(example);
 }
 
-const sign = (body: string, secret = WEBHOOK_SECRET) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+/** The `X-Hub-Signature-256` GitHub would send for `body`. */
+const sign = (body: string, secret = WEBHOOK_SECRET) => new Webhooks({ secret }).sign(body);
 
 async function post(url: string, body: string, headers: Record<string, string>): Promise<number> {
   const response = await fetch(`${url}/api/github/webhooks`, {
@@ -43,18 +44,18 @@ describe("the webhook boundary", () => {
 
   it("accepts a correctly signed delivery", async () => {
     const body = payload();
-    expect(await post(loop.app.url, body, { "x-hub-signature-256": sign(body) })).toBe(200);
+    expect(await post(loop.app.url, body, { "x-hub-signature-256": await sign(body) })).toBe(200);
   });
 
   it.each([
-    ["missing", () => ({})],
-    ["wrong", () => ({ "x-hub-signature-256": sign("something else") })],
-    ["signed with a stale secret", () => ({ "x-hub-signature-256": sign(payload(), "the-old-secret") })],
-    ["malformed", () => ({ "x-hub-signature-256": "sha256=not-hex" })],
+    ["missing", async () => ({})],
+    ["wrong", async () => ({ "x-hub-signature-256": await sign("something else") })],
+    ["signed with a stale secret", async () => ({ "x-hub-signature-256": await sign(payload(), "the-old-secret") })],
+    ["malformed", async () => ({ "x-hub-signature-256": "sha256=not-hex" })],
   ])("rejects a %s signature with 4xx and records nothing", async (_name, headers) => {
     const body = payload();
     const before = await loop.app.services.queues.inbound.count();
-    const status = await post(loop.app.url, body, headers() as Record<string, string>);
+    const status = await post(loop.app.url, body, (await headers()) as Record<string, string>);
     expect(status).toBeGreaterThanOrEqual(400);
     expect(status).toBeLessThan(500);
     expect(await loop.app.services.queues.inbound.count()).toBe(before);
@@ -62,7 +63,7 @@ describe("the webhook boundary", () => {
 
   it("rejects a body altered after signing", async () => {
     const body = payload();
-    const signature = sign(body);
+    const signature = await sign(body);
     const altered = body.replace('"created"', '"deleted"');
     const status = await post(loop.app.url, altered, { "x-hub-signature-256": signature });
     expect(status).toBeGreaterThanOrEqual(400);
@@ -74,7 +75,7 @@ describe("the webhook boundary", () => {
     await waitFor("the app's Redis connection lost", async () => (await loop.app.services.queues.inbound.client).status !== "ready");
     const body = payload().replace("You are totally right!", "/agent");
     const started = Date.now();
-    const status = await post(loop.app.url, body, { "x-hub-signature-256": sign(body) });
+    const status = await post(loop.app.url, body, { "x-hub-signature-256": await sign(body) });
     expect(status).toBeGreaterThanOrEqual(500);
     expect(Date.now() - started).toBeLessThan(5000);
   });

@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { Webhooks } from "@octokit/webhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { renderMarker } from "../../src/protocol/marker.js";
 import { jobIds } from "../../src/queue/names.js";
@@ -36,7 +36,7 @@ describe("security: validation at the boundary", { timeout: 60_000 }, () => {
         "content-type": "application/json",
         "x-github-event": "issue_comment",
         "x-github-delivery": delivery,
-        "x-hub-signature-256": `sha256=${createHmac("sha256", WEBHOOK_SECRET).update(body).digest("hex")}`,
+        "x-hub-signature-256": await new Webhooks({ secret: WEBHOOK_SECRET }).sign(body),
       },
       body,
     });

@@ -1,11 +1,12 @@
-import { createHmac, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { Agent, request } from "node:http";
 import type { SimComment, SimIssue, SimRepo } from "../simulator/index.js";
+import { signatureHeaders } from "../simulator/webhooks.js";
 
 /**
  * Webhook deliveries fired by the benchmark itself (the simulator's dispatcher sends one at a time,
  * as GitHub's does per hook, which would measure the dispatcher rather than the app). Signed with
- * the shared secret exactly as src/dev/simulator/webhooks.ts signs them.
+ * the shared secret by the simulator's own signatureHeaders.
  */
 export interface SignedDelivery {
   id: string;
@@ -14,10 +15,9 @@ export interface SignedDelivery {
   headers: Record<string, string>;
 }
 
-export function signDelivery(secret: string, appId: number, event: string, payload: unknown): SignedDelivery {
+export async function signDelivery(secret: string, appId: number, event: string, payload: unknown): Promise<SignedDelivery> {
   const body = JSON.stringify(payload);
   const id = randomUUID();
-  const sign = (algorithm: "sha1" | "sha256") => `${algorithm}=${createHmac(algorithm, secret).update(body).digest("hex")}`;
   return {
     id,
     event,
@@ -31,8 +31,7 @@ export function signDelivery(secret: string, appId: number, event: string, paylo
       "X-GitHub-Hook-ID": String(400_000 + appId),
       "X-GitHub-Hook-Installation-Target-Type": "integration",
       "X-GitHub-Hook-Installation-Target-ID": String(appId),
-      "X-Hub-Signature": sign("sha1"),
-      "X-Hub-Signature-256": sign("sha256"),
+      ...(await signatureHeaders(secret, body)),
     },
   };
 }

@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { Webhooks } from "@octokit/webhooks";
 import type { WebhookEvent } from "./operations.js";
 import type { Delivery } from "./types.js";
 
@@ -29,8 +30,15 @@ interface StoredDelivery {
   attempts: number;
 }
 
-function signBody(secret: string, body: string, algorithm: "sha1" | "sha256"): string {
-  return `${algorithm}=${createHmac(algorithm, secret).update(body).digest("hex")}`;
+/**
+ * The signatures GitHub sends with a delivery: sha256 as @octokit/webhooks signs it (what Probot
+ * verifies), and the legacy sha1 one GitHub still sends beside it, which @octokit/webhooks does not make.
+ */
+export async function signatureHeaders(secret: string, body: string): Promise<Record<"X-Hub-Signature" | "X-Hub-Signature-256", string>> {
+  return {
+    "X-Hub-Signature": `sha1=${createHmac("sha1", secret).update(body).digest("hex")}`,
+    "X-Hub-Signature-256": await new Webhooks({ secret }).sign(body),
+  };
 }
 
 export class WebhookDispatcher {
@@ -119,7 +127,7 @@ export class WebhookDispatcher {
     const at = Date.now();
     let status: number | "error";
     try {
-      status = await post(url, this.headers(id, stored), stored.body, this.shutdown.signal);
+      status = await post(url, await this.headers(id, stored), stored.body, this.shutdown.signal);
     } catch (error) {
       status = "error";
       this.options.log(`webhook ${stored.event}.${stored.action} ${id} failed: ${(error as Error).message}`);
@@ -130,7 +138,7 @@ export class WebhookDispatcher {
     return status;
   }
 
-  private headers(id: string, stored: StoredDelivery): Record<string, string> {
+  private async headers(id: string, stored: StoredDelivery): Promise<Record<string, string>> {
     return {
       "Content-Type": "application/json",
       "Content-Length": String(Buffer.byteLength(stored.body)),
@@ -140,8 +148,7 @@ export class WebhookDispatcher {
       "X-GitHub-Hook-ID": String(400_000 + this.options.appId),
       "X-GitHub-Hook-Installation-Target-Type": "integration",
       "X-GitHub-Hook-Installation-Target-ID": String(this.options.appId),
-      "X-Hub-Signature": signBody(this.options.secret, stored.body, "sha1"),
-      "X-Hub-Signature-256": signBody(this.options.secret, stored.body, "sha256"),
+      ...(await signatureHeaders(this.options.secret, stored.body)),
     };
   }
 }

@@ -36,17 +36,17 @@ export async function measureThroughput(rig: Rig, gates: readonly ParkedGate[], 
   const parkedAtStart = await rig.redis.zcard(openKey);
   // The replies exist in the simulator (delivered to nobody); the benchmark delivers them itself.
   rig.sim.setWebhookUrl(undefined);
-  const deliveries = (() => {
+  const payloads = (() => {
     try {
       return gates.map((gate) => {
         const comment = rig.sim.comment(gate.repo, gate.issue, HUMAN, "SQLite, keep it embedded");
-        const payload = commentCreatedPayload(rig.repo(gate.repo), rig.sim.issue(gate.repo, gate.issue), comment);
-        return signDelivery(rig.secret, rig.sim.appId, "issue_comment", payload);
+        return commentCreatedPayload(rig.repo(gate.repo), rig.sim.issue(gate.repo, gate.issue), comment);
       });
     } finally {
       rig.sim.setWebhookUrl(rig.app.webhookUrl);
     }
   })();
+  const deliveries = await Promise.all(payloads.map((payload) => signDelivery(rig.secret, rig.sim.appId, "issue_comment", payload)));
 
   const cpuBefore = await rig.cpu();
   const firedAt = Date.now();
