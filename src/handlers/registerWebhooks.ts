@@ -2,6 +2,7 @@ import type { Probot } from "probot";
 import { withDeadline } from "../deadline.js";
 import { ProtocolError, StoreUnavailableError } from "../errors.js";
 import type { Services } from "../services.js";
+import { HANDLED_EVENTS } from "./handledEvents.js";
 import { isOwnLabelRemoval } from "./ownEchoes.js";
 import { toInboundEvent } from "./toInboundEvent.js";
 
@@ -14,23 +15,8 @@ const STORE_DEADLINE_MS = 3000;
  * down, the enqueue throws and Probot answers 500, so the delivery shows as failed on GitHub.
  */
 export function registerWebhooks(app: Probot, services: Services): void {
-  // A pull request's label and close arrive as `pull_request.*`, not `issues.*`; its reviews are replies too.
   app.on(
-    [
-      "issue_comment.created",
-      "issue_comment.edited",
-      "issue_comment.deleted",
-      "issues.labeled",
-      "issues.unlabeled",
-      "issues.closed",
-      "issues.edited",
-      "pull_request.labeled",
-      "pull_request.closed",
-      "pull_request.edited",
-      "pull_request.synchronize",
-      "pull_request_review.submitted",
-      "pull_request_review_comment.created",
-    ],
+    [...HANDLED_EVENTS],
     async (context) => {
       let event;
       try {
@@ -43,7 +29,7 @@ export function registerWebhooks(app: Probot, services: Services): void {
       }
       if (!event) {
         // Events the app does not act on, and bots' comments without a marker: no reply, a debug line.
-        services.log.debug({ delivery: context.id, event: context.name, sender: (context.payload as { sender?: { login?: string } }).sender?.login }, "ignored webhook delivery");
+        services.log.debug({ delivery: context.id, event: context.name, sender: context.payload.sender?.login }, "ignored webhook delivery");
         services.events.notify("webhook.delivery", { event: context.name, result: "ignored" });
         return;
       }

@@ -3,11 +3,12 @@ import { ProtocolError, describeIssues } from "../errors.js";
 import { replyId } from "../github/replyIds.js";
 import { findMarker, hasMarker } from "../protocol/marker.js";
 import { InboundEventSchema, type InboundEvent } from "../queue/jobs.js";
+import { acceptingPayloadsOf, type HandledEventName } from "./handledEvents.js";
 
 /*
  * Each schema requires only what GitHub's webhook schemas (@octokit/openapi-webhooks) require of
  * every payload of the event, and accepts what they allow to be null or absent, so a delivery GitHub
- * could send is never refused as malformed.
+ * could send is never refused as malformed: tsc checks each against @octokit/webhooks' payload types.
  */
 
 /** `type` is required of a sender but not of a comment's or review's author. */
@@ -32,7 +33,7 @@ const Delivered = {
 };
 /** On `issues.edited` and `pull_request.edited`: what the title or body said before. */
 const Changes = z.object({ body: z.object({ from: z.string() }).optional(), title: z.object({ from: z.string() }).optional() }).optional();
-const Payload = z.object({
+const Payload = acceptingPayloadsOf<"issue_comment.created" | "issue_comment.edited" | "issue_comment.deleted" | "issues.labeled" | "issues.unlabeled" | "issues.closed" | "issues.edited">()(z.object({
   ...Delivered,
   action: z.string(),
   issue: z.object({ ...IssueFields, pull_request: z.unknown().optional() }),
@@ -42,24 +43,26 @@ const Payload = z.object({
   label: z.object({ name: z.string() }).optional(),
   /** On `issues.edited`: what the title or body said before. */
   changes: Changes,
-});
+}));
 
 /** The `pull_request` events: the pull request stands in for its issue (they share the number). */
-const PullRequestPayload = z.object({
+const PullRequestPayload = acceptingPayloadsOf<"pull_request.labeled" | "pull_request.closed" | "pull_request.edited" | "pull_request.synchronize">()(z.object({
   ...Delivered,
+  /** GitHub's schema does not require one of `pull_request.edited`. */
+  sender: User.optional(),
   action: z.string(),
   pull_request: z.object({ ...IssueFields, updated_at: z.string(), head: z.object({ sha: z.string() }) }),
   label: z.object({ name: z.string() }).optional(),
   changes: Changes,
-});
+}));
 
-const ReviewPayload = z.object({
+const ReviewPayload = acceptingPayloadsOf<"pull_request_review.submitted">()(z.object({
   ...Delivered,
   pull_request: z.object(IssueFields),
   review: z.object({ id: z.number(), body: z.string().nullable().optional(), html_url: z.string(), submitted_at: z.string().nullable().optional(), user: User.nullable() }),
-});
+}));
 
-const ReviewCommentPayload = z.object({
+const ReviewCommentPayload = acceptingPayloadsOf<"pull_request_review_comment.created">()(z.object({
   ...Delivered,
   pull_request: z.object(IssueFields),
   comment: z.object({
@@ -72,7 +75,7 @@ const ReviewCommentPayload = z.object({
     line: z.number().nullable().optional(),
     side: z.string().optional(),
   }),
-});
+}));
 
 /** The loop's view of an issue or a pull request. */
 function issueOf(issue: z.infer<z.ZodObject<typeof IssueFields>>, isPullRequest: boolean): InboundEvent["issue"] {
@@ -127,9 +130,10 @@ function fromPullRequest(payload: unknown, deliveryId: string, receivedAt: numbe
   const action = (payload as { action?: unknown } | null)?.action;
   if (action !== "synchronize" && action !== "labeled" && action !== "closed" && action !== "edited") return undefined;
   const p = parse(PullRequestPayload, "pull_request", payload);
-  if (!p.installation) return undefined;
+  // An edit by nobody named cannot be judged by who made it (src/loop/issueBody.ts): nothing to act on.
+  if (!p.installation || !p.sender) return undefined;
   const pr = p.pull_request;
-  const common = envelopeOf(p, p.installation, issueOf(pr, true), deliveryId, receivedAt);
+  const common = envelopeOf({ ...p, sender: p.sender }, p.installation, issueOf(pr, true), deliveryId, receivedAt);
   if (action === "labeled") return p.label && !isBot(common.sender) ? { kind: "labeled", label: p.label.name, ...common } : undefined;
   if (action === "closed") return { kind: "closed", ...common };
   // Its body is the task's description, as an issue's: an edit is judged by who made it (src/loop/issueBody.ts).
@@ -183,7 +187,7 @@ function fromReviewComment(payload: unknown, deliveryId: string, receivedAt: num
 }
 
 /** `issues.*` and `issue_comment.*`. */
-function fromIssue(name: string, payload: unknown, deliveryId: string, receivedAt: number): Mapped {
+function fromIssue(name: "issues" | "issue_comment", payload: unknown, deliveryId: string, receivedAt: number): Mapped {
   const p = parse(Payload, name, payload);
   if (!p.installation) return undefined; // not delivered to an installed App: nothing we can act on
   const common = envelopeOf(p, p.installation, issueOf(p.issue, p.issue.pull_request !== undefined && p.issue.pull_request !== null), deliveryId, receivedAt);
@@ -225,7 +229,7 @@ function fromIssue(name: string, payload: unknown, deliveryId: string, receivedA
  * Narrows a webhook payload to the fields the loop uses, validated, or returns undefined for
  * events the app ignores. Throws ProtocolError for a payload that does not have GitHub's shape.
  */
-export function toInboundEvent(name: string, payload: unknown, deliveryId: string, receivedAt = Date.now()): InboundEvent | undefined {
+export function toInboundEvent(name: HandledEventName, payload: unknown, deliveryId: string, receivedAt = Date.now()): InboundEvent | undefined {
   const event =
     name === "pull_request"
       ? fromPullRequest(payload, deliveryId, receivedAt)

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { ProtocolError } from "../../../src/errors.js";
+import type { HandledEventName } from "../../../src/handlers/handledEvents.js";
 import { toInboundEvent } from "../../../src/handlers/toInboundEvent.js";
 import { renderMarker, renderSignedMarker } from "../../../src/protocol/marker.js";
 import { testSeal } from "../../support/seal.js";
@@ -25,7 +26,7 @@ function example(name: string, action: string, where: (p: Json) => boolean = () 
 
 const INSTALLATION = { id: 4242, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNDI0Mg==" };
 const RECEIVED = 1_700_000_000_000;
-const convert = (name: string, payload: unknown) => toInboundEvent(name, payload, "delivery-1", RECEIVED);
+const convert = (name: HandledEventName, payload: unknown) => toInboundEvent(name, payload, "delivery-1", RECEIVED);
 
 /** issue_comment.<action>, delivered to an installation. */
 const commentEvent = (action = "created", over: (p: Json) => void = () => {}) => {
@@ -272,7 +273,7 @@ describe("toInboundEvent: issues", () => {
 });
 
 describe("toInboundEvent: malformed payloads", () => {
-  it.each<[string, string, () => unknown, RegExp]>([
+  it.each<[string, HandledEventName, () => unknown, RegExp]>([
     ["no repository", "issue_comment", () => commentEvent("created", (p) => delete p.repository), /repository/],
     ["an issue number as text", "issue_comment", () => commentEvent("created", (p) => (p.issue.number = "1")), /issue\.number/],
     ["a comment without user", "issue_comment", () => commentEvent("created", (p) => delete p.comment.user), /comment\.user/],
@@ -389,6 +390,15 @@ describe("toInboundEvent: what GitHub's schema allows to be null or absent", () 
     pr.pull_request.user = null;
     pr.pull_request.assignees = [null];
     expect(convert("pull_request", pr)?.issue).toMatchObject({ assignees: [] });
+  });
+
+  it("ignores a pull_request.edited without a sender (GitHub's schema does not require one): nobody to judge the edit by", () => {
+    // The examples hold no pull_request.edited: another action's payload with the edit's fields.
+    const p = pullRequestEvent("closed");
+    p.action = "edited";
+    p.changes = { body: { from: "The author's body" } };
+    delete p.sender;
+    expect(convert("pull_request", p)).toBeUndefined();
   });
 });
 
