@@ -1,5 +1,6 @@
 import type { InstallationOctokit } from "./octokit.js";
 import { CODEOWNERS_PATHS, parseCodeowners, type Codeowners } from "./codeowners.js";
+import { limitSignalOf } from "./writeBudget.js";
 
 interface Cached {
   at: number;
@@ -9,8 +10,8 @@ interface Cached {
 /**
  * Reads a repository's CODEOWNERS where GitHub looks for it (the first of CODEOWNERS_PATHS that
  * exists, on the default branch) and caches it per repository like `.github/escalation.yml`
- * (REPO_CONFIG_CACHE_TTL). Undefined when there is none, or the app may not read it (404/403):
- * who may answer then falls back to the permission rule.
+ * (REPO_CONFIG_CACHE_TTL). Undefined when there is none, or the app may not read it (404/403 other
+ * than a rate limit): who may answer then falls back to the permission rule.
  */
 export class CodeownersLoader {
   readonly #cache = new Map<string, Cached>();
@@ -42,7 +43,8 @@ async function readFile(octokit: InstallationOctokit, owner: string, repo: strin
     return typeof data === "string" ? data : undefined;
   } catch (error) {
     const status = (error as { status?: number }).status;
-    if (status === 404 || status === 403) return undefined;
+    // A 403 is no permission to read the file, unless it is GitHub's rate limit: that would be cached as no CODEOWNERS.
+    if (status === 404 || (status === 403 && !limitSignalOf(error))) return undefined;
     throw error;
   }
 }
