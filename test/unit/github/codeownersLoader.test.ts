@@ -1,56 +1,57 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CodeownersLoader } from "../../../src/github/codeownersLoader.js";
-import type { InstallationOctokit } from "../../../src/github/octokit.js";
+import { V3, nockGitHub, rateLimited, type GitHubApi } from "../../support/nockGitHub.js";
 
-/** GitHub's contents API for a repository holding `files`; other paths answer `missing` (404 or 403). */
-function contentsApi(files: Record<string, string>, missing = 404) {
-  const asked: string[] = [];
-  const built = { count: 0 };
-  const client = {
-    request: async (route: string, params: { path: string; headers: { accept: string } }) => {
-      expect(route).toBe("GET /repos/{owner}/{repo}/contents/{path}");
-      expect(params.headers.accept).toBe("application/vnd.github.raw");
-      asked.push(params.path);
-      const text = files[params.path];
-      if (text === undefined) throw Object.assign(new Error("Not Found"), { status: missing });
-      return { data: text };
-    },
-  } as unknown as InstallationOctokit;
-  const octokit = async () => {
-    built.count++;
-    return client;
-  };
-  return { octokit, asked, built };
-}
+/** Octokit sends the whole `{path}` as one encoded segment (`.github%2FCODEOWNERS`), which GitHub accepts. */
+const contents = (path: string) => `${V3}/repos/acme/widgets/contents/${encodeURIComponent(path)}`;
+const RAW = "application/vnd.github.raw";
 
-describe("CodeownersLoader", () => {
+describe("CodeownersLoader, against GitHub's contents API", () => {
+  let github: GitHubApi;
+  beforeEach(() => (github = nockGitHub()));
+  afterEach(() => github.done());
+
+  /** GitHub's raw answer for a file. */
+  const file = (path: string, text: string) => github.scope.get(contents(path)).matchHeader("accept", RAW).reply(200, text, { "content-type": `${RAW}; charset=utf-8` });
+  const missing = (path: string, status = 404, headers: Record<string, string> = {}) => github.scope.get(contents(path)).reply(status, { message: "Not Found" }, headers);
+
   it("takes the first file where GitHub looks (.github/, the root, docs/) and caches it per repository", async () => {
-    const { octokit, asked, built } = contentsApi({ CODEOWNERS: "* @root", "docs/CODEOWNERS": "* @docs" });
+    const { octokit, built } = github.installation();
+    missing(".github/CODEOWNERS");
+    file("CODEOWNERS", "* @root");
     const loader = new CodeownersLoader(60_000);
     const first = await loader.load(octokit, "acme/widgets");
     expect(first?.file).toBe("CODEOWNERS");
     expect(first?.rules.map((r) => r.users)).toEqual([["root"]]);
-    expect(asked).toEqual([".github/CODEOWNERS", "CODEOWNERS"]);
     expect(await loader.load(octokit, "ACME/Widgets")).toBe(first);
-    expect(asked).toHaveLength(2);
     expect(built.count).toBe(1); // a cache hit builds no installation Octokit
   });
 
-  it("no file, or no permission to read one, is no CODEOWNERS (remembered too); other errors are thrown", async () => {
-    const none = contentsApi({}, 403);
+  it("no file, or no permission to read one (403), is no CODEOWNERS, remembered too", async () => {
+    const { octokit } = github.installation();
+    missing(".github/CODEOWNERS", 403);
+    missing("CODEOWNERS");
+    missing("docs/CODEOWNERS", 403);
     const loader = new CodeownersLoader(60_000);
-    expect(await loader.load(none.octokit, "acme/widgets")).toBeUndefined();
-    expect(await loader.load(none.octokit, "acme/widgets")).toBeUndefined();
-    expect(none.asked).toEqual([".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"]);
-    await expect(new CodeownersLoader(60_000).load(contentsApi({}, 502).octokit, "acme/widgets")).rejects.toThrow("Not Found");
+    expect(await loader.load(octokit, "acme/widgets")).toBeUndefined();
+    expect(await loader.load(octokit, "acme/widgets")).toBeUndefined();
+  });
+
+  it.each([
+    ["a server error (502)", 502, {}],
+    ["a rate limit (403 with no requests left)", 403, rateLimited],
+  ])("%s is thrown, not read as no file", async (_name, status, headers) => {
+    const { octokit } = github.installation();
+    missing(".github/CODEOWNERS", status, headers);
+    await expect(new CodeownersLoader(60_000).load(octokit, "acme/widgets")).rejects.toMatchObject({ status });
   });
 
   it("reads the file again once the cache has expired", async () => {
-    const files: Record<string, string> = { ".github/CODEOWNERS": "* @before" };
-    const { octokit } = contentsApi(files);
+    const { octokit } = github.installation();
+    file(".github/CODEOWNERS", "* @before");
+    file(".github/CODEOWNERS", "* @after");
     const loader = new CodeownersLoader(0);
     expect((await loader.load(octokit, "acme/widgets"))?.rules[0]?.users).toEqual(["before"]);
-    files[".github/CODEOWNERS"] = "* @after";
     expect((await loader.load(octokit, "acme/widgets"))?.rules[0]?.users).toEqual(["after"]);
   });
 });
