@@ -9,7 +9,8 @@ interface Cached {
 /**
  * Reads `.github/escalation.yml` through Probot's config loader (octokit.config.get, what
  * context.config uses), caches it per repository for a short while, and falls back to the server's
- * defaults when it is missing or invalid. The installation's Octokit is built only on a cache miss.
+ * defaults when it is missing or invalid. GitHub's own failures are thrown. The installation's Octokit
+ * is built only on a cache miss.
  */
 export class RepoSettingsLoader {
   readonly #cache = new Map<string, Cached>();
@@ -30,6 +31,8 @@ export class RepoSettingsLoader {
       const own = files.find((f) => f.repo.toLowerCase() === name.toLowerCase() && f.config !== null);
       result = resolveRepoSettings(own?.config ?? files.find((f) => f.config !== null)?.config, this.defaults);
     } catch (error) {
+      // GitHub's failure to answer (a rate limit, a 5xx) is thrown: it says nothing of the file, and is not cached.
+      if ((error as { status?: number }).status !== undefined) throw error;
       // A file that is not valid YAML: say so, and use the defaults.
       result = { settings: this.defaults, problem: `the file is not valid YAML: ${(error as Error).message.split("\n")[0]}` };
     }
