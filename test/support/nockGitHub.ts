@@ -3,7 +3,7 @@ import nock from "nock";
 import { pino } from "pino";
 import type { Probot } from "probot";
 import { probotClass } from "../../src/app/createServices.js";
-import { loadConfig } from "../../src/config/env.js";
+import { loadConfig, type AppConfig } from "../../src/config/env.js";
 import type { InstallationOctokit } from "../../src/github/octokit.js";
 
 /*
@@ -22,6 +22,8 @@ const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048, private
 export interface GitHubApi {
   /** nock's scope for the API: each test states the requests it expects and GitHub's answers. */
   scope: nock.Scope;
+  /** The App's configuration, GHE_HOST pointing at the API. */
+  config: AppConfig;
   /** The App as the server builds it (APP_ID 1), its JWT signed with a key made for the run. */
   probot: Probot;
   /** An installation's Octokit as `probot.auth(id)` gives it (GitHub issues its token on the first build), and how often it was built. */
@@ -42,6 +44,7 @@ export function nockGitHub(): GitHubApi {
   const scope = nock(API);
   return {
     scope,
+    config,
     probot,
     installation(id = 4242) {
       const built = { count: 0 };
