@@ -26,7 +26,7 @@ export interface GitHubApi {
   config: AppConfig;
   /** The App as the server builds it (APP_ID 1), its JWT signed with a key made for the run. */
   probot: Probot;
-  /** An installation's Octokit as `probot.auth(id)` gives it (GitHub issues its token on the first build), and how often it was built. */
+  /** An installation's Octokit as `probot.auth(id)` gives it (GitHub issues its token `ghs_installation<id>`), and how often it was built. */
   installation(id?: number): { octokit: () => Promise<InstallationOctokit>; built: { count: number } };
   /** Fails unless every expected request came and nothing else was asked; then lets the network be. */
   done(): void;
@@ -51,8 +51,13 @@ export function nockGitHub(): GitHubApi {
       return {
         built,
         octokit: async () => {
-          // Probot keeps the token: GitHub is asked for it on the first build only.
-          if (built.count++ === 0) scope.post(`${V3}/app/installations/${id}/access_tokens`).reply(201, { token: `ghs_installation${id}`, expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+          // Probot asks for the token on the Octokit's first request, if any, and keeps it.
+          if (built.count++ === 0) {
+            scope
+              .post(`${V3}/app/installations/${id}/access_tokens`)
+              .optionally()
+              .reply(201, { token: `ghs_installation${id}`, expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+          }
           return (await probot.auth(id)) as InstallationOctokit;
         },
       };
