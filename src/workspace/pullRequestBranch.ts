@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { InstallationOctokit } from "../github/octokit.js";
+import { limitSignalOf } from "../github/writeBudget.js";
 
 /** A pull request's own branch and base, when the agent works on that pull request's conversation. */
 export interface PullRequestBranch {
@@ -31,7 +32,8 @@ export async function pullRequestBranch(octokit: () => Promise<InstallationOctok
     } catch (error) {
       const status = (error as { status?: number }).status;
       // Without Pull requests: read the app cannot tell; the issue's own branch is used, and asked again next time.
-      if (status === 403) return undefined;
+      // A rate limit is thrown instead, as the round's other reads would: the round would push to the wrong branch.
+      if (status === 403 && !limitSignalOf(error)) return undefined;
       if (status !== 404) throw error;
       known.set(key, null);
     }
