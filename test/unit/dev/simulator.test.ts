@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Probot } from "probot";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { GitHubSimulator, type SimUser } from "../../../src/dev/simulator/index.js";
+import { GitHubSimulator, type SimUser } from "../../../tools/simulator/index.js";
 
 const SECRET = "webhook-secret";
 

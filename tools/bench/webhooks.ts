@@ -5,7 +5,7 @@ import type { SimComment, SimIssue, SimRepo } from "../simulator/index.js";
 /**
  * Webhook deliveries fired by the benchmark itself (the simulator's dispatcher sends one at a time,
  * as GitHub's does per hook, which would measure the dispatcher rather than the app). Signed with
- * the shared secret exactly as src/dev/simulator/webhooks.ts signs them.
+ * the shared secret exactly as tools/simulator/webhooks.ts signs them.
  */
 export interface SignedDelivery {
   id: string;

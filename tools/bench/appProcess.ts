@@ -1,6 +1,6 @@
-import { startApp } from "../../app/startApp.js";
-import { loadConfig } from "../../config/env.js";
-import { createLogger } from "../../logging.js";
+import { startApp } from "../../src/app/startApp.js";
+import { loadConfig } from "../../src/config/env.js";
+import { createLogger } from "../../src/logging.js";
 
 /**
  * The app as the benchmark runs it: the real startApp (Probot server, queues, workers) in its own
