@@ -8,6 +8,8 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 # --ignore-scripts: the package's `prepare` would run tsc here, before `npm run build` runs it again.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY src ./src
+# The app only: tsconfig.build.json compiles src/; the simulator, bench and chaos rigs are in tools/,
+# outside the build context, with a build of their own (tools/tsconfig.json).
 RUN npm run build
 
 FROM node:26-trixie-slim AS deps

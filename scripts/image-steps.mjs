@@ -5,7 +5,8 @@
 //   - each stage is a directory standing in for its root filesystem; COPY copies into it, and RUN
 //     runs the stage's npm commands there (npm offline, from the cache the repository's own
 //     `npm ci` filled: nothing is fetched); `npm ci` must not build (tsc runs once), and the final
-//     stage must hold every production dependency and no dev-only package;
+//     stage must hold every production dependency and no dev-only package, and the app only (none
+//     of tools/, nor their build);
 //   - RUN steps that need the base image's root filesystem (apt-get, install -d) are skipped and
 //     listed; ENV paths are mapped into the final stage's directory;
 //   - the final stage's ENTRYPOINT and CMD start the app (tini only where the host has it) on
@@ -180,6 +181,15 @@ function freePort() {
   });
 }
 
+/** The final stage holds the app only: not tools/ (simulator, bench, chaos, playground, demo), nor their build. */
+function checkAppOnly(final) {
+  const app = join(final.root, final.workdir);
+  const toolsOutput = readdirSync(join(repo, "tools")).map((name) => join("dist", name.replace(/\.ts$/, ".js")));
+  const found = ["tools", ".tools-build", "dist/dev", ...toolsOutput].filter((path) => existsSync(join(app, path)));
+  if (found.length > 0) throw new StepError(`the final stage holds the tools: ${found.join(", ")}`);
+  log("the final stage holds the app only: no tools/, nor their build");
+}
+
 /** The final stage's node_modules: every production dependency, and no package the lockfile marks dev-only. */
 function checkDependencies(final) {
   const modules = join(final.root, final.workdir);
@@ -283,6 +293,7 @@ try {
   const final = performStages(parseDockerfile(readFileSync(join(repo, "Dockerfile"), "utf8")), contextDir);
   for (const step of final.skipped) log(`skipped (needs the base image's root filesystem): RUN ${step}`);
   checkDependencies(final);
+  checkAppOnly(final);
   await startAndCheck(final, cleanups);
   log(`the image's steps passed${keep ? `; its stages are in ${work}` : ""}`);
 } catch (error) {

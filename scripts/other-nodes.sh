@@ -4,9 +4,9 @@
 # package (it installs the registry's node-<platform>-<arch> binary package; npm's cache is reused),
 # into a temporary prefix; nothing is downloaded from anywhere else.
 # That Node's bin directory goes first on PATH, so everything started as `node` runs on it: npm's
-# scripts, tsc, vitest, the app (`node dist/...`), and what the app starts: agents given
-# process.execPath, and `escalate` (bin/escalate: `#!/usr/bin/env node`) found on the agent's PATH,
-# which starts with the app's. The sandbox shows that Node's prefix to agents (src/sandbox/hostLayout.ts).
+# scripts, tsc, vitest, the app (`node dist/...`), the demo (`node .tools-build/...`), and what the
+# app starts: agents given process.execPath, and `escalate` (bin/escalate: `#!/usr/bin/env node`)
+# found on the agent's PATH, which starts with the app's. The sandbox shows that Node's prefix to agents (src/sandbox/hostLayout.ts).
 # No `npm rebuild` per Node: the one native addon in the production tree, msgpackr-extract (for
 # bullmq), ships N-API prebuilds, which load on any Node line; this checks that it does.
 # Usage: scripts/other-nodes.sh [MAJOR...]   (default: NODE_MAJORS). Needs REDIS_URL for the loop test.
@@ -61,13 +61,15 @@ for major in "${majors[@]}"; do
       exit 1
     fi
     step "msgpackr-extract (N-API) loads without a rebuild" node -e 'require("msgpackr-extract"); console.log("msgpackr-extract loaded")'
-    # A full compile, not an incremental no-op: tsc itself runs on this Node.
-    rm -f dist/.tsbuildinfo
+    # A full compile, not an incremental no-op: tsc itself runs on this Node (the app's build, then
+    # the tools', which the demo runs from .tools-build/).
+    rm -f dist/.tsbuildinfo .tools-build/.tsbuildinfo
     step "npm run build" npm run build
+    step "npm run build:tools" npm run build:tools
     step "npm run demo" npm run demo
     step "the end-to-end loop test" npx vitest run test/e2e/loop.test.ts
   )
-  summary+=("Node $version: build, demo and loop test passed in $((SECONDS - started)) s (install included)")
+  summary+=("Node $version: builds, demo and loop test passed in $((SECONDS - started)) s (install included)")
 done
 say "done"
 printf '  %s\n' "${summary[@]}"

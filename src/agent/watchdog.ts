@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
  * leftover agent.
  *
  * One long-lived watchdog rather than one per agent: forking the app (a 100+ MB process) was the
- * largest cost of a resume (bench/README.md, "Where the time goes"). A shell, not node: it starts in
+ * largest cost of a resume (tools/bench/README.md, "Where the time goes"). A shell, not node: it starts in
  * a millisecond and holds no memory to speak of. Detached, so a terminal's Ctrl-C to the app's
  * process group does not take it first. The registration is a pipe write made before the event loop
  * turns, and the pipe exists before the shell is even exec'd: a line written before the shell reads

@@ -56,7 +56,7 @@ export class Keys {
   /**
    * Field of the issue's hash: the round of spawn job `jobId`, so a retried job keeps its round
    * number. In the issue's hash rather than a hash of its own: one key less per issue (a parked
-   * gate's Redis, bench/README.md).
+   * gate's Redis, tools/bench/README.md).
    */
   issueSpawnField(jobId: string): string {
     return `spawn:${jobId}`;

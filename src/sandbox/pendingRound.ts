@@ -8,7 +8,7 @@ export const ROUND_ARGS_FD = 4;
 /**
  * A round's bwrap started before its round: blocked reading its round's arguments, with nothing set
  * up yet. Started ahead inside a warm network namespace (networkSpares.ts), it takes the app's fork,
- * nsenter's and bwrap's exec off the path from a reply to the agent (bench/README.md, "The sandbox's
+ * nsenter's and bwrap's exec off the path from a reply to the agent (tools/bench/README.md, "The sandbox's
  * start"). Its command is the launcher (releaseGate.ts), so nothing of the round is on its command line.
  */
 export interface PendingRound {

@@ -4,7 +4,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningApp } from "../../src/app/startApp.js";
 import { loadConfig } from "../../src/config/env.js";
-import { GitHubSimulator } from "../../src/dev/simulator/index.js";
+import { GitHubSimulator } from "../../tools/simulator/index.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { REPO, startOnFreePort, waitFor, WEBHOOK_SECRET } from "../support/harness.js";
 

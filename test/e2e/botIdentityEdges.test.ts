@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SimComment } from "../../src/dev/simulator/index.js";
+import type { SimComment } from "../../tools/simulator/index.js";
 import { noticedComments } from "../../src/protocol/ignoredNotice.js";
 import { parseStatusComment } from "../../src/protocol/statusComment.js";
 import { reconcileAll } from "../../src/reconcile/reconcileAll.js";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { shortPlans } from "../../src/dev/chaos/plan.js";
-import { runSuite } from "../../src/dev/chaos/suite.js";
+import { shortPlans } from "../../tools/chaos/plan.js";
+import { runSuite } from "../../tools/chaos/suite.js";
 import { ensureBuilt } from "../support/build.js";
 
 /**

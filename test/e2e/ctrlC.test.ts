@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { isAlive } from "../../src/dev/chaos/agents.js";
-import { GitHubSimulator } from "../../src/dev/simulator/index.js";
+import { isAlive } from "../../tools/chaos/agents.js";
+import { GitHubSimulator } from "../../tools/simulator/index.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { ensureBuilt } from "../support/build.js";
 import { REPO, WEBHOOK_SECRET, waitFor } from "../support/harness.js";

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SECONDARY_LIMIT_MESSAGE, type ContentWrite } from "../../src/dev/simulator/index.js";
+import { SECONDARY_LIMIT_MESSAGE, type ContentWrite } from "../../tools/simulator/index.js";
 import { newAskId, renderAskComment, validateAsk } from "../../src/protocol/ask.js";
 import { REPO, startLoop, waitFor, type Loop } from "../support/harness.js";
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { GitHubSimulator } from "../../src/dev/simulator/index.js";
+import { GitHubSimulator } from "../../tools/simulator/index.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { REPO, WEBHOOK_SECRET, waitFor } from "../support/harness.js";
 

@@ -9,7 +9,7 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../src/config/projectRoot.js";
 import { freePort } from "../../src/redis/privateRedis.js";
-import { ensureBuilt } from "../support/build.js";
+import { ensureToolsBuilt } from "../support/build.js";
 import { waitFor } from "../support/harness.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -37,10 +37,10 @@ let profile: string;
 
 /** `npm run playground` as a terminal runs it: its own process group, without REDIS_URL (so its own redis-server). */
 async function startPlayground(): Promise<Playground> {
-  await ensureBuilt();
+  await ensureToolsBuilt();
   const port = await freePort();
   let output = "";
-  const child = spawn(process.execPath, [resolve(projectRoot, "dist/dev/playground/main.js")], {
+  const child = spawn(process.execPath, [resolve(projectRoot, ".tools-build/tools/playground/main.js")], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PLAYGROUND_PORT: String(port), LOG_LEVEL: "warn" },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,

@@ -4,7 +4,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp } from "../../src/app/startApp.js";
 import { loadConfig } from "../../src/config/env.js";
-import { GitHubSimulator } from "../../src/dev/simulator/index.js";
+import { GitHubSimulator } from "../../tools/simulator/index.js";
 import { WEBHOOK_SECRET, waitFor } from "../support/harness.js";
 
 const openSockets = () => process.getActiveResourcesInfo().filter((kind) => kind === "TCPSocketWrap").length;

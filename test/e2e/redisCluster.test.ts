@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GitHubSimulator } from "../../src/dev/simulator/index.js";
+import { GitHubSimulator } from "../../tools/simulator/index.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { ensureBuilt } from "../support/build.js";
 import { runEscalate } from "../support/escalateBin.js";

@@ -6,7 +6,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import type { RunningApp } from "../../src/app/startApp.js";
 import { loadConfig, type AppConfig } from "../../src/config/env.js";
-import { GitHubSimulator, type SimComment } from "../../src/dev/simulator/index.js";
+import { GitHubSimulator, type SimComment } from "../../tools/simulator/index.js";
 import { REDACT_PATHS } from "../../src/logging.js";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import { freePort } from "../../src/redis/privateRedis.js";

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import type { GitHubSimulator } from "../../src/dev/simulator/index.js";
+import type { GitHubSimulator } from "../../tools/simulator/index.js";
 
 /** Test helpers for the simulator's git server: tokens as the app mints them, and plain git. */
 

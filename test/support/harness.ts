@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { loadConfig, type AppConfig } from "../../src/config/env.js";
 import { startApp, type RunningApp, type StartAppOptions } from "../../src/app/startApp.js";
-import { GitHubSimulator } from "../../src/dev/simulator/index.js";
+import { GitHubSimulator } from "../../tools/simulator/index.js";
 import type { Queues } from "../../src/queue/queues.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { RestConformance } from "./github/restConformance.js";

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RELEASE_LINE, gatedCommand, launchEnv, launcherCommand } from "../../../src/agent/releaseGate.js";
-import { isAlive } from "../../../src/dev/chaos/agents.js";
+import { isAlive } from "../../../tools/chaos/agents.js";
 import { ensureBuilt } from "../../support/build.js";
 import { waitFor } from "../../support/harness.js";
 

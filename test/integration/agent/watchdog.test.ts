@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { OrphanWatchdog } from "../../../src/agent/watchdog.js";
-import { isAlive } from "../../../src/dev/chaos/agents.js";
+import { isAlive } from "../../../tools/chaos/agents.js";
 import { waitFor } from "../../support/harness.js";
 
 /** A stand-in agent: a node process leading its own process group, staying until killed. */

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { GitHubSimulator } from "../../../src/dev/simulator/index.js";
+import { GitHubSimulator } from "../../../tools/simulator/index.js";
 import { GateStore } from "../../../src/gates/store.js";
 import { renderAskComment } from "../../../src/protocol/ask.js";
 import { freePort, startPrivateRedis, type PrivateRedis } from "../../../src/redis/privateRedis.js";

@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../../src/config/projectRoot.js";
-import { GitHubSimulator } from "../../../src/dev/simulator/index.js";
+import { GitHubSimulator } from "../../../tools/simulator/index.js";
 import { parseAskComment } from "../../../src/protocol/ask.js";
 import { startEgressProxy, type EgressLog, type EgressProxy } from "../../../src/sandbox/egress/egressProxy.js";
 import { egressPolicy } from "../../../src/sandbox/egress/policy.js";

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GitHubSimulator } from "../../../src/dev/simulator/index.js";
+import { GitHubSimulator } from "../../../tools/simulator/index.js";
 import { WorkspaceError } from "../../../src/errors.js";
 import { git } from "../../../src/workspace/git.js";
 import { basicAuthorization } from "../../../src/workspace/gitCredentials.js";

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Agent for the fault-injection suite (`npm run chaos`, src/dev/chaos/). Appends one JSON line per
+// Agent for the fault-injection suite (`npm run chaos`, tools/chaos/). Appends one JSON line per
 // event to the log file named by its first argument, so the suite can count spawns per round and
 // per answered gate, and tell a completed round from one killed mid-way.
 // Usage: chaos-agent.mjs LOG_FILE ROUND ISSUE [ROUND0_MS] [RESUME_MS]

@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { GitHubSimulator } from "../../../src/dev/simulator/index.js";
+import { GitHubSimulator } from "../../../tools/simulator/index.js";
 
 export interface CapturedDelivery {
   event: string;

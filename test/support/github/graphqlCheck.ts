@@ -1,4 +1,4 @@
-import { queryViolations } from "../../../src/dev/simulator/graphql.js";
+import { queryViolations } from "../../../tools/simulator/graphql.js";
 
 /**
  * What GitHub's published GraphQL schema (@octokit/graphql-schema) refuses in a request body: a

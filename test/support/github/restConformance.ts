@@ -1,5 +1,5 @@
-import { API_PREFIX, GRAPHQL_PATH } from "../../../src/dev/simulator/server.js";
-import type { ReceivedRequest } from "../../../src/dev/simulator/index.js";
+import { API_PREFIX, GRAPHQL_PATH } from "../../../tools/simulator/server.js";
+import type { ReceivedRequest } from "../../../tools/simulator/index.js";
 import { graphqlViolations } from "./graphqlCheck.js";
 import { REST_DESCRIPTION, RestDescription } from "./restDescription.js";
 

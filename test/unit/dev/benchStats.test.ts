@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { isContentWrite, keyKind } from "../../../src/dev/bench/scenarios/apiCalls.js";
-import { poissonSchedule } from "../../../src/dev/bench/scenarios/replyToSpawn.js";
-import { distribution, median, percentile, spread } from "../../../src/dev/bench/stats.js";
-import { fmt, markdownTable } from "../../../src/dev/bench/table.js";
+import { isContentWrite, keyKind } from "../../../tools/bench/scenarios/apiCalls.js";
+import { poissonSchedule } from "../../../tools/bench/scenarios/replyToSpawn.js";
+import { distribution, median, percentile, spread } from "../../../tools/bench/stats.js";
+import { fmt, markdownTable } from "../../../tools/bench/table.js";
 
 describe("bench statistics", () => {
   it("takes nearest-rank percentiles", () => {

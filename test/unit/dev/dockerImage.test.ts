@@ -109,8 +109,8 @@ describe("Dockerfile", () => {
 describe(".dockerignore", () => {
   const ignore = read(".dockerignore");
 
-  it("keeps dependencies, build output, data, secrets, git and test output out of the build context", () => {
-    for (const name of ["node_modules", "dist", "data", ".env", ".env.local", "app.pem", ".git", "coverage", "test-artifacts", "test", "bench", "Dockerfile", "compose.yaml"]) {
+  it("keeps dependencies, build output, data, secrets, git, test output and the tools out of the build context", () => {
+    for (const name of ["node_modules", "dist", "data", ".env", ".env.local", "app.pem", ".git", "coverage", "test-artifacts", "test", "tools", ".tools-build", "Dockerfile", "compose.yaml"]) {
       expect(inContext(name, ignore), name).toBe(false);
     }
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderMarkdown } from "../../../src/dev/playground/markdown.js";
+import { renderMarkdown } from "../../../tools/playground/markdown.js";
 
 describe("the playground's Markdown, as GitHub shows the bot's comments", () => {
   it("renders an ask: heading, bold question, numbered options, rule, inline code, and hides the marker", () => {

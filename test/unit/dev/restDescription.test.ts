@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GitHubSimulator } from "../../../src/dev/simulator/index.js";
+import { GitHubSimulator } from "../../../tools/simulator/index.js";
 import { RestConformance } from "../../support/github/restConformance.js";
 import { RestDescription } from "../../support/github/restDescription.js";
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Webhooks } from "@octokit/webhooks";
 import { Probot } from "probot";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { GitHubSimulator, type SimUser } from "../../../src/dev/simulator/index.js";
+import { GitHubSimulator, type SimUser } from "../../../tools/simulator/index.js";
 
 const SECRET = "webhook-secret";
 

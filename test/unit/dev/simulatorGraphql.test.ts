@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GitHubSimulator } from "../../../src/dev/simulator/index.js";
+import { GitHubSimulator } from "../../../tools/simulator/index.js";
 import { EDIT_HISTORY_QUERY } from "../../../src/reconcile/editHistory.js";
 import { graphqlViolations } from "../../support/github/graphqlCheck.js";
 

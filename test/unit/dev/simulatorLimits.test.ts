@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GitHubSimulator, SECONDARY_LIMIT_MESSAGE } from "../../../src/dev/simulator/index.js";
+import { GitHubSimulator, SECONDARY_LIMIT_MESSAGE } from "../../../tools/simulator/index.js";
 
 const REPO = "acme/widgets";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { GitHubSimulator } from "../../../src/dev/simulator/index.js";
+import type { GitHubSimulator } from "../../../tools/simulator/index.js";
 import { captureDeliveries, type CapturedDelivery } from "../../support/github/captureDeliveries.js";
 import { WEBHOOK_DESCRIPTIONS, WebhookSchemas } from "../../support/github/webhookSchemas.js";
 

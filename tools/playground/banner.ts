@@ -1,4 +1,4 @@
-import { safeRedisUrl } from "../../redis/safeUrl.js";
+import { safeRedisUrl } from "../../src/redis/safeUrl.js";
 
 export interface BannerFacts {
   playgroundUrl: string;

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
-import { GateStore } from "../../gates/store.js";
-import { newAskId, validateAsk, type Ask } from "../../protocol/ask.js";
+import { GateStore } from "../../src/gates/store.js";
+import { newAskId, validateAsk, type Ask } from "../../src/protocol/ask.js";
 import { inPool } from "./pool.js";
 
 export const QUESTION = "Which database should the cache use?";

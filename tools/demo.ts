@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { safeRedisUrl } from "../redis/safeUrl.js";
+import { safeRedisUrl } from "../src/redis/safeUrl.js";
 import { REPO, sandboxNote, startLocalStack } from "./localStack.js";
 import { isContentCreating, type GitHubSimulator, type SimComment } from "./simulator/index.js";
 

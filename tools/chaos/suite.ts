@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { projectRoot } from "../../config/projectRoot.js";
+import { projectRoot } from "../../src/config/projectRoot.js";
 import { randomPlan, shortPlans, type RunPlan } from "./plan.js";
 import { summarize, type SuiteSummary } from "./report.js";
 import { runScenario, type RunOptions, type RunResult } from "./runner.js";

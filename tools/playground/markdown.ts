@@ -1,4 +1,4 @@
-import { escapeHtml, safeHref } from "../../http/html.js";
+import { escapeHtml, safeHref } from "../../src/http/html.js";
 
 /**
  * The Markdown the bot and people write on an issue, rendered as GitHub shows it, safely: every

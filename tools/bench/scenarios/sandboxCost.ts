@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
-import { startSandbox } from "../../../sandbox/sandbox.js";
+import { startSandbox } from "../../../src/sandbox/sandbox.js";
 import { REPOS, Rig } from "../rig.js";
 import { distribution, type Distribution } from "../stats.js";
 import { measureReplyToSpawn } from "./replyToSpawn.js";

@@ -2,12 +2,12 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startApp, type RunningApp } from "../app/startApp.js";
-import { loadConfig } from "../config/env.js";
-import { projectRoot } from "../config/projectRoot.js";
-import { createLogger } from "../logging.js";
-import { resolveCommand } from "../agent/resolveCommand.js";
-import { startPrivateRedis, freePort, type PrivateRedis } from "../redis/privateRedis.js";
+import { startApp, type RunningApp } from "../src/app/startApp.js";
+import { loadConfig } from "../src/config/env.js";
+import { projectRoot } from "../src/config/projectRoot.js";
+import { createLogger } from "../src/logging.js";
+import { resolveCommand } from "../src/agent/resolveCommand.js";
+import { startPrivateRedis, freePort, type PrivateRedis } from "../src/redis/privateRedis.js";
 import { GitHubSimulator, type SimRepo, type SimUser } from "./simulator/index.js";
 
 /**

@@ -6,7 +6,7 @@ import { signatureHeaders } from "../simulator/webhooks.js";
 /**
  * Webhook deliveries fired by the benchmark itself (the simulator's dispatcher sends one at a time,
  * as GitHub's does per hook, which would measure the dispatcher rather than the app). Signed with
- * the shared secret by the simulator's own signatureHeaders.
+ * the shared secret by the simulator's own signatureHeaders (tools/simulator/webhooks.ts).
  */
 export interface SignedDelivery {
   id: string;

@@ -1,4 +1,4 @@
-import { Html, html } from "../../http/html.js";
+import { Html, html } from "../../src/http/html.js";
 import type { SimComment, SimIssue } from "../simulator/index.js";
 import { renderMarkdown } from "./markdown.js";
 import { PEOPLE } from "./people.js";

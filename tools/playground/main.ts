@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { stopOnSignals } from "../../app/stopOnSignals.js";
+import { stopOnSignals } from "../../src/app/stopOnSignals.js";
 import { REPO, sandboxNote, startLocalStack, type LocalStack } from "../localStack.js";
 import { agentToken } from "./agentToken.js";
 import { banner } from "./banner.js";

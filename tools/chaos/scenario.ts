@@ -1,5 +1,5 @@
-import { jobIds, QUEUES } from "../../queue/names.js";
-import { parseAskComment } from "../../protocol/ask.js";
+import { jobIds, QUEUES } from "../../src/queue/names.js";
+import { parseAskComment } from "../../src/protocol/ask.js";
 import type { SimComment } from "../simulator/index.js";
 import type { AgentTracker } from "./agents.js";
 import { inject, type FaultTarget } from "./faults.js";

@@ -1,4 +1,4 @@
-import { renderAskComment } from "../../../protocol/ask.js";
+import { renderAskComment } from "../../../src/protocol/ask.js";
 import type { ApiCall } from "../../simulator/index.js";
 import { waitUntil } from "../pool.js";
 import { REPOS, Rig } from "../rig.js";

@@ -3,8 +3,8 @@ import { closeSync, openSync } from "node:fs";
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
-import { projectRoot } from "../../config/projectRoot.js";
-import { startPrivateRedis, type PrivateRedis } from "../../redis/privateRedis.js";
+import { projectRoot } from "../../src/config/projectRoot.js";
+import { startPrivateRedis, type PrivateRedis } from "../../src/redis/privateRedis.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

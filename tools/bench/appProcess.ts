@@ -1,12 +1,12 @@
-import { startApp } from "../../app/startApp.js";
-import { loadConfig } from "../../config/env.js";
-import { createLogger } from "../../logging.js";
+import { startApp } from "../../src/app/startApp.js";
+import { loadConfig } from "../../src/config/env.js";
+import { createLogger } from "../../src/logging.js";
 
 /**
  * The app as the benchmark runs it: the real startApp (Probot server, queues, workers) in its own
  * process, so its CPU, RSS and heap are its own and `node --cpu-prof` profiles only the app. The
  * same as `node dist/main.js` except: REDIS_URL is required, Octokit's throttling follows
- * BENCH_THROTTLE (see bench/README.md), and over IPC it reports `agent.started` events and
+ * BENCH_THROTTLE (see tools/bench/README.md), and over IPC it reports `agent.started` events and
  * answers memory probes (`node --expose-gc` lets a probe measure the heap after a full GC).
  */
 type Probe = { type: "memory"; id: number };

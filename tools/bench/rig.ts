@@ -1,16 +1,16 @@
-import { WATCHDOG_NAME } from "../../agent/watchdog.js";
+import { WATCHDOG_NAME } from "../../src/agent/watchdog.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { projectRoot } from "../../config/projectRoot.js";
-import { GateStore } from "../../gates/store.js";
-import { renderAskComment, type Ask } from "../../protocol/ask.js";
-import { ClosableConnection } from "../../queue/closableConnection.js";
-import { QUEUES } from "../../queue/names.js";
-import { freePort, startPrivateRedis, type PrivateRedis } from "../../redis/privateRedis.js";
+import { projectRoot } from "../../src/config/projectRoot.js";
+import { GateStore } from "../../src/gates/store.js";
+import { renderAskComment, type Ask } from "../../src/protocol/ask.js";
+import { ClosableConnection } from "../../src/queue/closableConnection.js";
+import { QUEUES } from "../../src/queue/names.js";
+import { freePort, startPrivateRedis, type PrivateRedis } from "../../src/redis/privateRedis.js";
 import { GitHubSimulator, type SimComment, type SimIssue, type SimRepo } from "../simulator/index.js";
 import { AgentLog } from "./agentLog.js";
 import { agentPipe, type AgentPipe } from "./agentPipe.js";
@@ -34,8 +34,8 @@ export const POLLED_REPO = REPOS.polled;
 export const HUMAN = "maintainer";
 export const AWAITING = "awaiting-human";
 export { QUESTION } from "./parkedGates.js";
-export const AGENT = resolve(projectRoot, "bench/agents/timestamp-agent.cjs");
-const APP_ENTRY = resolve(projectRoot, "dist/dev/bench/appProcess.js");
+export const AGENT = resolve(projectRoot, "tools/bench/agents/timestamp-agent.cjs");
+const APP_ENTRY = resolve(projectRoot, ".tools-build/tools/bench/appProcess.js");
 
 export interface ParkedGate {
   repo: string;

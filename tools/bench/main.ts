@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { projectRoot } from "../../config/projectRoot.js";
+import { projectRoot } from "../../src/config/projectRoot.js";
 import { summarizeProfile, type ProfileSummary } from "./profile.js";
 import { aggregate, contention, machine, summaryTable, writeResults, type Machine, type Row, type RunFigures } from "./report.js";
 import { REPOS, Rig } from "./rig.js";
@@ -19,7 +19,7 @@ import { benchWorkspace } from "./workspace.js";
 
 /**
  * `npm run bench`: the loop measured on loopback (simulator, private Redis, the real app in its
- * own process, a trivial agent). Prints Markdown tables and writes bench/results/<date>.json.
+ * own process, a trivial agent). Prints Markdown tables and writes tools/bench/results/<date>.json.
  *
  *   npm run bench                 3 runs, the full sizes (about 13 minutes on 2 cores)
  *   npm run bench -- --quick      1 run, smaller samples (about a minute)
@@ -341,7 +341,7 @@ async function main(): Promise<number> {
     strict: true,
   });
   if (values.help) {
-    console.log("usage: npm run bench -- [--quick] [--runs N] [--rate R] [--replies N] [--parked N] [--deliveries N] [--profile] [--throttle] [--no-save] [--sandbox-only] [--rebuild-only] [--loop-only]\n       npm run bench -- --report bench/results/<file>.json   (print a saved run's tables again)");
+    console.log("usage: npm run bench -- [--quick] [--runs N] [--rate R] [--replies N] [--parked N] [--deliveries N] [--profile] [--throttle] [--no-save] [--sandbox-only] [--rebuild-only] [--loop-only]\n       npm run bench -- --report tools/bench/results/<file>.json   (print a saved run's tables again)");
     return 0;
   }
   if (values.report) {
@@ -371,7 +371,7 @@ async function main(): Promise<number> {
   info.contentionAtEnd = contention();
   const figures = printReport(info, sizes, results, { quick: Boolean(values.quick), throttle: Boolean(values.throttle) });
   if (!values["no-save"]) {
-    const file = writeResults(resolve(projectRoot, "bench/results"), stamp, { machine: info, sizes, throttle: Boolean(values.throttle), quick: Boolean(values.quick), summary: figures, runs: results });
+    const file = writeResults(resolve(projectRoot, "tools/bench/results"), stamp, { machine: info, sizes, throttle: Boolean(values.throttle), quick: Boolean(values.quick), summary: figures, runs: results });
     console.log(`\nresults: ${file}`);
   }
   if (values["loop-only"]) return 0;
