@@ -101,7 +101,7 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
     }
     const agentSandbox = await startSandbox(config.sandbox, log, egress?.endpoints, config.agent.concurrency);
     sandbox = agentSandbox;
-    await server.load(async (app, { addHandler }) => {
+    await server.load((app, { addHandler }) => {
       services = createServices(app, config, log, commands, loopQueues, agentSandbox);
       registerWebhooks(app, services);
       registerHttp(services, addHandler);

@@ -42,6 +42,6 @@ export async function postIssueComment(target: GitHubTarget, repo: string, issue
 /** The message of the deepest `cause`: fetch wraps what went wrong ("Proxy response (403) !== 200 …") in "fetch failed". */
 function innermostMessage(error: unknown): string {
   let current = error as { message?: string; cause?: unknown };
-  while (current.cause && typeof current.cause === "object") current = current.cause as typeof current;
+  while (current.cause && typeof current.cause === "object") current = current.cause;
   return current.message ?? String(error);
 }

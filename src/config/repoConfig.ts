@@ -70,7 +70,7 @@ const branchTemplate = z
   .refine((t) => t.includes("{issue}"), "must contain {issue}, so each issue has its own branch")
   .refine((t) => {
     const name = t.replaceAll("{issue}", "1");
-    return /^[A-Za-z0-9._\/-]+$/.test(name) && !/(^[/.-]|\/\/|\.\.|\/\.|[/.]$|\.lock$|\.lock\/)/.test(name);
+    return /^[A-Za-z0-9._/-]+$/.test(name) && !/(^[/.-]|\/\/|\.\.|\/\.|[/.]$|\.lock$|\.lock\/)/.test(name);
   }, "must be a valid branch name (letters, digits, . _ - /; no .., //, or leading or trailing / or .)");
 
 /** A rung of the reminder ladder, resolved: seconds after the ask. */
@@ -158,7 +158,7 @@ export function serverDefaults(config: AppConfig): RepoSettings {
   };
 }
 
-export type RepoConfigResult = { settings: RepoSettings; problem?: string };
+export interface RepoConfigResult { settings: RepoSettings; problem?: string }
 
 /** Validates a loaded file; on any problem the server defaults apply and `problem` names the key. */
 export function resolveRepoSettings(raw: unknown, defaults: RepoSettings): RepoConfigResult {

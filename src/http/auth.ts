@@ -6,7 +6,7 @@ import { SESSION_COOKIE, SessionKey, readCookie } from "./session.js";
  * Why a request is refused: `disabled` (no token configured), `token in URL` (never accepted),
  * `none` (no credentials: a browser is sent to the login form), `wrong` (a bad token or session).
  */
-export type AuthRefusal = { ok: false; status: 400 | 401 | 403; reason: "disabled" | "token in URL" | "none" | "wrong"; message: string };
+export interface AuthRefusal { ok: false; status: 400 | 401 | 403; reason: "disabled" | "token in URL" | "none" | "wrong"; message: string }
 export type AdminCheck = { ok: true; via: "bearer" | "session" } | AuthRefusal;
 
 export const LOGIN_PATH = "/login";

@@ -16,12 +16,12 @@ export function requestUrl(req: IncomingMessage): URL {
  * so a `?token=` value is replaced there (on every path, a mistyped one too). The routes refuse a
  * token in the URL; this keeps one someone tried anyway out of the log.
  */
-export const redactTokens: HttpHandler = async (req) => {
+export const redactTokens: HttpHandler = (req) => {
   if (req.url && /[?&]token=/.test(req.url)) {
     originalUrls.set(req, req.url);
     req.url = req.url.replace(/([?&]token=)[^&#]*/g, "$1[redacted]");
   }
-  return false;
+  return Promise.resolve(false);
 };
 
 /** Answers a GET/HEAD route at one of `paths` (a trailing slash is ignored); other methods get 405. */

@@ -111,7 +111,7 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
   },
 
   // People talking among themselves: nothing is recorded and nothing is said back.
-  discuss: async () => "discussion: not an answer",
+  discuss: () => Promise.resolve("discussion: not an answer"),
 
   help: async (services, event) => {
     await reply(services, event, HELP_TEXT);

@@ -35,7 +35,7 @@ export function measureHiddenContent(body: string): HiddenContentReport {
  */
 export async function reportHiddenContent(services: Services, event: CommentEvent, body: string): Promise<HiddenContentReport> {
   const report = measureHiddenContent(body);
-  const total = Object.values(report.stripped).reduce((sum, n) => sum + n, 0);
+  const total = (Object.values(report.stripped) as number[]).reduce((sum, n) => sum + n, 0);
   if (total === 0) return report;
   const where = { repo: event.repo, issue: event.issue.number, comment: event.comment.id, by: event.comment.author.login };
   const counts = { ...report.stripped, hiddenChars: report.hiddenChars, visibleChars: report.visibleChars };

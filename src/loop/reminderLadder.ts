@@ -26,7 +26,7 @@ export async function scheduleLadder(services: Services, gate: Gate, ladder: rea
 /** A step of a gate's reminder ladder is due: a reminder, or (the last) the defaults or the overdue mark. */
 export async function processLadderStep(services: Services, job: LadderJob): Promise<string> {
   const gate = await services.store.getGate(job.gateId);
-  if (!gate || gate.state !== "open") return "gate no longer open";
+  if (gate?.state !== "open") return "gate no longer open";
   const { settings } = await services.settings(gate.installationId, gate.repo);
   const unanswered = gate.ask.questions.map((_, i) => i).filter((i) => !gate.answers.some((a) => a.question === i));
   if (job.then === undefined) return remind(services, gate, job, unanswered, settings);

@@ -25,7 +25,7 @@ async function supersede(services: Services, target: IssueTarget, gate: Gate, re
 /** The agent's question comment was edited. */
 export async function questionEdited(services: Services, event: CommentEvent, settings: RepoSettings): Promise<string> {
   const gate = await services.store.getGate(String(event.comment.id));
-  if (!gate || gate.state !== "open") return "ignored: edit of a question that is not open";
+  if (gate?.state !== "open") return "ignored: edit of a question that is not open";
   const reason = `the question was edited at ${iso(event.receivedAt)}`;
   return (await supersede(services, targetOf(event), gate, reason, settings)) ? "gate superseded: question edited" : "ignored: gate already settled";
 }
@@ -35,7 +35,7 @@ export async function commitsPushed(services: Services, event: PushedEvent, sett
   if (!event.issue.isPullRequest) return "ignored: not a pull request";
   const issue = await services.store.getIssue({ repo: event.repo, issue: event.issue.number });
   const gate = issue?.openGate ? await services.store.getGate(issue.openGate) : undefined;
-  if (!gate || gate.state !== "open") return "ignored: no open question";
+  if (gate?.state !== "open") return "ignored: no open question";
   // GitHub's timestamps have whole seconds: a push in the ask's own second may have come before it.
   if (event.pushedAt <= gate.askedAt) return "ignored: the commits came before the question";
   const reason = `new commits were pushed at ${iso(event.pushedAt)} (${event.headSha.slice(0, 7)})`;

@@ -48,7 +48,7 @@ export async function takeDefaults(services: Services, gate: Gate, defaults: Rec
  */
 export async function processTimeout(services: Services, gateId: string, sequence: number): Promise<string> {
   const gate = await services.store.getGate(gateId);
-  if (!gate || gate.state !== "open") return "gate no longer open";
+  if (gate?.state !== "open") return "gate no longer open";
   const target = { installationId: gate.installationId, repo: gate.repo, issue: gate.issue };
   const { settings } = await services.settings(gate.installationId, gate.repo);
   const elapsed = (Date.now() - gate.askedAt) / 1000;

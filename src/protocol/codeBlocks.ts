@@ -43,5 +43,5 @@ export function codeLineFlags(lines: readonly string[]): boolean[] {
 /** A closing fence: the same character, at least as long, up to 3 spaces before, nothing after. */
 function closesFence(line: string, fence: string): boolean {
   const match = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
-  return match !== null && match[1]![0] === fence[0] && match[1]!.length >= fence.length;
+  return match !== null && match[1]!.startsWith(fence[0]!) && match[1]!.length >= fence.length;
 }

@@ -36,7 +36,7 @@ export interface ParsedReply {
   verdict: ReplyVerdict;
 }
 
-type OptionMatch = { option: string; optionIndex: number; note?: string };
+interface OptionMatch { option: string; optionIndex: number; note?: string }
 
 // "1. x", "1) x", "1: x", "1 - x", "Q1: x". The separator must be followed by a space or the end of
 // the line so that "1.5 hours" stays text.
@@ -98,7 +98,7 @@ function answerTexts(visible: string, count: number): Map<number, string> {
   const args = ANSWER_ARGS.exec(command.args);
   // "/answer yes" names no question, which is unambiguous when there is only one.
   if (args === null) return new Map([[0, command.args]]);
-  return Number(args[1]) === 1 ? new Map([[0, args[2]!]]) : new Map();
+  return Number(args[1]) === 1 ? new Map([[0, args[2]!]]) : new Map<number, string>();
 }
 
 /**

@@ -44,7 +44,7 @@ export class Queues {
    * while a queue is still initialising (a Redis restart at start-up, or a close right after it).
    */
   constructor(connection: Redis, prefix: string, onError: (error: Error, queue: string) => void = () => undefined) {
-    const open = (name: string) => new Queue(name, { connection, prefix }, ClosableConnection);
+    const open = <Data>(name: string) => new Queue<Data>(name, { connection, prefix }, ClosableConnection);
     this.inbound = open(QUEUES.inbound);
     this.spawn = open(QUEUES.spawn);
     this.feedback = open(QUEUES.feedback);

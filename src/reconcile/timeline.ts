@@ -113,7 +113,7 @@ function labelTakenOffAfter(input: TimelineInput, since: number): number | undef
     .filter((e) => (e.event === "labeled" || e.event === "unlabeled") && e.label?.name.toLowerCase() === label && Date.parse(e.created_at) >= since - 1000)
     .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at));
   const lastChange = changes.at(-1);
-  if (!lastChange || lastChange.event !== "unlabeled" || lastChange.actor?.login !== input.appLogin) return undefined;
+  if (lastChange?.event !== "unlabeled" || lastChange.actor?.login !== input.appLogin) return undefined;
   return Date.parse(lastChange.created_at);
 }
 

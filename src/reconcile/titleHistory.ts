@@ -10,7 +10,7 @@ const Renamed = z.object({
   created_at: z.string(),
 });
 
-type Actor = { login: string; type: string };
+interface Actor { login: string; type: string }
 
 /**
  * Whose title the issue shows, from its events, for a rebuild that has no record of the live edits
@@ -36,5 +36,5 @@ export function titleEditOf(events: readonly unknown[], isBot: (actor: Actor) =>
 export async function readTitleEdit(octokit: InstallationOctokit, repo: string, issue: number, isBot: (actor: Actor) => boolean): Promise<TitleEdit | null> {
   const [owner, name] = repo.split("/") as [string, string];
   const events = await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { owner, repo: name, issue_number: issue, per_page: 100 });
-  return titleEditOf(events as unknown[], isBot);
+  return titleEditOf(events, isBot);
 }

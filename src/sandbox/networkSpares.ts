@@ -43,7 +43,7 @@ export interface NetworkSparesOptions {
   /** How many to keep warm: the rounds that can start at once (AGENT_CONCURRENCY). */
   spares: number;
   /** Starts a round's bwrap inside a namespace that is up. */
-  prepare(enter: EnterNetwork): PendingRound;
+  prepare: (enter: EnterNetwork) => PendingRound;
   log: { warn(fields: Record<string, unknown>, message: string): void };
   /** Longest a holder may take to come up. */
   startMs?: number;

@@ -35,7 +35,7 @@ export interface Sandbox {
 const MOST_SPARES = 8;
 
 /** AGENT_SANDBOX=none: the agent runs as the app's user, with everything that user can reach. */
-const NO_SANDBOX: Sandbox = { mode: "none", escalate: join(ESCALATE_DIR, "escalate"), problem: undefined, forRound: async () => undefined, close() {} };
+const NO_SANDBOX: Sandbox = { mode: "none", escalate: join(ESCALATE_DIR, "escalate"), problem: undefined, forRound: () => Promise.resolve(undefined), close() {} };
 
 /** For a process that runs no agents (`escalate reconcile`): nothing to probe, and no round is started. */
 export function noAgents(mode: SandboxMode): Sandbox {

@@ -14,7 +14,7 @@ import { agentLogin } from "../github/agentLogins.js";
  * made when it ends. The agent itself is stopped with its app by the watchdog (src/agent/watchdog.ts).
  */
 
-type IssueRef = { repo: string; issue: number };
+interface IssueRef { repo: string; issue: number }
 
 export interface SpawnContext {
   /** The namespace's epoch as this process found or created it at start-up (see Keys.epoch). */

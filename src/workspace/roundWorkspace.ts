@@ -51,7 +51,7 @@ export async function openRoundWorkspace(services: Services, input: { installati
   } catch (error) {
     const refusedToken = error instanceof GitHubError && (error.status === 403 || error.status === 422);
     if (refusedToken || (error instanceof WorkspaceError && error.reason === "refused")) {
-      return { kind: "refused", comment: refusalComment(repo), problem: (error as Error).message };
+      return { kind: "refused", comment: refusalComment(repo), problem: error.message };
     }
     throw error;
   }

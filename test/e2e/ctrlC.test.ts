@@ -123,8 +123,8 @@ describe("Ctrl-C on `npm start` with the private Redis", () => {
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((done) =>
       child.once("exit", (code, signal) => done({ code, signal, at: Date.now() })),
     );
-    child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
     const app: Launched = { child, pid: child.pid!, dataDir, output: () => output, seen: new Map(), exited };
     launched.push(app);
     // The line comes once the signal handlers are installed.

@@ -116,7 +116,7 @@ describe("GitHub's limits: a write budget per installation and GitHub's secondar
 
     const metrics = await waitFor("the pause on the metrics", async () => {
       const text = await (await fetch(`${loop!.app.url}/metrics`)).text();
-      return /escalation_github_write_paused\{installation="1"\} 1/.test(text) ? text : undefined;
+      return text.includes('escalation_github_write_paused{installation="1"} 1') ? text : undefined;
     });
     expect(Number(/escalation_github_write_pause_seconds\{installation="1"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(3);
     const status = (await (await fetch(`${loop.app.url}/escalation/api/gates`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { github: { paused: Array<{ installationId: number; secondsLeft: number }> } };

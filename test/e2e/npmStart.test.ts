@@ -16,7 +16,7 @@ describe("npm start", () => {
   let sim: GitHubSimulator | undefined;
 
   afterEach(async () => {
-    if (child && child.exitCode === null) {
+    if (child?.exitCode === null) {
       const exited = new Promise((r) => child!.once("exit", r));
       child.kill("SIGTERM");
       await exited;

@@ -35,7 +35,7 @@ interface Run {
 function escalate(args: string[]): Promise<Run> {
   const env = {
     PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(delimiter),
-    REDIS_URL: loop.config.redisUrl!,
+    REDIS_URL: loop.config.redisUrl,
     REDIS_PREFIX: loop.config.redisPrefix,
     GITHUB_TOKEN: maintainerToken,
     GITHUB_API_URL: loop.sim.apiUrl,

@@ -46,8 +46,8 @@ async function startPlayground(): Promise<Playground> {
     detached: true,
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((done) => child.once("exit", (code, signal) => done({ code, signal, at: Date.now() })));
-  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (output += d.toString()));
   await waitFor("the playground to be up", () => output.includes("playground is up") || child.exitCode !== null, 60_000);
   expect(output, output).toContain("playground is up");
   const line = (label: string) => new RegExp(`^  ${label} +(\\S+)`, "m").exec(output)?.[1] ?? "";
@@ -62,7 +62,7 @@ async function startPlayground(): Promise<Playground> {
     adminToken: /ADMIN_TOKEN=(\w+)/.exec(output)?.[1] ?? "",
     appUrl: new URL(statusPage).origin,
     statusEnv: Object.fromEntries([.../^ +((?:[A-Z_]+=\S+ )+)bin\/escalate status/m.exec(output)![1]!.matchAll(/([A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!])),
-    redisPort: Number(/^  Redis +redis:\/\/:\*\*\*@127\.0\.0\.1:(\d+)/m.exec(output)?.[1]),
+    redisPort: Number(/^ {2}Redis +redis:\/\/:\*\*\*@127\.0\.0\.1:(\d+)/m.exec(output)?.[1]),
     output: () => output,
     exited,
   };
@@ -109,7 +109,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await context?.close();
-  if (playground && playground.child.exitCode === null && playground.child.signalCode === null) {
+  if (playground?.child.exitCode === null && playground.child.signalCode === null) {
     // A failed stop: nothing of it may outlive the test, its data directory neither.
     process.kill(-playground.child.pid!, "SIGKILL");
     if (playground.statusEnv.DATA_DIR) rmSync(playground.statusEnv.DATA_DIR, { recursive: true, force: true });

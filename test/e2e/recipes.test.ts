@@ -14,12 +14,12 @@ const ESCALATE = join(projectRoot, "bin", "escalate");
 const PROMPT = "Carry out the task given on standard input.";
 
 /** What test/support/agents/stand-ins/standIn.mjs recorded in one round. */
-interface Record {
+interface RoundRecord {
   argv: string[];
-  env: { [name: string]: string };
+  env: Record<string, string>;
   cwd: string;
   task: string;
-  files: { [path: string]: string };
+  files: Record<string, string>;
   asked?: { isError: boolean; text: string };
 }
 
@@ -34,10 +34,10 @@ interface Case {
   /** The argv after the executable's name, with the config file the app wrote. */
   argv(config: string): string[];
   /** Where the tool reads its config, from its argv and environment. */
-  configOf(run: Record): string;
+  configOf(run: RoundRecord): string;
   config: string;
   /** Variables the recipe adds, from the config file's path. */
-  env(config: string): { [name: string]: string };
+  env(config: string): Record<string, string>;
 }
 
 const CASES: Case[] = [
@@ -91,9 +91,9 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
     for (const name of PASSTHROUGH) delete process.env[name];
   });
 
-  const recorded = (tool: string, repo: string, issue: number, round: number): Record | undefined => {
+  const recorded = (tool: string, repo: string, issue: number, round: number): RoundRecord | undefined => {
     const file = join(out, `${tool}-${repo.replace("/", "-")}-${issue}-round-${round}.json`);
-    return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record) : undefined;
+    return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as RoundRecord) : undefined;
   };
 
   it.each(CASES)("$recipe: round 0 edits, asks with ask_human and exits; a human answers; round 1 starts on the branch with the answer", async (c) => {

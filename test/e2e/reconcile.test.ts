@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import { freePort } from "../../src/redis/privateRedis.js";
-import { REPO, WEBHOOK_SECRET, quiet, startLoop, waitFor, type Loop } from "../support/harness.js";
+import { REPO, quiet, startLoop, waitFor, type Loop } from "../support/harness.js";
 
 const AGENT = resolve("test/support/agents/recording-agent.mjs");
 const run = promisify(execFile);

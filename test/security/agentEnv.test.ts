@@ -47,7 +47,7 @@ describe("security: the agent's environment", { timeout: 60_000 }, () => {
     const everything = JSON.stringify(env);
     for (const [name, value] of Object.entries(secrets)) expect(everything, name).not.toContain(value);
     // The suite's private Redis has a password (.ci/run's own Redis has none): no line the app logged at trace level holds it.
-    const redisPassword = decodeURIComponent(new URL(loop.config.redisUrl!).password);
+    const redisPassword = decodeURIComponent(new URL(loop.config.redisUrl).password);
     if (redisPassword) expect(loop.logs.join("\n")).not.toContain(redisPassword);
   });
 

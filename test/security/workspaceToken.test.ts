@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { basicAuthorization } from "../../src/workspace/gitCredentials.js";
-import { REPO, SecureLoop, waitFor } from "./support.js";
+import { REPO, SecureLoop } from "./support.js";
 import { allFiles } from "../support/files.js";
 
 const AGENT = resolve("test/support/agents/workspace-agent.mjs");

@@ -9,7 +9,7 @@ export async function setup(project: TestProject): Promise<void> {
     redis = await startPrivateRedis();
     process.env.REDIS_URL = redis.url;
   }
-  project.provide("redisUrl", process.env.REDIS_URL!);
+  project.provide("redisUrl", process.env.REDIS_URL);
 }
 
 export async function teardown(): Promise<void> {

@@ -118,13 +118,13 @@ export async function waitFor<T>(what: string, check: () => T | Promise<T>, time
   while (Date.now() < deadline) {
     try {
       const value = await check();
-      if (value) return value as NonNullable<T>;
+      if (value) return value;
     } catch (error) {
       last = error;
     }
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+  throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last instanceof Error ? String(last) : JSON.stringify(last)}` : ""}`);
 }
 
 /** Job states that are work still to do; `delayed` is added where a delay is a retry or a debounce, not a timer. */
@@ -178,7 +178,7 @@ export async function quiet(loop: { sim: GitHubSimulator; app: RunningApp }, opt
       options.timeoutMs ?? 30_000,
     );
   } catch (error) {
-    throw new Error(`${(error as Error).message}; still to do: ${busy || "nothing, but deliveries kept coming"}`);
+    throw new Error(`${(error as Error).message}; still to do: ${busy || "nothing, but deliveries kept coming"}`, { cause: error });
   }
 }
 

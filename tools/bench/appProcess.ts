@@ -9,7 +9,7 @@ import { createLogger } from "../../src/logging.js";
  * BENCH_THROTTLE (see tools/bench/README.md), and over IPC it reports `agent.started` events and
  * answers memory probes (`node --expose-gc` lets a probe measure the heap after a full GC).
  */
-type Probe = { type: "memory"; id: number };
+interface Probe { type: "memory"; id: number }
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -19,7 +19,7 @@ export async function waitUntil<T>(what: string, check: () => T | Promise<T>, ti
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value as NonNullable<T>;
+    if (value) return value;
     if (Date.now() > deadline) throw new Error(`benchmark timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
     await sleep(everyMs);
   }

@@ -17,7 +17,7 @@ export interface FaultTarget {
   startApp(replica: number): Promise<void>;
   /** Waits `ms` while still following the agents (so lingering is seen while the app is down). */
   pause(ms: number): Promise<void>;
-  mark(text: string): void;
+  mark: (text: string) => void;
   /** How long an agent may outlive its app: the kill grace, plus SHUTDOWN_GRACE after a SIGTERM. */
   limits: { sigkillMs: number; sigtermMs: number };
   /** Faults that go on in the background (a delivery pause); awaited before the run is checked. */
@@ -109,7 +109,7 @@ async function redeliverSome(count: number, t: FaultTarget, what: string): Promi
  * Holds new deliveries back for a while; meanwhile older ones are sent again, so they arrive ahead
  * of newer events (reordered); then the held ones are flushed in order.
  */
-async function pauseDeliveries(fault: Fault, t: FaultTarget): Promise<void> {
+function pauseDeliveries(fault: Fault, t: FaultTarget): Promise<void> {
   t.sim.setWebhookDelivery("paused");
   t.mark(`webhook deliveries paused for ${fault.downMs} ms`);
   t.background.push(
@@ -120,4 +120,5 @@ async function pauseDeliveries(fault: Fault, t: FaultTarget): Promise<void> {
       t.mark("webhook deliveries live again");
     })(),
   );
+  return Promise.resolve();
 }

@@ -33,13 +33,13 @@ export interface Rig {
   /** The loop's queues as the app names them, to see when work is pending. */
   queues: Queue[];
   apps: Array<AppProcess | undefined>;
-  startApp(replica: number): Promise<void>;
+  startApp: (replica: number) => Promise<void>;
   close(): Promise<void>;
 }
 
 /** Starts everything a run needs; the app replicas are up (healthy) when it returns. */
 export async function startRig(plan: RunPlan, dir: string, agentLog: string, tracker: AgentTracker, extraEnv: Record<string, string> = {}): Promise<Rig> {
-  const cleanup: Array<() => Promise<unknown> | unknown> = [];
+  const cleanup: Array<() => unknown> = [];
   const close = async () => {
     for (const step of cleanup.reverse()) {
       try {

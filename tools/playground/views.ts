@@ -136,7 +136,7 @@ function eventText(event: TimelineEvent): Html {
   }
 }
 
-type Entry = { at: string; item: Html };
+interface Entry { at: string; item: Html }
 
 function commentItem(comment: SimComment, botLogin: string): Html {
   const bot = comment.user.login === botLogin || comment.user.type === "Bot";

@@ -47,7 +47,7 @@ export function playgroundWeb(options: PlaygroundWebOptions): (req: IncomingMess
   /** After a POST: back to the page, keeping the person picked, with what happened when it went wrong. */
   const back = (res: ServerResponse, to: string, as: string, notice?: string) => {
     const query = new URLSearchParams({ as, ...(notice ? { notice: notices.add(notice) } : {}) });
-    send(res, 303, "text/plain", "", { location: `${to}?${query}` });
+    send(res, 303, "text/plain", "", { location: `${to}?${query.toString()}` });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

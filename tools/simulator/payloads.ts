@@ -41,9 +41,9 @@ export function nodeId(type: string, id: number): string {
 
 /** The type and id a legacy global node id names, if it is one. */
 export function parseNodeId(id: string): { type: string; id: number } | undefined {
-  const found = /^0(\d+):(\w+?)(\d+)$/.exec(Buffer.from(id, "base64").toString("utf8"));
-  if (!found || found[2]!.length !== Number(found[1])) return undefined;
-  return { type: found[2]!, id: Number(found[3]) };
+  const [, length, type, number] = /^0(\d+):(\w+?)(\d+)$/.exec(Buffer.from(id, "base64").toString("utf8")) ?? [];
+  if (type?.length !== Number(length)) return undefined;
+  return { type, id: Number(number) };
 }
 
 export class Payloads {

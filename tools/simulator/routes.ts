@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { legacyPermission, requireIssuesAccess, requireVisible, roleOf } from "./access.js";
 import type { Authenticator } from "./auth.js";
 import { ApiError, notFound, validationFailed } from "./errors.js";
-import type { IssueChanges, Operations } from "./operations.js";
+import type { Operations } from "./operations.js";
 import { paginate } from "./pagination.js";
 import type { Payloads } from "./payloads.js";
 import type { Route, RouteRequest, RouteResponse } from "./router.js";
@@ -132,7 +132,7 @@ export function createRoutes({ state, ops, payloads, auth }: RouteDeps): Route[]
       template: "/repos/{owner}/{repo}/issues/{issue_number}",
       auth: "token",
       handle: (req) =>
-        json(payloads.issue(ops.updateIssue(req.ctx, repoOf(req), num(req, "issue_number"), objectBody(req.body) as IssueChanges))),
+        json(payloads.issue(ops.updateIssue(req.ctx, repoOf(req), num(req, "issue_number"), objectBody(req.body)))),
     },
     {
       method: "GET",

@@ -35,5 +35,6 @@ export async function dialFirst(dial: Dial, addresses: readonly string[], port: 
       lastError = error;
     }
   }
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows what the last dial threw
   throw lastError ?? new Error("no address to dial");
 }

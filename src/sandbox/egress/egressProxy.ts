@@ -157,7 +157,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     } catch {
       url = undefined;
     }
-    if (!url || url.protocol !== "http:") {
+    if (url?.protocol !== "http:") {
       res.writeHead(400, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end("This is a proxy: send CONNECT host:port, or an absolute http:// URL.\n");
       return;
     }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openGatesReport } from "../../../src/observe/gateView.js";
-import { Gates, REPO, waitFor } from "./support.js";
+import { Gates, waitFor } from "./support.js";
 
 const ladder = (...steps: string[]) => `reminders:\n  ladder:\n${steps.map((s) => `    - ${s}\n`).join("")}`;
 

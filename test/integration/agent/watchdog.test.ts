@@ -48,7 +48,7 @@ describe("the orphan watchdog (one per app process)", () => {
     const watchdog = start(500);
     const stubborn = spawn(process.execPath, ["-e", "process.on('SIGTERM', () => {}); console.log('ready'); setInterval(() => {}, 1000)"], { stdio: ["ignore", "pipe", "ignore"], detached: true });
     leaders.push(stubborn);
-    await new Promise((resolve) => stubborn.stdout!.once("data", resolve)); // its SIGTERM handler is installed
+    await new Promise((resolve) => stubborn.stdout.once("data", resolve)); // its SIGTERM handler is installed
     watchdog.register(stubborn.pid!);
     const closedAt = Date.now();
     watchdog.close();

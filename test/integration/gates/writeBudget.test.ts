@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { WriteBudget } from "../../../src/github/writeBudget.js";
 import { storeRedis } from "../../support/storeRedis.js";
 
-const { redis, freshStore } = storeRedis();
+const { freshStore } = storeRedis();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("the write budget in Redis (per installation, shared by replicas)", () => {

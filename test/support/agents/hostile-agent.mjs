@@ -214,7 +214,9 @@ addParents(candidates.data, dirname(process.cwd()), 3);
 for (const home of [homedir(), "/root", env.HOME ?? "/root"]) candidates.home.add(home);
 try {
   for (const user of readdirSync("/home")) candidates.home.add(join("/home", user));
-} catch {}
+} catch {
+  // No /home to list: the fixed candidates stand.
+}
 try {
   const parent = dirname(process.cwd());
   for (const entry of readdirSync(parent)) if (join(parent, entry) !== process.cwd()) candidates.sibling.add(join(parent, entry));
@@ -272,7 +274,9 @@ for (const { pid } of scope.processes) {
       const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
       if (link.startsWith("socket:[")) owned.add(link.slice(8, -1));
     }
-  } catch {}
+  } catch {
+    // The process is gone or not ours to read: it owns no socket we can see.
+  }
 }
 for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
   try {

@@ -66,7 +66,7 @@ describe("Dockerfile", () => {
 
   it("puts only production dependencies in the final stage", () => {
     const copies = ops(final, "COPY");
-    const modules = copies.find((c) => /node_modules/.test(c));
+    const modules = copies.find((c) => c.includes("node_modules"));
     const from = /--from=(\S+)/.exec(modules ?? "")?.[1];
     expect(from, "node_modules comes from another stage").toBeDefined();
     const source = all.find((s) => new RegExp(` AS ${from}$`, "i").test(ops(s, "FROM")[0]!));
@@ -102,7 +102,7 @@ describe("Dockerfile", () => {
     expect(env).toMatch(/\bHOST=0\.0\.0\.0\b/);
     expect(env).toMatch(/\bDATA_DIR=\/home\/node\/data\b/);
     expect(env).toMatch(/\bWORKSPACE_ROOT=\/home\/node\/workspaces\b/);
-    expect(ops(final, "RUN").some((r) => /install -d -o node -g node \/home\/node\/data \/home\/node\/workspaces/.test(r))).toBe(true);
+    expect(ops(final, "RUN").some((r) => r.includes("install -d -o node -g node /home/node/data /home/node/workspaces"))).toBe(true);
   });
 });
 

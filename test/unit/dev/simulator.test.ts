@@ -31,7 +31,7 @@ async function startReceiver(statuses: number[] = []) {
   return {
     url: `http://127.0.0.1:${port}/webhooks`,
     received,
-    events: () => received.map((r) => `${r.headers["x-github-event"]}.${r.payload.action}`),
+    events: () => received.map((r) => `${String(r.headers["x-github-event"])}.${r.payload.action}`),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -702,7 +702,7 @@ describe("GitHubSimulator", () => {
       expect(old).toMatchObject({ updated_at: "2020-01-01T00:00:00Z", labels: ["triage"], comments: 1 });
       const fresh = sim.createIssue(REPO, { title: "Fresh", author: "alice" });
       const auth = await installationToken(sim);
-      type Found = { total_count: number; items: Array<{ number: number; repository_url: string }> };
+      interface Found { total_count: number; items: Array<{ number: number; repository_url: string }> }
       const search = async (q: string) => (await call(sim, "GET", `/search/issues?q=${encodeURIComponent(q)}&per_page=100`, { auth })).body as Found;
       const recent = await search("org:acme updated:>=2021-01-01T00:00:00Z");
       // Newest first: the fresh issue, then the one the setup opened; last year's seeded one is not recent.

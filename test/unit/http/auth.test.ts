@@ -101,7 +101,7 @@ describe("the login form's checks", () => {
   it("accepts a form posted from this host only, Secure when the browser is on https", () => {
     expect(formOrigin(req("/login", { origin: "http://127.0.0.1:3000", host: "127.0.0.1:3000" }))).toEqual({ ok: true, secure: false });
     expect(formOrigin(req("/login", { origin: "https://esc.example", host: "10.0.0.5:3000", "x-forwarded-host": "esc.example" }))).toEqual({ ok: true, secure: true });
-    for (const headers of <Record<string, string>[]>[{ host: "127.0.0.1:3000" }, { origin: "null", host: "127.0.0.1:3000" }, { origin: "https://evil.example", host: "127.0.0.1:3000" }, { origin: "http://127.0.0.1:3001", host: "127.0.0.1:3000" }, { origin: "not a url", host: "x" }]) {
+    for (const headers of [{ host: "127.0.0.1:3000" }, { origin: "null", host: "127.0.0.1:3000" }, { origin: "https://evil.example", host: "127.0.0.1:3000" }, { origin: "http://127.0.0.1:3001", host: "127.0.0.1:3000" }, { origin: "not a url", host: "x" }] as Record<string, string>[]) {
       expect(formOrigin(req("/login", headers)), JSON.stringify(headers)).toMatchObject({ ok: false, message: expect.stringContaining("Sign in with the form at /login") });
     }
   });

@@ -54,8 +54,8 @@ export async function measureSandboxCost(options: { dir: string; replies: number
     off: { processStart: distribution(samples.off.processStart), firstInstruction: distribution(samples.off.firstInstruction) },
     on: { processStart: distribution(samples.on.processStart), firstInstruction: distribution(samples.on.firstInstruction) },
   };
-  const off = measured.off!;
-  const on = measured.on!;
+  const off = measured.off;
+  const on = measured.on;
   const round1 = (v: number) => Math.round(v * 10) / 10;
   return {
     replies: samples.off.processStart.length,
