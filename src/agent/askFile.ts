@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { describeIssues } from "../errors.js";
 import { askHumanInput, draftFromTool } from "../cli/commands/mcp.js";
-import type { AskDraft } from "../cli/commands/ask.js";
+import type { AskDraft } from "../cli/ask/submitAsk.js";
 
 /**
  * Where, relative to the agent's working directory, an agent that cannot run commands (aider) writes

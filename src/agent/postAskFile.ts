@@ -1,4 +1,5 @@
-import { readAskEnv, submitAsk } from "../cli/commands/ask.js";
+import { readAskEnv } from "../cli/ask/askEnv.js";
+import { submitAsk } from "../cli/ask/submitAsk.js";
 import type { Services } from "../services.js";
 import { takeAskFile } from "./askFile.js";
 

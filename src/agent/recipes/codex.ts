@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ASK_ENV_NAMES } from "../../cli/commands/ask.js";
+import { ASK_ENV_NAMES } from "../../cli/ask/askEnv.js";
 import type { AgentRecipe } from "./recipe.js";
 
 /** A TOML basic string: JSON's string escapes (\", \\, \n, \u0000) are TOML's too. */

@@ -8,7 +8,9 @@ import { EscalationError } from "../../errors.js";
 import { APPROVAL_KIND, MAX_APPROVERS } from "../../protocol/ask.js";
 import { parseDuration } from "../../protocol/duration.js";
 import { EnvironmentError, UsageError } from "../usage.js";
-import { AGENT_ENV_NAMES, readAskEnvAndTarget, submitAsk, type AskDraft, type AskResult } from "./ask.js";
+import { AGENT_ENV_NAMES } from "../ask/askEnv.js";
+import { readAskEnvAndTarget } from "../ask/readAskEnvAndTarget.js";
+import { submitAsk, type AskDraft, type AskResult } from "../ask/submitAsk.js";
 
 const Timeout = z
   .union([z.string().min(1), z.number().int().positive()])
