@@ -1,37 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { escapeHtml, html } from "../../../src/http/html.js";
-import { groupByRepo, renderStatusPage } from "../../../src/http/statusPage.js";
-import { countGates, viewGate, type GateView } from "../../../src/observe/gateView.js";
-import { gateFixture } from "../../support/gates.js";
+import { renderStatusPage } from "../../../../src/http/statusPage/renderStatusPage.js";
+import { countGates, viewGate, type GateView } from "../../../../src/observe/gateView.js";
+import { gateFixture } from "../../../support/gates.js";
 
 const T0 = Date.parse("2025-01-01T12:00:00Z");
 const report = (gates: GateView[]) => ({ generatedAt: new Date(T0 + 600_000).toISOString(), gates, counts: countGates(gates) });
 
 const BWRAP = { mode: "bwrap" as const, problem: undefined };
 
-describe("escapeHtml / html``", () => {
-  it("escapes the five HTML metacharacters", () => {
-    expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe("&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
-  });
-  it("escapes interpolated values but not nested html``", () => {
-    expect(html`<p>${"<b>"}${html`<i>${"&"}</i>`}</p>`.value).toBe("<p>&lt;b&gt;<i>&amp;</i></p>");
-  });
-});
-
 describe("renderStatusPage", () => {
-  it("groups gates by repository in order of their oldest gate, oldest first within a group", () => {
-    const now = T0 + 600_000;
-    const views = [
-      viewGate(gateFixture({ id: "1", repo: "acme/b", askedAt: T0 }), now),
-      viewGate(gateFixture({ id: "2", repo: "acme/a", askedAt: T0 + 1000 }), now),
-      viewGate(gateFixture({ id: "3", repo: "ACME/b", askedAt: T0 + 2000 }), now),
-    ];
-    expect(groupByRepo(views).map((g) => [g.repo, g.gates.map((x) => x.id)])).toEqual([
-      ["acme/b", ["1", "3"]],
-      ["acme/a", ["2"]],
-    ]);
-  });
-
   it("shows prompts, options, defaults, age, time left and links", () => {
     const view = viewGate(gateFixture({ ask: { timeoutSeconds: 3600, context: "Migrating." } }), T0 + 600_000, "Add a cache");
     const page = renderStatusPage(report([view]), "NONCE", BWRAP);
