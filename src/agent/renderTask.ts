@@ -5,7 +5,8 @@ import { AgentError } from "../errors.js";
 import type { PullRequestMode } from "../config/repoConfig.js";
 import type { ApprovalRecord, Gate, HumanNote, LineRef } from "../gates/types.js";
 import { APPROVAL_KIND, CORRECTION_KIND } from "../protocol/ask.js";
-import { cleanHumanText, stripHiddenCharacters } from "../protocol/humanText.js";
+import { cleanHumanText } from "../protocol/humanText.js";
+import { stripHiddenCharacters } from "../protocol/humanText/hiddenCharacters.js";
 
 export interface TaskInput {
   repo: string;
