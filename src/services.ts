@@ -1,6 +1,6 @@
 import type { Logger } from "probot";
 import type { RunningAgents } from "./agent/runningAgents.js";
-import type { AppConfig } from "./config/env.js";
+import type { AppConfig } from "./config/appConfig.js";
 import type { RepoConfigResult } from "./config/repoConfig.js";
 import type { LoopEvents } from "./events.js";
 import type { GateStore } from "./gates/store.js";

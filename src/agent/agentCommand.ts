@@ -1,4 +1,4 @@
-import type { AppConfig } from "../config/env.js";
+import type { AppConfig } from "../config/appConfig.js";
 import type { AgentRecipe } from "./recipes/index.js";
 
 export type CommandChoice =

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Probot, ProbotOctokit } from "probot";
 import { RunningAgents } from "../agent/runningAgents.js";
-import type { AppConfig } from "../config/env.js";
+import type { AppConfig } from "../config/appConfig.js";
 import { serverDefaults } from "../config/repoConfig.js";
 import { LoopEvents } from "../events.js";
 import { GateStore } from "../gates/store.js";

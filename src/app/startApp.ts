@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Server } from "probot";
 import { orphanWatchdog } from "../agent/watchdog.js";
-import type { AppConfig } from "../config/env.js";
+import type { AppConfig } from "../config/appConfig.js";
 import { registerWebhooks } from "../handlers/registerWebhooks.js";
 import { registerHttp } from "../http/index.js";
 import { startMirror } from "../mirror/mirror.js";

@@ -4,7 +4,7 @@ import { PERMISSION_LEVELS, type PermissionLevel } from "../github/permissions.j
 import { MAX_APPROVERS } from "../protocol/ask.js";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "../protocol/approval.js";
 import { parseDuration } from "../protocol/duration.js";
-import type { AppConfig } from "./env.js";
+import type { AppConfig } from "./appConfig.js";
 
 /**
  * Who answers: "permission" (anyone with the minimum permission, and the listed users and teams),

@@ -1,7 +1,7 @@
 import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import type { SlackConfig } from "../config/env.js";
+import type { SlackConfig } from "../config/appConfig.js";
 import type { LoopEventMap } from "../events.js";
 import { Keys } from "../gates/keys.js";
 import { commandConnection, producerConnection, workerConnection } from "../queue/connection.js";

@@ -1,6 +1,6 @@
 import { LogLevel, WebClient, type Logger as SlackLogger } from "@slack/web-api";
 import type { Logger } from "pino";
-import type { SlackConfig } from "../config/env.js";
+import type { SlackConfig } from "../config/appConfig.js";
 import type { Block } from "./message.js";
 
 /** Our blocks are plain JSON built in message.ts; this is the WebClient's name for them. */

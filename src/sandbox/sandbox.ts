@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { ESCALATE_DIR } from "../agent/agentEnv.js";
 import { launcherCommand } from "../agent/releaseGate.js";
 import { resolveCommand } from "../agent/resolveCommand.js";
-import type { AppConfig } from "../config/env.js";
+import type { AppConfig } from "../config/appConfig.js";
 import { SandboxError } from "../errors.js";
 import { PROXY_URL, READY_FD, ROUND_SHELL } from "./bridgeScript.js";
 import { APP_DIR, roundArgs, SANDBOX_HOME, sandboxArgs, type RoundNetwork, type SandboxLayout } from "./bwrapArgs.js";

@@ -3,7 +3,8 @@ import nock from "nock";
 import { pino } from "pino";
 import type { Probot } from "probot";
 import { probotClass } from "../../src/app/createServices.js";
-import { loadConfig, type AppConfig } from "../../src/config/env.js";
+import { loadConfig } from "../../src/config/env.js";
+import type { AppConfig } from "../../src/config/appConfig.js";
 import type { InstallationOctokit } from "../../src/github/octokit.js";
 
 /*

@@ -1,4 +1,4 @@
-import type { AppConfig } from "../../config/env.js";
+import type { AppConfig } from "../../config/appConfig.js";
 
 /**
  * One start-up warning per recipe profile whose tool would get none of its API key variables:

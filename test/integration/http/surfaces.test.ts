@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { AppConfig } from "../../../src/config/env.js";
+import type { AppConfig } from "../../../src/config/appConfig.js";
 import { LoopEvents } from "../../../src/events.js";
 import { GateStore } from "../../../src/gates/store.js";
 import { registerHttp } from "../../../src/http/index.js";
