@@ -27,8 +27,10 @@ const Delivered = {
   repository: z.object({ full_name: z.string() }),
   sender: User,
 };
+
 /** On `issues.edited` and `pull_request.edited`: what the title or body said before. */
 export const Changes = z.object({ body: z.object({ from: z.string() }).optional(), title: z.object({ from: z.string() }).optional() }).optional();
+
 /** `issues.*` and `issue_comment.*`. */
 export const IssuePayload = acceptingPayloadsOf<"issue_comment.created" | "issue_comment.edited" | "issue_comment.deleted" | "issues.labeled" | "issues.unlabeled" | "issues.closed" | "issues.edited">()(z.object({
   ...Delivered,

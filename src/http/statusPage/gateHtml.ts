@@ -1,7 +1,7 @@
 import type { GateView } from "../../observe/gateView.js";
 import { answererText } from "../../observe/inbox.js";
 import { html, type Html } from "../html.js";
-import { externalLink as link } from "./externalLink.js";
+import { externalLink } from "./externalLink.js";
 import { shortDuration } from "./shortDuration.js";
 
 function timeLeft(gate: GateView): Html {
@@ -22,13 +22,13 @@ export function renderGate(gate: GateView): Html {
       </li>`,
   );
   return html`<article class="gate" id="gate-${gate.id}" data-gate="${gate.id}">
-      <h3>${link(gate.issueUrl, `#${gate.issue}${gate.title ? ` ${gate.title}` : ""}`)}</h3>
+      <h3>${externalLink(gate.issueUrl, `#${gate.issue}${gate.title ? ` ${gate.title}` : ""}`)}</h3>
       <p class="meta"><span class="kind">${gate.kind}</span> · round ${gate.round} · asked <span class="age">${shortDuration(gate.ageSeconds)}</span> ago by ${gate.askedBy} · ${timeLeft(gate)}</p>
       ${gate.context ? html`<p class="context">${gate.context}</p>` : ""}
       ${gate.paths.length > 0 ? html`<p class="paths">About: ${gate.paths.map((p, i) => html`${i > 0 ? ", " : ""}<code>${p}</code>`)}</p>` : ""}
       <ol class="questions">${questions}</ol>
       ${gate.approval ? html`<p class="tally">${gate.approval.summary}</p>` : ""}
       <p class="who">Who can answer: ${gate.answerers.map(answererText).join(" · ")}</p>
-      <p class="links">${link(gate.url, "Answer on GitHub")} · gate <code>${gate.id}</code></p>
+      <p class="links">${externalLink(gate.url, "Answer on GitHub")} · gate <code>${gate.id}</code></p>
     </article>`;
 }

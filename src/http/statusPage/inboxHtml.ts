@@ -1,15 +1,15 @@
 import type { InboxEntry, InboxGroup } from "../../observe/inbox.js";
 import { html, type Html } from "../html.js";
-import { externalLink as link } from "./externalLink.js";
+import { externalLink } from "./externalLink.js";
 import { shortDuration } from "./shortDuration.js";
 
 function renderEntry(entry: InboxEntry): Html {
   return html`<li class="entry" data-gate="${entry.id}">
       <span class="age">${shortDuration(entry.ageSeconds)}</span> ·
-      ${link(entry.issueUrl, `${entry.repo}#${entry.issue}${entry.title ? ` ${entry.title}` : ""}`)} ·
+      ${externalLink(entry.issueUrl, `${entry.repo}#${entry.issue}${entry.title ? ` ${entry.title}` : ""}`)} ·
       <span class="via">${entry.via}</span>${entry.paths.length > 0 ? html` of <code>${entry.paths.join(", ")}</code>` : ""}
       <p class="text">${entry.question}</p>
-      <p class="links">${link(entry.url, "Answer on GitHub")} · gate <code>${entry.id}</code></p>
+      <p class="links">${externalLink(entry.url, "Answer on GitHub")} · gate <code>${entry.id}</code></p>
     </li>`;
 }
 
