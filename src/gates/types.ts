@@ -87,6 +87,9 @@ export interface Gate {
   reopened?: number;
 }
 
+/** A gate as the ask creates it, before any answer. */
+export type NewGate = Pick<Gate, "id" | "repo" | "issue" | "installationId" | "round" | "ask" | "askedAt" | "askedBy" | "askUrl"> & Partial<Pick<Gate, "answerers" | "approvalRule">>;
+
 export interface Withdrawal {
   /** Who had given the withdrawn answer. */
   by: string;

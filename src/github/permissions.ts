@@ -11,7 +11,7 @@ function asLevel(value: unknown): PermissionLevel | undefined {
   return PERMISSION_LEVELS.find((level) => level === value);
 }
 
-/** Where permissions are cached (GateStore). */
+/** Where permissions are cached (AccessCache, src/store/accessCache.ts). */
 export interface PermissionCache {
   cachedPermission(repo: string, login: string): Promise<string | null>;
   cachePermission(repo: string, login: string, permission: string, ttlSeconds: number): Promise<void>;

@@ -38,7 +38,7 @@ async function mayAnswer(services: Services, gate: Gate, login: string): Promise
   if (answerers.users.includes(lower) || answerers.codeOwners.users.includes(lower)) return true;
   const octokit = () => services.github.installation(gate.installationId);
   for (const team of new Set([...answerers.teams, ...answerers.codeOwners.teams])) {
-    if (await isTeamMember(octokit, services.store, team, login, services.config.permissionCacheSeconds)) return true;
+    if (await isTeamMember(octokit, services.accessCache, team, login, services.config.permissionCacheSeconds)) return true;
   }
   return false;
 }
@@ -71,7 +71,7 @@ export async function refusedAnswer(services: Services, event: CommentEvent, gat
   const login = event.comment.author.login;
   if (await mayAnswer(services, gate, login)) return undefined;
   const owners = gate.answerers!.codeOwners!;
-  if (await services.store.firstTime(`refused:${gate.id}:${login.toLowerCase()}`)) {
+  if (await services.commentMarks.firstTime(`refused:${gate.id}:${login.toLowerCase()}`)) {
     const paths = owners.paths.map((p) => `\`${p}\``).join(", ");
     const configured = gate.answerers!.users.length + gate.answerers!.teams.length > 0;
     await sendFeedback(

@@ -36,13 +36,13 @@ export async function voteFromReply(services: Services, event: CommentEvent, gat
   if (parsed === "discussion") return "discussion: addressed to someone else";
   await reportHiddenContent(services, event, event.comment.body);
   if (!parsed) {
-    if (gate.state === "open" && (await services.store.firstTime(`not-a-vote:${gate.id}:${by.toLowerCase()}`))) {
+    if (gate.state === "open" && (await services.commentMarks.firstTime(`not-a-vote:${gate.id}:${by.toLowerCase()}`))) {
       await sendFeedback(services, target, [{ type: "comment", body: renderNotAVote(by) }], undefined, `not-a-vote-${event.comment.id}`);
     }
     return "reply cast no vote";
   }
   const vote: Vote = { login: by, vote: parsed.vote, at: Date.parse(event.comment.createdAt) || event.receivedAt, commentId: event.comment.id, url: event.comment.url, ...(parsed.note ? { note: parsed.note } : {}) };
-  const recorded = await services.store.recordVote(gate.id, vote);
+  const recorded = await services.gates.recordVote(gate.id, vote);
   if (recorded.outcome === "missing") return "gate vanished";
   if (recorded.outcome === "closed") {
     // The vote that decided, delivered again: the resume is queued again unless it has begun (a

@@ -1,4 +1,4 @@
-import type { ReviseResult } from "../gates/store.js";
+import type { ReviseResult } from "../store/gateRecords.js";
 import { jobIds } from "../queue/names.js";
 import type { Services } from "../services.js";
 import { sendFeedback, type IssueTarget } from "./feedback.js";
@@ -38,7 +38,7 @@ export async function forgetJobs(services: Services, target: IssueTarget, delive
   const feedback = feedbackKeys.map(async (key) => {
     const id = jobIds.feedback(target.repo, target.issue, key);
     // Gone: the issue's later writes no longer wait for it.
-    if (await remove(services.queues.feedback, id)) await services.store.feedbackDone(ref, id);
+    if (await remove(services.queues.feedback, id)) await services.feedbackOrder.feedbackDone(ref, id);
   });
   await Promise.all([...inbound, ...feedback]);
 }

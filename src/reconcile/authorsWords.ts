@@ -37,7 +37,7 @@ export async function withAuthorsWords(
       continue;
     }
     words.set(reply.id, undefined);
-    if (await services.store.firstTime(`not-theirs:${target.repo.toLowerCase()}#${target.issue}:${reply.id}:${history.lastEditedAt}`)) {
+    if (await services.commentMarks.firstTime(`not-theirs:${target.repo.toLowerCase()}#${target.issue}:${reply.id}:${history.lastEditedAt}`)) {
       await sendFeedback(services, target, [], `⚠️ @${text.editor} edited the reply of @${author} (${reply.html_url}) and ${text.why}: it is not taken as @${author}'s answer. @${author} can answer again.`);
     }
   }

@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import { GateStore } from "../../gates/store.js";
+import { openStores, type Stores } from "../../store/stores.js";
 import { newAskId, validateAsk, type Ask } from "../../protocol/ask.js";
 import { inPool } from "./pool.js";
 
@@ -29,11 +29,11 @@ export interface GateToPark {
  * Writes a parked gate's records with GateStore, as the app writes them: the issue, round 0
  * allocated first (the dispatch that ran the asking agent), then the open gate.
  */
-export async function storeParkedGate(store: GateStore, gate: GateToPark): Promise<void> {
+export async function storeParkedGate(store: Stores, gate: GateToPark): Promise<void> {
   const ref = { repo: gate.repo, issue: gate.issue };
-  await store.upsertIssue({ ...ref, installationId: gate.installationId, title: gate.title, body: gate.body, url: gate.issueUrl, assignees: [] });
-  await store.allocateRound(ref, `dispatch-bench-${gate.issue}`, 10);
-  await store.openGate({ ...ref, id: gate.gateId, installationId: gate.installationId, round: 0, ask: gate.ask, askedAt: gate.askedAt, askedBy: gate.askedBy, askUrl: gate.askUrl });
+  await store.issues.upsertIssue({ ...ref, installationId: gate.installationId, title: gate.title, body: gate.body, url: gate.issueUrl, assignees: [] });
+  await store.rounds.allocateRound(ref, `dispatch-bench-${gate.issue}`, 10);
+  await store.gates.openGate({ ...ref, id: gate.gateId, installationId: gate.installationId, round: 0, ask: gate.ask, askedAt: gate.askedAt, askedBy: gate.askedBy, askUrl: gate.askUrl });
 }
 
 /** GitHub's issue comment ids have 10 digits now; the simulator's start at 1,000,001, so these never meet one of its comments. */
@@ -59,7 +59,7 @@ export interface SeedOptions {
 export async function seedParkedGates(options: SeedOptions): Promise<Array<{ repo: string; issue: number; gateId: string }>> {
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null, enableAutoPipelining: true });
   try {
-    const store = new GateStore(redis, options.prefix);
+    const store = openStores(redis, options.prefix);
     const askedAt = Date.now();
     const gates = Array.from({ length: options.count }, (_, i) => ({ repo: options.repo, issue: i + 1, gateId: String(FIRST_SEEDED_ID + i) }));
     await inPool(gates, 256, (g) => {

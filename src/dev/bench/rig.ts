@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { projectRoot } from "../../config/projectRoot.js";
-import { GateStore } from "../../gates/store.js";
+import { openStores, type Stores } from "../../store/stores.js";
 import { renderAskComment, type Ask } from "../../protocol/ask.js";
 import { ClosableConnection } from "../../queue/closableConnection.js";
 import { QUEUES } from "../../queue/names.js";
@@ -191,7 +191,7 @@ class AppChild {
  * runs it), the GitHub simulator, the real app in a child process, the trivial agent.
  */
 export class Rig {
-  readonly store: GateStore;
+  readonly store: Stores;
   readonly queues: Queue[];
   readonly repos = new Map<string, SimRepo>();
   readonly bootedAt: number;
@@ -215,7 +215,7 @@ export class Rig {
     readonly secret: string,
     private readonly redisDir: string,
   ) {
-    this.store = new GateStore(redis, prefix);
+    this.store = openStores(redis, prefix);
     this.queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: redis, prefix }, ClosableConnection));
     this.bootedAt = Date.now();
   }
@@ -270,7 +270,7 @@ export class Rig {
     rig.appSpawnedAt = booted;
     for (const repo of repos) rig.repos.set(repo.full_name, repo);
     // The start-up reconciliation runs first; measurements start from a quiet app.
-    await waitUntil("the start-up reconciliation", async () => ((await rig.store.lastReconcile()) ?? 0) >= booted, options.startupTimeoutMs ?? 60_000);
+    await waitUntil("the start-up reconciliation", async () => ((await rig.store.namespaceMarks.lastReconcile()) ?? 0) >= booted, options.startupTimeoutMs ?? 60_000);
     rig.startupReconciledAt = Date.now();
     await rig.quiesce();
     return rig;
