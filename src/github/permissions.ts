@@ -1,7 +1,5 @@
 import type { ProbotOctokit } from "probot";
-
-export const PERMISSION_LEVELS = ["none", "read", "triage", "write", "maintain", "admin"] as const;
-export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
+import { PERMISSION_LEVELS, type PermissionLevel } from "../domain.js";
 
 export function meetsMinimum(level: PermissionLevel, minimum: PermissionLevel): boolean {
   return PERMISSION_LEVELS.indexOf(level) >= PERMISSION_LEVELS.indexOf(minimum);

@@ -1,7 +1,6 @@
-import type { Gate, RecordedAnswer } from "../gates/types.js";
+import { APPROVAL_KIND, type Gate, type RecordedAnswer } from "../domain.js";
 import { appMentionNames } from "../protocol/addressing.js";
 import { renderLateVote } from "../protocol/approval.js";
-import { APPROVAL_KIND } from "../protocol/ask.js";
 import { echoLines, readingSummary, renderEcho } from "../protocol/echo.js";
 import { renderHowToAnswer } from "../protocol/howToAnswer.js";
 import { parseReply } from "../protocol/reply.js";

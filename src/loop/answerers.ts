@@ -1,8 +1,7 @@
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Gate, GateAnswerers } from "../gates/types.js";
+import type { Ask, Gate, GateAnswerers } from "../domain.js";
 import { ownersOf } from "../github/codeowners.js";
 import { isTeamMember } from "../github/teamMembership.js";
-import type { Ask } from "../protocol/ask.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";

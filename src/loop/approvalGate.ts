@@ -1,10 +1,8 @@
+import { APPROVAL_KIND, type ApprovalRule, type Ask, type Gate, type Vote } from "../domain.js";
 import { approvalAnswer } from "../gates/approvalAnswer.js";
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Gate } from "../gates/types.js";
 import { appMentionNames } from "../protocol/addressing.js";
-import { readVote, renderLateVote, renderNotAVote, renderResolved, renderVoteAck, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
-import { APPROVAL_KIND } from "../protocol/ask.js";
-import type { Ask } from "../protocol/ask.js";
+import { readVote, renderLateVote, renderNotAVote, renderResolved, renderVoteAck, tally } from "../protocol/approval.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { applyAnswers } from "./answerGate.js";

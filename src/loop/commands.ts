@@ -1,6 +1,6 @@
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Gate } from "../gates/types.js";
-import { CORRECTION_KIND, newAskId } from "../protocol/ask.js";
+import { CORRECTION_KIND, type Gate } from "../domain.js";
+import { newAskId } from "../protocol/ask.js";
 import type { Command } from "../protocol/commands.js";
 import { formatDuration } from "../protocol/duration.js";
 import { tally, tallyLine } from "../protocol/approval.js";

@@ -1,6 +1,6 @@
 import type { RepoSettings } from "../config/repoConfig.js";
+import type { Gate, RecordedAnswer } from "../domain.js";
 import { appMentionNames } from "../protocol/addressing.js";
-import type { Gate, RecordedAnswer } from "../gates/types.js";
 import { parseCommand } from "../protocol/commands.js";
 import { readingSummary } from "../protocol/echo.js";
 import { parseReply } from "../protocol/reply.js";

@@ -1,4 +1,4 @@
-import type { Gate } from "../gates/types.js";
+import type { Gate } from "../domain.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { RepoSettings } from "../config/repoConfig.js";
+import type { Ask, Gate } from "../domain.js";
 import { ProtocolError } from "../errors.js";
-import type { Gate } from "../gates/types.js";
-import { parseAskComment, type Ask } from "../protocol/ask.js";
+import { parseAskComment } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
 import type { CommentEvent, InboundEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";

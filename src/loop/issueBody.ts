@@ -1,4 +1,4 @@
-import type { BodyEdit } from "../gates/types.js";
+import type { BodyEdit } from "../domain.js";
 import type { IssueEditedEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";

@@ -1,4 +1,4 @@
-import type { TitleEdit } from "../gates/types.js";
+import type { TitleEdit } from "../domain.js";
 import type { IssueEditedEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";

@@ -1,5 +1,5 @@
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Gate } from "../gates/types.js";
+import type { Gate } from "../domain.js";
 import type { InboundEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";

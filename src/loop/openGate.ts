@@ -1,5 +1,5 @@
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Ask } from "../protocol/ask.js";
+import type { Ask } from "../domain.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerersFor } from "./answerers.js";

@@ -1,5 +1,5 @@
 import type { RepoSettings, ReminderStep } from "../config/repoConfig.js";
-import type { Gate } from "../gates/types.js";
+import type { Gate } from "../domain.js";
 import { sealOf } from "../protocol/marker.js";
 import { renderOverdueComment, renderReminderComment } from "../protocol/reminders.js";
 import type { LadderJob } from "../queue/jobs.js";

@@ -1,5 +1,5 @@
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Gate, RecordedAnswer } from "../gates/types.js";
+import type { Gate, RecordedAnswer } from "../domain.js";
 import { appMentionNames } from "../protocol/addressing.js";
 import { parseReply } from "../protocol/reply.js";
 import type { CommentEvent, PushedEvent } from "../queue/jobs.js";

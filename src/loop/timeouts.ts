@@ -1,4 +1,4 @@
-import type { Gate, RecordedAnswer } from "../gates/types.js";
+import type { Gate, RecordedAnswer } from "../domain.js";
 import { questionTimeout } from "../protocol/ask.js";
 import { formatDuration } from "../protocol/duration.js";
 import type { Services } from "../services.js";

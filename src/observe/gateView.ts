@@ -1,10 +1,9 @@
+import { APPROVAL_KIND, type Gate, type Vote } from "../domain.js";
 import type { GateRecords } from "../store/gateRecords.js";
 import type { IssueRecords } from "../store/issueRecords.js";
-import type { Gate } from "../gates/types.js";
 import { answererViews, groupByAnswerer, matchesAnswerer, type AnswererView, type InboxGroup } from "./inbox.js";
 import { approvalView, type ApprovalView } from "./approvalView.js";
-import { type Vote } from "../protocol/approval.js";
-import { APPROVAL_KIND, questionTimeout } from "../protocol/ask.js";
+import { questionTimeout } from "../protocol/ask.js";
 
 /**
  * What every surface (`escalate status`, the status page, its JSON API) shows of an open gate.

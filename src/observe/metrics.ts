@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Queue } from "bullmq";
+import type { Gate } from "../domain.js";
 import { DEFAULT_WRITE_WINDOWS, WriteBudget } from "../github/writeBudget.js";
-import type { Gate } from "../gates/types.js";
 import type { Services } from "../services.js";
 
 /** Ask → answer: minutes to days. */

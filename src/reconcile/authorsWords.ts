@@ -1,4 +1,4 @@
-import type { BodyEdit } from "../gates/types.js";
+import type { BodyEdit } from "../domain.js";
 import { sendFeedback, type IssueTarget } from "../loop/feedback.js";
 import type { Services } from "../services.js";
 import { authorsText, readEditHistories, type GraphqlPort } from "./editHistory.js";

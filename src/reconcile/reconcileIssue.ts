@@ -1,11 +1,11 @@
 import type { RepoSettings } from "../config/repoConfig.js";
+import type { Ask, Gate, RecordedAnswer, Withdrawal } from "../domain.js";
 import { ProtocolError } from "../errors.js";
-import type { Gate, RecordedAnswer, Withdrawal } from "../gates/types.js";
 import { sendFeedback } from "../loop/feedback.js";
 import { approvalRule } from "../loop/approvalGate.js";
 import { maySteer } from "../loop/maySteer.js";
 import type { InboundEvent } from "../queue/jobs.js";
-import { parseAskComment, type Ask } from "../protocol/ask.js";
+import { parseAskComment } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
 import { sealOf, type MarkerSeal } from "../protocol/marker.js";
 import { readLadderMarker } from "../protocol/reminders.js";

@@ -1,6 +1,4 @@
-import { AskSchema } from "../protocol/ask.js";
-import type { ApprovalRule } from "../protocol/approval.js";
-import type { Gate, GateAnswerers, GateState, NewGate, RecordedAnswer, Withdrawal } from "../gates/types.js";
+import { type ApprovalRule, AskSchema, type Gate, type GateAnswerers, type GateState, type NewGate, type RecordedAnswer, type Withdrawal } from "../domain.js";
 
 /** The hash fields of a gate: the one place that maps a Gate to its Redis representation. */
 export function gateFields(gate: NewGate & Partial<Gate>): Record<string, string> {

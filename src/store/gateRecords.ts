@@ -1,6 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Vote } from "../protocol/approval.js";
-import type { Gate, GateState, NewGate, RecordedAnswer } from "../gates/types.js";
+import type { Gate, GateState, NewGate, RecordedAnswer, Vote } from "../domain.js";
 import { keyIn } from "../redis/prefix.js";
 import { gateFields, toGate } from "./gateHash.js";
 import { CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, OPEN_GATE, RECORD_ANSWER, RECORD_SUPERSEDED_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS } from "./gateScripts.js";

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { HumanNote } from "../gates/types.js";
+import type { HumanNote } from "../domain.js";
 import { issueKey, type IssueKeyRef } from "./issueKey.js";
 import { withScripts, type ScriptArgs } from "./scriptedRedis.js";
 

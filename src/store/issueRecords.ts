@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { BodyEdit, IssueRecord, TitleEdit } from "../gates/types.js";
+import type { BodyEdit, IssueRecord, TitleEdit } from "../domain.js";
 import { issueKey, type IssueKeyRef } from "./issueKey.js";
 import { withScripts, type ScriptArgs } from "./scriptedRedis.js";
 

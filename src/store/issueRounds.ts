@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Gate, HumanNote, IssueRecord, RoundTiming } from "../gates/types.js";
+import type { Gate, HumanNote, IssueRecord, RoundTiming } from "../domain.js";
 import { toGate, pairs } from "./gateHash.js";
 import { GateKeys } from "./gateRecords.js";
 import { issueKey, type IssueKeyRef } from "./issueKey.js";

@@ -1,5 +1,5 @@
 import type { Job } from "bullmq";
-import type { BodyEdit, Gate, TitleEdit } from "../gates/types.js";
+import type { BodyEdit, Gate, TitleEdit } from "../domain.js";
 import { botJudge } from "../loop/issueTitle.js";
 import { readTitleEdit } from "../reconcile/titleHistory.js";
 import { issueBodyEdit } from "../reconcile/authorsWords.js";

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Gate } from "../../src/gates/types.js";
+import type { Gate } from "../../src/domain.js";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import { ensureBuilt } from "../support/build.js";
 import { runEscalate } from "../support/escalateBin.js";

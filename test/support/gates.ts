@@ -1,5 +1,5 @@
-import type { Gate, NewGate } from "../../src/gates/types.js";
-import { validateAsk, type AskInput } from "../../src/protocol/ask.js";
+import type { AskInput, Gate, NewGate } from "../../src/domain.js";
+import { validateAsk } from "../../src/protocol/ask.js";
 
 /** A gate as the store returns it, with readable defaults; `ask` is validated like a real one. */
 export function gateFixture(over: Partial<Omit<Gate, "ask">> & { ask?: Partial<AskInput> } = {}): Gate {

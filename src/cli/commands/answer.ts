@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import type { Gate } from "../../domain.js";
 import { EscalationError } from "../../errors.js";
-import type { Gate } from "../../gates/types.js";
 import { postIssueComment } from "../github.js";
 import { PROXY_ENV_SHAPE } from "../proxyFetch.js";
 import { withStore } from "../store.js";

@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
+import type { Ask } from "../../domain.js";
 import { openStores, type Stores } from "../../store/stores.js";
-import { newAskId, validateAsk, type Ask } from "../../protocol/ask.js";
+import { newAskId, validateAsk } from "../../protocol/ask.js";
 import { inPool } from "./pool.js";
 
 export const QUESTION = "Which database should the cache use?";

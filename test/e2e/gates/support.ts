@@ -1,7 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseAskComment, type Ask } from "../../../src/protocol/ask.js";
+import type { Ask } from "../../../src/domain.js";
+import { parseAskComment } from "../../../src/protocol/ask.js";
 import type { SimComment } from "../../../src/dev/simulator/index.js";
 import { REPO, quiet, startLoop, waitFor, waitOut, type Loop } from "../../support/harness.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RecordedAnswer } from "../../../src/gates/types.js";
+import type { RecordedAnswer } from "../../../src/domain.js";
 import { validateAsk } from "../../../src/protocol/ask.js";
 import { storeRedis } from "../../support/storeRedis.js";
 import { answer, newGate, ref, REPO, withIssue } from "./support.js";

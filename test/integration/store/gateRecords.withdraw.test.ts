@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Gate, RecordedAnswer } from "../../../src/gates/types.js";
+import type { Gate, RecordedAnswer } from "../../../src/domain.js";
 import type { Stores } from "../../../src/store/stores.js";
 import { gateFixture, newGate } from "../../support/gates.js";
 import { storeRedis } from "../../support/storeRedis.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { NewGate, RecordedAnswer } from "../../../src/gates/types.js";
+import type { NewGate, RecordedAnswer } from "../../../src/domain.js";
 import { validateAsk } from "../../../src/protocol/ask.js";
 import type { Stores } from "../../../src/store/stores.js";
 
