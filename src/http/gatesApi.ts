@@ -38,7 +38,7 @@ export interface GitHubWritesReport {
   paused: Array<{ installationId: number; secondsLeft: number }>;
 }
 
-export async function githubWritesReport(services: Services): Promise<GitHubWritesReport> {
+export async function githubWritesReport(services: Pick<Services, "config" | "writeBudgetLog">): Promise<GitHubWritesReport> {
   const windows = services.config.githubWrites ?? DEFAULT_WRITE_WINDOWS;
   return { budget: { perMinute: windows.perMinute, perHour: windows.perHour }, paused: await new WriteBudget(services.writeBudgetLog, windows).paused() };
 }

@@ -30,7 +30,7 @@ export async function answerersFor(services: Services, installationId: number, r
 }
 
 /** Whether `login` (already allowed to steer the issue) may answer this gate: only its code owners when it has some. */
-async function mayAnswer(services: Services, gate: Gate, login: string): Promise<boolean> {
+async function mayAnswer(services: Pick<Services, "accessCache" | "config" | "github">, gate: Gate, login: string): Promise<boolean> {
   const answerers = gate.answerers;
   if (!answerers?.codeOwners) return true;
   const lower = login.toLowerCase();

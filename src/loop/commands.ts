@@ -21,7 +21,7 @@ type Handler = (services: Services, event: CommentEvent, args: string, settings:
 const reply = (services: Services, event: CommentEvent, body: string, statusLine?: string) =>
   sendFeedback(services, targetOf(event), [{ type: "comment", body }], statusLine, `reply-${event.comment.id}`);
 
-async function openGateOf(services: Services, event: CommentEvent): Promise<Gate | undefined> {
+async function openGateOf(services: Pick<Services, "gates">, event: CommentEvent): Promise<Gate | undefined> {
   const gate = await services.gates.lastGate({ repo: event.repo, issue: event.issue.number });
   return gate?.state === "open" ? gate : undefined;
 }
@@ -166,7 +166,7 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
   return applyAnswers(services, targetOf(event), gate, [...corrected, ...kept], { by, commentId: event.comment.id, at: when, receivedAt: event.receivedAt, url: event.comment.url });
 }
 
-async function describeStatus(services: Services, event: CommentEvent, settings: RepoSettings): Promise<string> {
+async function describeStatus(services: Pick<Services, "gates" | "notes" | "rounds">, event: CommentEvent, settings: RepoSettings): Promise<string> {
   const ref = { repo: event.repo, issue: event.issue.number };
   const [gate, round, notes] = await Promise.all([services.gates.lastGate(ref), services.rounds.currentRound(ref), services.notes.notes(ref)]);
   const lines = [`**Escalation status** · round ${round} · ${notes.length} note(s) from humans`];

@@ -126,7 +126,7 @@ async function questionDeleted(services: Services, event: CommentEvent, settings
 }
 
 /** The issue's newest gate the comment answered (a reply answers one gate), if any. */
-async function gateAnsweredBy(services: Services, event: CommentEvent): Promise<Gate | undefined> {
+async function gateAnsweredBy(services: Pick<Services, "gates">, event: CommentEvent): Promise<Gate | undefined> {
   const gates = await services.gates.issueGates({ repo: event.repo, issue: event.issue.number });
   return gates.findLast((g) => g.answers.some((a) => a.commentId === event.comment.id));
 }

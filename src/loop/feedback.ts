@@ -49,7 +49,7 @@ export async function sendFeedback(services: Services, target: IssueTarget, ops:
 }
 
 /** One render per burst of lines: the first line schedules it, the lines added before it runs join it. */
-async function scheduleStatusRender(services: Services, target: IssueTarget, seq: number): Promise<void> {
+async function scheduleStatusRender(services: Pick<Services, "config" | "queues" | "statusLog">, target: IssueTarget, seq: number): Promise<void> {
   const debounceMs = services.config.statusDebounceMs;
   if (!(await services.statusLog.markStatusPending(target, debounceMs + 60_000))) return;
   await services.queues.addFeedback(target, [{ type: "status", seq }], `status-${seq}`, debounceMs);

@@ -47,7 +47,7 @@ export async function foreignChange(services: Services, event: CommentEvent): Pr
   return `kept: ${what} ${verb} by @${by}, not by its author`;
 }
 
-async function whatItDecided(services: Services, event: CommentEvent): Promise<{ what: Decided; gate?: Gate } | undefined> {
+async function whatItDecided(services: Pick<Services, "gates" | "notes">, event: CommentEvent): Promise<{ what: Decided; gate?: Gate } | undefined> {
   const ref = { repo: event.repo, issue: event.issue.number };
   const [gates, notes] = await Promise.all([services.gates.issueGates(ref), services.notes.notes(ref)]);
   const gate = gates.findLast((g) => g.answers.some((a) => a.commentId === event.comment.id));
@@ -59,7 +59,7 @@ async function whatItDecided(services: Services, event: CommentEvent): Promise<{
 }
 
 /** The answers stay, marked with who deleted their comment, so a rebuild keeps them too (src/reconcile/deletedComments.ts). */
-async function keepDeletedAnswer(services: Services, gate: Gate, commentId: number, by: string): Promise<void> {
+async function keepDeletedAnswer(services: Pick<Services, "gates">, gate: Gate, commentId: number, by: string): Promise<void> {
   const kept = gate.answers.filter((a) => a.commentId === commentId).map((a) => ({ ...a, deletedBy: by }));
   await services.gates.reviseAnswers(gate, commentId, kept, Date.now());
 }

@@ -113,7 +113,7 @@ const RACE_WINDOW_MS = 60_000;
  * The gate a human comment answers: the open one, or the one another human answered moments ago,
  * so the second of two racing repliers is told who won instead of being silently ignored.
  */
-async function gateToAnswer(services: Services, event: CommentEvent): Promise<Gate | undefined> {
+async function gateToAnswer(services: Pick<Services, "gates">, event: CommentEvent): Promise<Gate | undefined> {
   const gate = await services.gates.lastGate({ repo: event.repo, issue: event.issue.number });
   if (!gate) return undefined;
   if (gate.state === "open" || gate.answerCommentId === event.comment.id) return gate;

@@ -44,7 +44,7 @@ export async function labelTakenOff(services: Services, event: Unlabeled, settin
 }
 
 /** The issue's newest gate while the round that takes its answer is still to end (answered, or claimed by its spawn). */
-async function runningRound(services: Services, ref: { repo: string; issue: number }): Promise<Gate | undefined> {
+async function runningRound(services: Pick<Services, "gates">, ref: { repo: string; issue: number }): Promise<Gate | undefined> {
   const last = await services.gates.lastGate(ref);
   return last && (last.state === "answered" || last.state === "resuming") ? last : undefined;
 }

@@ -24,7 +24,7 @@ export function echoKeys(gateId: string, commentId: number): string[] {
  * brought it and the app's echoes of it (an echo not yet posted is then never posted). A job running
  * this moment cannot be removed; it ends within moments and is kept at most an hour (src/queue/queues.ts).
  */
-export async function forgetJobs(services: Services, target: IssueTarget, deliveryIds: readonly (string | undefined)[], feedbackKeys: readonly string[]): Promise<void> {
+export async function forgetJobs(services: Pick<Services, "feedbackOrder" | "log" | "queues">, target: IssueTarget, deliveryIds: readonly (string | undefined)[], feedbackKeys: readonly string[]): Promise<void> {
   const ref = { repo: target.repo, issue: target.issue };
   const remove = async (queue: { remove(id: string): Promise<number> }, id: string): Promise<boolean> => {
     try {

@@ -273,7 +273,7 @@ async function withTimelineIfNeeded(
  * usual rebuild of a waiting question (a comments page) costs no read of them.
  */
 async function labelNeeded(
-  services: Services,
+  services: Pick<Services, "gates">,
   newest: { comment: CommentSnapshot } | undefined,
   comments: readonly CommentSnapshot[],
   state: StatusState | undefined,
@@ -288,7 +288,7 @@ async function labelNeeded(
 }
 
 /** Whether Redis lacks what the status record restores: the issue's status comment, or the gate of an ask. */
-async function recordNeeded(services: Services, ref: { repo: string; issue: number }, comments: readonly CommentSnapshot[], isAgent: (login: string) => boolean): Promise<boolean> {
+async function recordNeeded(services: Pick<Services, "gates" | "issues">, ref: { repo: string; issue: number }, comments: readonly CommentSnapshot[], isAgent: (login: string) => boolean): Promise<boolean> {
   if (!(await services.issues.getIssue(ref))?.statusCommentId) return true;
   for (const c of comments) {
     if (c.user && isAgent(c.user.login) && c.body && safeAsk(c.body) && !(await services.gates.getGate(String(c.id)))) return true;

@@ -47,7 +47,7 @@ export async function processFeedback(services: Services, job: Job, token?: stri
  * later job of the same issue may already be waiting, and must still write first. An earlier job
  * that is gone, done or failed for good no longer holds the issue up.
  */
-async function takeTurn(services: Services, ref: { repo: string; issue: number }, job: Job, writer: BudgetedWriter): Promise<void> {
+async function takeTurn(services: Pick<Services, "feedbackOrder" | "queues">, ref: { repo: string; issue: number }, job: Job, writer: BudgetedWriter): Promise<void> {
   for (;;) {
     const head = await services.feedbackOrder.feedbackHead(ref);
     if (!head || head.jobId === job.id) return;
@@ -203,7 +203,7 @@ async function applyOp(services: Services, octokit: InstallationOctokit, t: Targ
 }
 
 /** Replaces the app's comments that quote a withdrawn or edited reply (one already deleted is fine). */
-async function redactEchoes(services: Services, octokit: InstallationOctokit, t: Target, of: number, body: string, writer: BudgetedWriter): Promise<number> {
+async function redactEchoes(services: Pick<Services, "commentMarks">, octokit: InstallationOctokit, t: Target, of: number, body: string, writer: BudgetedWriter): Promise<number> {
   const ref = { repo: t.fullName, issue: t.issue };
   const ids = await services.commentMarks.echoes(ref, of);
   if (ids.length === 0) return writer.coalesced();
@@ -221,7 +221,7 @@ async function redactEchoes(services: Services, octokit: InstallationOctokit, t:
 }
 
 /** Whether the round that takes `gateId`'s answer is still to end (the issue's newest gate, answered and not yet resumed). */
-async function roundRuns(services: Services, ref: { repo: string; issue: number }, gateId: string): Promise<boolean> {
+async function roundRuns(services: Pick<Services, "gates">, ref: { repo: string; issue: number }, gateId: string): Promise<boolean> {
   const last = await services.gates.lastGate(ref);
   return last?.id === gateId && (last.state === "answered" || last.state === "resuming");
 }
@@ -236,7 +236,7 @@ async function hasLabel(octokit: InstallationOctokit, t: Target, label: string):
 }
 
 /** Edits the issue's one status comment (creating it the first time). Skips when a newer render happened. */
-async function updateStatusComment(services: Services, octokit: InstallationOctokit, t: Target, seq: number, writer: BudgetedWriter): Promise<number> {
+async function updateStatusComment(services: Pick<Services, "config" | "gates" | "issues" | "notes" | "rounds" | "statusLog">, octokit: InstallationOctokit, t: Target, seq: number, writer: BudgetedWriter): Promise<number> {
   const ref = { repo: t.fullName, issue: t.issue };
   // From here on, a new line schedules the next render; this one shows every line appended so far,
   // and is skipped only when a render since has shown them all (not merely line `seq`).

@@ -278,7 +278,7 @@ async function deliverRound(services: Services, data: SpawnJob, prepared: Prepar
 }
 
 /** The round's two clocks for the status comment: the human wait of the gate it resumed, and the agent's run. */
-function recordTiming(services: Services, ref: { repo: string; issue: number }, round: number, run: AgentRun, outcome: RoundTiming["outcome"], gate: Gate | undefined): Promise<void> {
+function recordTiming(services: Pick<Services, "rounds">, ref: { repo: string; issue: number }, round: number, run: AgentRun, outcome: RoundTiming["outcome"], gate: Gate | undefined): Promise<void> {
   const answered = gate?.answeredAt;
   return services.rounds.recordRoundTiming(ref, {
     round,

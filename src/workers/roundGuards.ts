@@ -59,7 +59,7 @@ export async function overtaken(services: Services, job: Job, jobId: string, ref
  * renewal and stops the agent. Waits until then; false when `signal` aborted the wait. `epochAt` is
  * the epoch as the job already read it (IssueRounds.beginRound); read, and marked, when Redis had none.
  */
-export async function redisSettled(services: Services, context: SpawnContext, epochAt: number | undefined, signal: AbortSignal | undefined): Promise<boolean> {
+export async function redisSettled(services: Pick<Services, "config" | "namespaceMarks">, context: SpawnContext, epochAt: number | undefined, signal: AbortSignal | undefined): Promise<boolean> {
   const epoch = epochAt === undefined ? await services.namespaceMarks.epoch() : { at: epochAt };
   if (epoch.at === context.startupEpoch) return true;
   const quiet = 2 * LOCK_RENEW_MS + services.config.agent.killGraceSeconds * 1000 + 1000;
@@ -72,7 +72,7 @@ export async function redisSettled(services: Services, context: SpawnContext, ep
  * thing after the agent exits, and through a brief Redis outage: lost, it would let a re-run of the
  * job run the finished round again.
  */
-export async function finishRound(services: Services, ref: IssueRef, jobId: string, gate: Gate | undefined): Promise<void> {
+export async function finishRound(services: Pick<Services, "gates" | "rounds">, ref: IssueRef, jobId: string, gate: Gate | undefined): Promise<void> {
   await persist(async () => {
     await services.rounds.markRoundDone(ref, jobId);
     if (gate) await services.gates.finishResume(gate, Date.now());
