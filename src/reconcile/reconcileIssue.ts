@@ -122,7 +122,10 @@ export async function reconcileIssue(
   changes.push(...(await reportIgnoredState(services, { installationId, repo, issue: issue.number }, comments, ignored, seal)));
   const present = new Set(comments.map((c) => c.id));
   let state = record && withoutDeletedComments(record.state, (id) => present.has(id), Date.now());
-  if (record) await services.issues.restoreIssueCounters(ref, record.state.nextRound, record.commentId);
+  if (record) {
+    await services.rounds.restoreNextRound(ref, record.state.nextRound);
+    await services.statusLog.restoreStatusCommentId(ref, record.commentId);
+  }
   if (record?.state.rounds?.length) await services.rounds.restoreRoundTimings(ref, record.state.rounds);
   // /note guidance Redis lost comes back from the status comment, with its audit hash.
   if (state?.notes?.length && (await services.notes.notes(ref)).length === 0) {

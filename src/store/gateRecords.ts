@@ -79,7 +79,11 @@ const GATE_SCRIPTS = {
 
 const byTime = (a: Vote, b: Vote) => a.at - b.at || a.commentId - b.commentId;
 
-/** Gates in Redis (their hashes, votes, ladder steps, the open index, each issue's gate list) and their atomic transitions. The only writer of those keys. */
+/**
+ * Gates in Redis (their hashes, votes, ladder steps, the open index, each issue's gate list) and
+ * their atomic transitions. The only writer of those keys, but for a spawn job's claim, which
+ * IssueRounds.beginRound makes in the same script that allocates its round.
+ */
 export class GateRecords {
   readonly keys: GateKeys;
   readonly #redis: Redis & GateCommands;

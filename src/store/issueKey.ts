@@ -6,11 +6,12 @@ export interface IssueKeyRef {
 }
 
 /**
- * Hash: what we know of an issue (installation, title, body, open gate, rounds, status comment,
- * `statusRendered`, `feedbackSeq` (the write order's counter), `awaitingLabel`: "on"/"off"
- * as the app last put the label on or took it off, and, while the body GitHub shows was last
- * changed by someone other than its author, `bodyEditor` and `authorBody`: the author's own last
- * body, absent when unknown), and the round of each spawn job (IssueRoundKeys.spawnField).
+ * Hash: what we know of an issue, shared by field between the aggregates that own them:
+ * IssueRecords the record itself (installation, title, body, assignees, state, author, who last
+ * changed the body or title, `awaitingLabel`: "on"/"off"/"leaving" as the app last put the label
+ * on or took it off); GateRecords `openGate`; IssueRounds `nextRound`, `roundLimit` and the round of
+ * each spawn job (IssueRounds.spawnField); StatusLog `statusCommentId`, `statusRendered`,
+ * `statusSeq`; FeedbackOrder `feedbackSeq` (the write order's counter).
  * Also the stem of every per-issue key, whichever aggregate owns it.
  */
 export function issueKey(prefix: string, ref: IssueKeyRef): string {

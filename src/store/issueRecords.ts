@@ -96,13 +96,6 @@ export class IssueRecords {
   async setAwaitingLabel(ref: IssueKeyRef, value: "on" | "off" | "leaving"): Promise<void> {
     await this.#redis.hset(this.key(ref), "awaitingLabel", value);
   }
-
-  /** Restores the round counter and status comment id from the status comment, where Redis lost them. */
-  async restoreIssueCounters(ref: IssueKeyRef, nextRound: number, statusCommentId: number): Promise<void> {
-    const key = this.key(ref);
-    await this.#redis.hsetnx(key, "nextRound", nextRound);
-    await this.#redis.hsetnx(key, "statusCommentId", statusCommentId);
-  }
 }
 
 /** An issue read back from its hash; undefined when Redis has none. */

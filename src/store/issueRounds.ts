@@ -149,6 +149,11 @@ export class IssueRounds {
     await this.#redis.hset(issueKey(this.prefix, ref), "roundLimit", limit);
   }
 
+  /** Restores the round counter from the status comment, where Redis lost it (one it still has stays). */
+  async restoreNextRound(ref: IssueKeyRef, nextRound: number): Promise<void> {
+    await this.#redis.hsetnx(issueKey(this.prefix, ref), "nextRound", nextRound);
+  }
+
   /** Raises the issue's round counter to at least `nextRound` (a rebuild that found later rounds on GitHub). */
   async raiseNextRound(ref: IssueKeyRef, nextRound: number): Promise<void> {
     await this.#redis.escRaiseNextRound(issueKey(this.prefix, ref), nextRound);

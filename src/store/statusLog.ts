@@ -44,6 +44,11 @@ export class StatusLog {
     await this.#redis.hset(issueKey(this.prefix, ref), "statusCommentId", commentId);
   }
 
+  /** Restores the status comment's id from the comment itself, where Redis lost it (one it still has stays). */
+  async restoreStatusCommentId(ref: IssueKeyRef, commentId: number): Promise<void> {
+    await this.#redis.hsetnx(issueKey(this.prefix, ref), "statusCommentId", commentId);
+  }
+
   /** Appends a line to the status comment's log; returns its sequence number (1-based). */
   async appendStatusLine(ref: IssueKeyRef, line: string): Promise<number> {
     return this.#redis.rpush(this.logKey(ref), line);

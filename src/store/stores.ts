@@ -10,7 +10,11 @@ import { NamespaceMarks } from "./namespaceMarks.js";
 import { StatusLog } from "./statusLog.js";
 import { WriteBudgetLog } from "./writeBudgetLog.js";
 
-/** The app's Redis records, one aggregate each, on one connection and key prefix. Each aggregate is the only writer of its keys. */
+/**
+ * The app's Redis records, one aggregate each, on one connection and key prefix. Each aggregate is
+ * the only writer of its keys (the issue's hash is shared by field, see issueKey.ts); a script that
+ * must also touch another's keys to stay atomic lives with the aggregate that drives it and says so.
+ */
 export interface Stores {
   gates: GateRecords;
   issues: IssueRecords;
