@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import Mustache from "mustache";
-import { APPROVAL_KIND, type ApprovalRecord, CORRECTION_KIND, type Gate, type HumanNote, type LineRef } from "../domain.js";
+import { APPROVAL_KIND, CORRECTION_KIND, type ApprovalRecord, type Gate, type HumanNote, type LineRef } from "../domain.js";
 import { AgentError } from "../errors.js";
 import type { PullRequestMode } from "../config/repoConfig.js";
 import { cleanHumanText, stripHiddenCharacters } from "../protocol/humanText.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { APPROVAL_POLICIES, type ApprovalPolicy, MAX_APPROVERS, PERMISSION_LEVELS, type PermissionLevel } from "../domain.js";
+import { APPROVAL_POLICIES, MAX_APPROVERS, PERMISSION_LEVELS, type ApprovalPolicy, type PermissionLevel } from "../domain.js";
 import { describeIssues } from "../errors.js";
 import { parseDuration } from "../protocol/duration.js";
 import type { AppConfig } from "./env.js";

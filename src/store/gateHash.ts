@@ -1,4 +1,4 @@
-import { type ApprovalRule, AskSchema, type Gate, type GateAnswerers, type GateState, type NewGate, type RecordedAnswer, type Withdrawal } from "../domain.js";
+import { AskSchema, type ApprovalRule, type Gate, type GateAnswerers, type GateState, type NewGate, type RecordedAnswer, type Withdrawal } from "../domain.js";
 
 /** The hash fields of a gate: the one place that maps a Gate to its Redis representation. */
 export function gateFields(gate: NewGate & Partial<Gate>): Record<string, string> {

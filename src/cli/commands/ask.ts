@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { APPROVAL_KIND, type Ask, type AskInput, MAX_APPROVERS } from "../../domain.js";
+import { APPROVAL_KIND, MAX_APPROVERS, type Ask, type AskInput } from "../../domain.js";
 import { ProtocolError } from "../../errors.js";
 import { newAskId, renderAskComment, validateAsk } from "../../protocol/ask.js";
 import { parseDuration } from "../../protocol/duration.js";
