@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { APPROVAL_KIND, MAX_APPROVERS, type Ask, type AskInput } from "../../domain.js";
 import { ProtocolError } from "../../errors.js";
-import { APPROVAL_KIND, MAX_APPROVERS, newAskId, renderAskComment, validateAsk, type Ask, type AskInput } from "../../protocol/ask.js";
+import { newAskId, renderAskComment, validateAsk } from "../../protocol/ask.js";
 import { parseDuration } from "../../protocol/duration.js";
 import { postIssueComment } from "../github.js";
 import { PROXY_ENV_SHAPE } from "../proxyFetch.js";
