@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import type { Gate } from "./gates/types.js";
+import type { Gate } from "./domain.js";
 
 /**
  * What happened in the loop, for observers that must never affect it (metrics, the Slack mirror).

@@ -3,7 +3,6 @@ import type { RunningAgents } from "./agent/runningAgents.js";
 import type { AppConfig } from "./config/appConfig.js";
 import type { RepoConfigResult } from "./config/repoConfig.js";
 import type { LoopEvents } from "./events.js";
-import type { GateStore } from "./gates/store.js";
 import type { AppIdentity } from "./github/appIdentity.js";
 import type { Codeowners } from "./github/codeowners.js";
 import type { AgentToken, TokenPermissions } from "./github/agentToken.js";
@@ -11,11 +10,11 @@ import type { RepositoryInfo } from "./workspace/repositoryInfo.js";
 import type { InstallationOctokit } from "./github/octokit.js";
 import type { Queues } from "./queue/queues.js";
 import type { Sandbox } from "./sandbox/sandbox.js";
+import type { Stores } from "./store/stores.js";
 
-/** What the loop's handlers and workers share; built once in src/app/startApp.ts. */
-export interface Services {
+/** What the loop's handlers and workers share, the Redis aggregates (Stores) among it; built once in src/app/startApp.ts. */
+export interface Services extends Stores {
   config: AppConfig;
-  store: GateStore;
   queues: Queues;
   log: Logger;
   /** Observers (metrics, Slack mirror) listen here; they never affect the loop. */

@@ -1,6 +1,6 @@
 import { readAskEnv } from "../cli/ask/askEnv.js";
 import { submitAsk } from "../cli/ask/submitAsk.js";
-import type { Services } from "../services.js";
+import type { CommentMarks } from "../store/commentMarks.js";
 import { takeAskFile } from "./askFile.js";
 
 export interface AskFileRound {
@@ -18,12 +18,12 @@ export interface AskFileRound {
  * and returns a status-line suffix: "" when there was none or it was posted, a ⚠️ saying what to
  * fix otherwise. The same file in the same round is posted once, however often the job runs.
  */
-export async function postAskFile(services: { store: Pick<Services["store"], "firstTime"> }, at: AskFileRound): Promise<string> {
+export async function postAskFile(services: { commentMarks: Pick<CommentMarks, "firstTime"> }, at: AskFileRound): Promise<string> {
   const content = await takeAskFile(at.path);
   if (content.kind === "none") return "";
   const warn = (problem: string) => ` · ⚠️ the agent's ask file was not posted: ${problem}. It must be JSON with the ask_human tool's arguments (README, "The agent contract").`;
   if (content.kind === "invalid") return warn(content.problem);
-  if (!(await services.store.firstTime(`ask-file:${at.repo.toLowerCase()}#${at.issue}:${at.round}:${content.digest}`))) return "";
+  if (!(await services.commentMarks.firstTime(`ask-file:${at.repo.toLowerCase()}#${at.issue}:${at.round}:${content.digest}`))) return "";
   try {
     await submitAsk(content.draft, { env: readAskEnv(at.env) });
     return "";

@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import Mustache from "mustache";
+import { APPROVAL_KIND, CORRECTION_KIND, type ApprovalRecord, type Gate, type HumanNote, type LineRef } from "../domain.js";
 import { AgentError } from "../errors.js";
 import type { PullRequestMode } from "../config/repoConfig.js";
-import type { ApprovalRecord, Gate, HumanNote, LineRef } from "../gates/types.js";
-import { APPROVAL_KIND, CORRECTION_KIND } from "../protocol/ask.js";
 import { cleanHumanText } from "../protocol/humanText.js";
 import { stripHiddenCharacters } from "../protocol/humanText/hiddenCharacters.js";
 

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { keyIn } from "../redis/prefix.js";
 
 /** Why a running agent was stopped; the spawn worker treats each differently. */
 export class StopRequest extends Error {
@@ -10,6 +11,11 @@ export class StopRequest extends Error {
   ) {
     super(why === "command" ? `stopped by @${by} with /stop` : `stopped because @${by} closed the issue`);
   }
+}
+
+/** Pub/sub channel: /stop and issue-close requests to whichever process runs that issue's agent. */
+export function controlChannel(prefix: string): string {
+  return keyIn(prefix, "control");
 }
 
 const ControlMessage = z.object({ repo: z.string(), issue: z.number(), by: z.string(), why: z.enum(["command", "issue-closed"]) });

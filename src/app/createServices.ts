@@ -2,11 +2,10 @@ import type { Sandbox } from "../sandbox/sandbox.js";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Probot, ProbotOctokit } from "probot";
-import { RunningAgents } from "../agent/runningAgents.js";
+import { controlChannel, RunningAgents } from "../agent/runningAgents.js";
 import type { AppConfig } from "../config/appConfig.js";
 import { serverDefaults } from "../config/repoConfig.js";
 import { LoopEvents } from "../events.js";
-import { GateStore } from "../gates/store.js";
 import { agentTokenIssuer } from "../github/agentToken.js";
 import { repositoryInfoLoader } from "../workspace/repositoryInfo.js";
 import { appIdentityLoader } from "../github/appIdentity.js";
@@ -14,6 +13,7 @@ import { CodeownersLoader } from "../github/codeownersLoader.js";
 import { RepoSettingsLoader } from "../github/repoSettings.js";
 import type { Queues } from "../queue/queues.js";
 import type { Services } from "../services.js";
+import { openStores } from "../store/stores.js";
 
 export interface OctokitSwitches {
   throttle: boolean;
@@ -53,16 +53,15 @@ export function secondaryLimitHandler(log: Pick<Logger, "warn">) {
 
 /** The services the loop shares, built around one Probot instance. Used by the server and the CLI. */
 export function createServices(app: Probot, config: AppConfig, log: Logger, commands: Redis, queues: Queues, sandbox: Sandbox): Services {
-  const store = new GateStore(commands, config.redisPrefix);
   const settingsLoader = new RepoSettingsLoader(serverDefaults(config), config.repoConfigCacheSeconds * 1000);
   const codeownersLoader = new CodeownersLoader(config.repoConfigCacheSeconds * 1000);
   const repositoryInfo = repositoryInfoLoader(config.repoConfigCacheSeconds * 1000);
   return {
     config,
-    store,
+    ...openStores(commands, config.redisPrefix),
     queues,
     log,
-    agents: new RunningAgents(commands, store.keys.controlChannel()),
+    agents: new RunningAgents(commands, controlChannel(config.redisPrefix)),
     sandbox,
     settings: (installationId, repo) => settingsLoader.load(() => app.auth(installationId), repo),
     codeowners: (installationId, repo) => codeownersLoader.load(() => app.auth(installationId), repo),

@@ -52,7 +52,7 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
   /** The agents this process runs, by spawn job id. */
   const running = new Map<string, AbortController>();
   // The namespace's epoch as this process starts: a different one later means Redis was wiped meanwhile.
-  const startupEpoch = services.store.epoch().then(
+  const startupEpoch = services.namespaceMarks.epoch().then(
     (epoch) => epoch.at,
     () => undefined,
   );

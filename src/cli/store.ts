@@ -1,12 +1,12 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { EscalationError, StoreUnavailableError } from "../errors.js";
-import { GateStore } from "../gates/store.js";
 import { refuseCluster } from "../redis/refuseCluster.js";
 import { RedisPrefixSchema } from "../redis/prefix.js";
 import { createRedis, RedisUrlSchema } from "../redis/redisUrl.js";
 import { safeRedisUrl } from "../redis/safeUrl.js";
 import { readRedisUrlFile, redisUrlPath } from "../redis/urlFile.js";
+import { openStores, type Stores } from "../store/stores.js";
 import { EnvironmentError, invalidEnvironment } from "./usage.js";
 
 const StoreEnv = z.object({
@@ -51,7 +51,7 @@ function unreachableRedis(redis: AppRedis, error: unknown): StoreUnavailableErro
 }
 
 export interface OpenedStore {
-  store: GateStore;
+  store: Stores;
   /** The prefix in use, for messages. */
   prefix: string;
   close(): Promise<void>;
@@ -68,7 +68,7 @@ export async function openStore(env: NodeJS.ProcessEnv): Promise<OpenedStore> {
   const { REDIS_PREFIX: prefix } = parsed.data;
   const redis = await connectOnce(appRedis(parsed.data.REDIS_URL, parsed.data.DATA_DIR));
   return {
-    store: new GateStore(redis, prefix),
+    store: openStores(redis, prefix),
     prefix,
     async close() {
       await redis.quit().catch(() => redis.disconnect());

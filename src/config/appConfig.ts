@@ -1,5 +1,5 @@
-import type { PermissionLevel } from "../github/permissions.js";
 import type { AgentRecipe } from "../agent/recipes/index.js";
+import type { PermissionLevel } from "../domain.js";
 import type { AllowRule } from "../sandbox/egress/allowList.js";
 import type { StateKey } from "../protocol/stateKey.js";
 

@@ -1,8 +1,6 @@
 import { z } from "zod";
+import { APPROVAL_POLICIES, MAX_APPROVERS, PERMISSION_LEVELS, type ApprovalPolicy, type PermissionLevel } from "../domain.js";
 import { describeIssues } from "../errors.js";
-import { PERMISSION_LEVELS, type PermissionLevel } from "../github/permissions.js";
-import { MAX_APPROVERS } from "../protocol/ask.js";
-import { APPROVAL_POLICIES, type ApprovalPolicy } from "../protocol/approval.js";
 import { parseDuration } from "../protocol/duration.js";
 import type { AppConfig } from "./appConfig.js";
 

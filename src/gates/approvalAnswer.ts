@@ -1,5 +1,5 @@
-import type { ApprovalRule, Tally, Vote } from "../protocol/approval.js";
-import type { RecordedAnswer } from "./types.js";
+import type { ApprovalRule, RecordedAnswer, Vote } from "../domain.js";
+import type { Tally } from "../protocol/approval.js";
 
 /**
  * The outcome a gate's votes reached, as its one answer: the text "approved" or "denied" (with the

@@ -1,7 +1,5 @@
 import type { ProbotOctokit } from "probot";
-
-export const PERMISSION_LEVELS = ["none", "read", "triage", "write", "maintain", "admin"] as const;
-export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
+import { PERMISSION_LEVELS, type PermissionLevel } from "../domain.js";
 
 export function meetsMinimum(level: PermissionLevel, minimum: PermissionLevel): boolean {
   return PERMISSION_LEVELS.indexOf(level) >= PERMISSION_LEVELS.indexOf(minimum);
@@ -11,7 +9,7 @@ function asLevel(value: unknown): PermissionLevel | undefined {
   return PERMISSION_LEVELS.find((level) => level === value);
 }
 
-/** Where permissions are cached (GateStore). */
+/** Where permissions are cached (AccessCache, src/store/accessCache.ts). */
 export interface PermissionCache {
   cachedPermission(repo: string, login: string): Promise<string | null>;
   cachePermission(repo: string, login: string, permission: string, ttlSeconds: number): Promise<void>;

@@ -1,4 +1,4 @@
-import type { GateStore } from "../gates/store.js";
+import type { AccessCache } from "../store/accessCache.js";
 import type { InstallationOctokit } from "./octokit.js";
 
 /**
@@ -7,8 +7,8 @@ import type { InstallationOctokit } from "./octokit.js";
  * app cannot see (404: no such team, or no `members: read` permission) has no members. The Octokit
  * is built only on a cache miss.
  */
-export async function isTeamMember(octokit: () => Promise<InstallationOctokit>, store: GateStore, team: string, login: string, ttlSeconds: number): Promise<boolean> {
-  const cached = await store.cachedTeamMembership(team, login);
+export async function isTeamMember(octokit: () => Promise<InstallationOctokit>, cache: Pick<AccessCache, "cachedTeamMembership" | "cacheTeamMembership">, team: string, login: string, ttlSeconds: number): Promise<boolean> {
+  const cached = await cache.cachedTeamMembership(team, login);
   if (cached !== undefined) return cached;
   const [org, slug] = team.split("/") as [string, string];
   let member = false;
@@ -18,6 +18,6 @@ export async function isTeamMember(octokit: () => Promise<InstallationOctokit>, 
   } catch (error) {
     if ((error as { status?: number }).status !== 404) throw error;
   }
-  await store.cacheTeamMembership(team, login, member, ttlSeconds);
+  await cache.cacheTeamMembership(team, login, member, ttlSeconds);
   return member;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { GateStore, WriteWindows } from "../gates/store.js";
+import type { WriteBudgetLog, WriteWindows } from "../store/writeBudgetLog.js";
 
 /**
  * GitHub's published limits on content-creating requests (comments, reactions, labels, edits), on
@@ -30,14 +30,14 @@ export interface LimitSignal {
 
 /**
  * The one place that knows how many content-creating writes an installation may make: a sliding
- * minute and hour per installation, shared by every replica through Redis (src/gates/store.ts
+ * minute and hour per installation, shared by every replica through Redis (src/store/writeBudgetLog.ts
  * holds the keys and scripts), and the pause GitHub imposes on a secondary limit. Writes are asked
  * for before they are sent (`take`) and counted from when they were sent (`sent`), so GitHub sees
  * no more than the budget in any window. The feedback worker is its only caller: spawning never is.
  */
 export class WriteBudget {
   constructor(
-    private readonly store: GateStore,
+    private readonly log: WriteBudgetLog,
     private readonly windows: WriteWindows,
     private readonly random: () => number = Math.random,
   ) {}
@@ -45,29 +45,29 @@ export class WriteBudget {
   /** One write for the installation: granted (call `sent` once it went out), or the ms until one may go. */
   async take(installationId: number): Promise<Grant> {
     const ticket = `${Date.now()}-${randomBytes(4).toString("hex")}`;
-    const { waitMs, reason } = await this.store.takeWrite(installationId, this.windows, ticket);
+    const { waitMs, reason } = await this.log.takeWrite(installationId, this.windows, ticket);
     return reason === "ok" ? { granted: true, ticket } : { granted: false, waitMs, reason };
   }
 
   /** The granted write went out (whatever GitHub answered): it counts from now. */
   async sent(installationId: number, ticket: string): Promise<void> {
-    await this.store.settleWrite(installationId, ticket);
+    await this.log.settleWrite(installationId, ticket);
   }
 
   /** A write went through: a later limit starts the backoff from the beginning. */
   async succeeded(installationId: number): Promise<void> {
-    await this.store.clearWriteStrikes(installationId);
+    await this.log.clearWriteStrikes(installationId);
   }
 
   /** GitHub limited the installation: no write for it until the returned ms have passed. */
   async limited(installationId: number, signal: LimitSignal): Promise<number> {
-    const strikes = await this.store.addWriteStrike(installationId, STRIKE_MEMORY_SECONDS);
-    return this.store.pauseWrites(installationId, pauseMs(signal.retryAfterSeconds, strikes, this.random));
+    const strikes = await this.log.addWriteStrike(installationId, STRIKE_MEMORY_SECONDS);
+    return this.log.pauseWrites(installationId, pauseMs(signal.retryAfterSeconds, strikes, this.random));
   }
 
   /** Installations whose writes are paused now, with the seconds left. */
   async paused(): Promise<Array<{ installationId: number; secondsLeft: number }>> {
-    return (await this.store.pausedInstallations()).map((p) => ({ installationId: p.installationId, secondsLeft: Math.ceil(p.msLeft / 1000) }));
+    return (await this.log.pausedInstallations()).map((p) => ({ installationId: p.installationId, secondsLeft: Math.ceil(p.msLeft / 1000) }));
   }
 }
 

@@ -1,6 +1,6 @@
 import type { InboundEvent } from "../queue/jobs.js";
 
-/** What the echo check reads: the app's own record of the awaiting label (GateStore). */
+/** What the echo check reads: the app's own record of the awaiting label (IssueRecords, src/store/issueRecords.ts). */
 export interface LabelRecord {
   awaitingLabel(ref: { repo: string; issue: number }): Promise<"on" | "off" | "leaving" | undefined>;
 }

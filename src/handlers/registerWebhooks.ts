@@ -35,7 +35,7 @@ export function registerWebhooks(app: Probot, services: Services): void {
       }
       try {
         // The echo of the app's own label removal: dropped here, as a bot's label is (toInboundEvent).
-        if (await withDeadline(isOwnLabelRemoval(event, services.store), STORE_DEADLINE_MS, () => new Error(`Redis did not answer within ${STORE_DEADLINE_MS} ms`))) {
+        if (await withDeadline(isOwnLabelRemoval(event, services.issues), STORE_DEADLINE_MS, () => new Error(`Redis did not answer within ${STORE_DEADLINE_MS} ms`))) {
           services.log.debug({ delivery: context.id, event: context.name }, "ignored webhook delivery: the app's own label removal");
           services.events.notify("webhook.delivery", { event: context.name, result: "ignored" });
           return;

@@ -22,7 +22,7 @@ export function gatesApiHandler(services: Services, auth: AdminAuth): HttpHandle
       return;
     }
     try {
-      const report = await within(5000, "Redis", openGatesReport(services.store, query.options));
+      const report = await within(5000, "Redis", openGatesReport(services, query.options));
       const github = await within(5000, "Redis", githubWritesReport(services));
       res.writeHead(200, json).end(req.method === "HEAD" ? undefined : JSON.stringify({ ...report, github, sandbox: { mode: services.sandbox.mode, problem: services.sandbox.problem ?? null } }));
     } catch (error) {
@@ -38,7 +38,7 @@ export interface GitHubWritesReport {
   paused: Array<{ installationId: number; secondsLeft: number }>;
 }
 
-export async function githubWritesReport(services: Services): Promise<GitHubWritesReport> {
+export async function githubWritesReport(services: Pick<Services, "config" | "writeBudgetLog">): Promise<GitHubWritesReport> {
   const windows = services.config.githubWrites ?? DEFAULT_WRITE_WINDOWS;
-  return { budget: { perMinute: windows.perMinute, perHour: windows.perHour }, paused: await new WriteBudget(services.store, windows).paused() };
+  return { budget: { perMinute: windows.perMinute, perHour: windows.perHour }, paused: await new WriteBudget(services.writeBudgetLog, windows).paused() };
 }

@@ -16,7 +16,7 @@ export function healthHandler(services: Services): HttpHandler {
     const checks: Record<string, unknown> = {};
     let ok = true;
     try {
-      await within(2000, "Redis", services.store.openGates(1));
+      await within(2000, "Redis", services.gates.openGates(1));
       checks.redis = "ok";
     } catch (error) {
       ok = false;

@@ -29,7 +29,7 @@ export function statusPageHandler(services: Services, auth: AdminAuth): HttpHand
     }
     let report: OpenGatesReport;
     try {
-      report = await within(5000, "Redis", openGatesReport(services.store, query.options));
+      report = await within(5000, "Redis", openGatesReport(services, query.options));
     } catch (error) {
       services.log.warn({ err: error }, "status page: could not read the open gates");
       res.writeHead(503, { ...PRIVATE_HEADERS, "content-type": "text/plain; charset=utf-8" }).end(`503: could not read the open gates: ${(error as Error).message}\n`);

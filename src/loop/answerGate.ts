@@ -1,7 +1,6 @@
-import type { Gate, RecordedAnswer } from "../gates/types.js";
+import { APPROVAL_KIND, type Gate, type RecordedAnswer } from "../domain.js";
 import { appMentionNames } from "../protocol/addressing.js";
 import { renderLateVote } from "../protocol/approval.js";
-import { APPROVAL_KIND } from "../protocol/ask.js";
 import { echoLines, readingSummary, renderEcho } from "../protocol/echo.js";
 import { renderHowToAnswer } from "../protocol/howToAnswer.js";
 import { parseReply } from "../protocol/reply.js";
@@ -32,7 +31,7 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
   // Only a real comment is stored as the answering comment: a synthetic id would read back as NaN
   // and make the status comment's hidden state unreadable. "" still makes a retried timeout "same".
   const answeringComment = typeof source.commentId === "number" ? source.commentId : "";
-  const result = await services.store.recordAnswer(gate, answers, source.by, answeringComment, source.at);
+  const result = await services.gates.recordAnswer(gate, answers, source.by, answeringComment, source.at);
   if (result.outcome === "taken") {
     if (typeof source.commentId === "number") {
       await sendFeedback(services, target, [
@@ -48,7 +47,7 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
     return "already answered";
   }
   if (result.outcome === "missing") return "gate vanished";
-  if ((result.outcome === "recorded" || result.outcome === "partial") && typeof source.commentId === "number" && (await services.store.commentWasDeleted(target.repo, source.commentId))) {
+  if ((result.outcome === "recorded" || result.outcome === "partial") && typeof source.commentId === "number" && (await services.commentMarks.commentWasDeleted(target.repo, source.commentId))) {
     return withdrawDeleted(services, target, gate, source.commentId, source.by);
   }
   if (result.outcome === "partial") {
@@ -65,7 +64,7 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
   // "same" is a redelivery or a retried job: enqueue again only if the resume has not begun.
   if (result.outcome === "same" && result.state !== "answered") return "answer already resumed";
   if (result.outcome === "recorded") {
-    const merged = (await services.store.getGate(gate.id)) ?? gate;
+    const merged = (await services.gates.getGate(gate.id)) ?? gate;
     services.events.notify("gate.answered", { gate: merged, by: source.by, source: answers.every((a) => a.source === "default") ? "default" : "human" });
   }
   await services.queues.addSpawn(
@@ -99,7 +98,7 @@ function echoOf(source: AnswerSource): { echoOf?: number } {
  */
 async function withdrawDeleted(services: Services, target: IssueTarget, gate: Gate, commentId: number, by: string): Promise<string> {
   const at = Date.now();
-  const revised = await services.store.reviseAnswers(gate, commentId, [], at);
+  const revised = await services.gates.reviseAnswers(gate, commentId, [], at);
   if (revised.outcome === "missing" || revised.outcome === "none") return "answer withdrawn: its comment was deleted";
   services.events.notify("gate.revised", { gateId: gate.id, at });
   await forgetJobs(services, target, [], echoKeys(gate.id, commentId));
@@ -120,7 +119,7 @@ export async function answerFromReply(services: Services, event: CommentEvent, g
   if (parsed.verdict.kind === "not an answer") {
     const by = event.comment.author.login;
     // Once per person and gate, within the write budget (the feedback queue), while it is open.
-    if (gate.state === "open" && (await services.store.firstTime(`how-to-answer:${gate.id}:${by.toLowerCase()}`))) {
+    if (gate.state === "open" && (await services.commentMarks.firstTime(`how-to-answer:${gate.id}:${by.toLowerCase()}`))) {
       await sendFeedback(services, targetOf(event), [{ type: "comment", body: renderHowToAnswer(by, gate.ask.questions) }], undefined, `how-to-answer-${gate.id}-${by.toLowerCase()}`);
     }
     return `not an answer: ${parsed.verdict.why}`;

@@ -1,8 +1,7 @@
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Gate, GateAnswerers } from "../gates/types.js";
+import type { Ask, Gate, GateAnswerers } from "../domain.js";
 import { ownersOf } from "../github/codeowners.js";
 import { isTeamMember } from "../github/teamMembership.js";
-import type { Ask } from "../protocol/ask.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";
@@ -31,14 +30,14 @@ export async function answerersFor(services: Services, installationId: number, r
 }
 
 /** Whether `login` (already allowed to steer the issue) may answer this gate: only its code owners when it has some. */
-async function mayAnswer(services: Services, gate: Gate, login: string): Promise<boolean> {
+async function mayAnswer(services: Pick<Services, "accessCache" | "config" | "github">, gate: Gate, login: string): Promise<boolean> {
   const answerers = gate.answerers;
   if (!answerers?.codeOwners) return true;
   const lower = login.toLowerCase();
   if (answerers.users.includes(lower) || answerers.codeOwners.users.includes(lower)) return true;
   const octokit = () => services.github.installation(gate.installationId);
   for (const team of new Set([...answerers.teams, ...answerers.codeOwners.teams])) {
-    if (await isTeamMember(octokit, services.store, team, login, services.config.permissionCacheSeconds)) return true;
+    if (await isTeamMember(octokit, services.accessCache, team, login, services.config.permissionCacheSeconds)) return true;
   }
   return false;
 }
@@ -71,7 +70,7 @@ export async function refusedAnswer(services: Services, event: CommentEvent, gat
   const login = event.comment.author.login;
   if (await mayAnswer(services, gate, login)) return undefined;
   const owners = gate.answerers!.codeOwners!;
-  if (await services.store.firstTime(`refused:${gate.id}:${login.toLowerCase()}`)) {
+  if (await services.commentMarks.firstTime(`refused:${gate.id}:${login.toLowerCase()}`)) {
     const paths = owners.paths.map((p) => `\`${p}\``).join(", ");
     const configured = gate.answerers!.users.length + gate.answerers!.teams.length > 0;
     await sendFeedback(

@@ -1,10 +1,8 @@
+import { APPROVAL_KIND, type ApprovalRule, type Ask, type Gate, type Vote } from "../domain.js";
 import { approvalAnswer } from "../gates/approvalAnswer.js";
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Gate } from "../gates/types.js";
 import { appMentionNames } from "../protocol/addressing.js";
-import { readVote, renderLateVote, renderNotAVote, renderResolved, renderVoteAck, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
-import { APPROVAL_KIND } from "../protocol/ask.js";
-import type { Ask } from "../protocol/ask.js";
+import { readVote, renderLateVote, renderNotAVote, renderResolved, renderVoteAck, tally } from "../protocol/approval.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { applyAnswers } from "./answerGate.js";
@@ -36,13 +34,13 @@ export async function voteFromReply(services: Services, event: CommentEvent, gat
   if (parsed === "discussion") return "discussion: addressed to someone else";
   await reportHiddenContent(services, event, event.comment.body);
   if (!parsed) {
-    if (gate.state === "open" && (await services.store.firstTime(`not-a-vote:${gate.id}:${by.toLowerCase()}`))) {
+    if (gate.state === "open" && (await services.commentMarks.firstTime(`not-a-vote:${gate.id}:${by.toLowerCase()}`))) {
       await sendFeedback(services, target, [{ type: "comment", body: renderNotAVote(by) }], undefined, `not-a-vote-${event.comment.id}`);
     }
     return "reply cast no vote";
   }
   const vote: Vote = { login: by, vote: parsed.vote, at: Date.parse(event.comment.createdAt) || event.receivedAt, commentId: event.comment.id, url: event.comment.url, ...(parsed.note ? { note: parsed.note } : {}) };
-  const recorded = await services.store.recordVote(gate.id, vote);
+  const recorded = await services.gates.recordVote(gate.id, vote);
   if (recorded.outcome === "missing") return "gate vanished";
   if (recorded.outcome === "closed") {
     // The vote that decided, delivered again: the resume is queued again unless it has begun (a

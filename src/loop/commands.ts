@@ -1,6 +1,6 @@
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Gate } from "../gates/types.js";
-import { CORRECTION_KIND, newAskId } from "../protocol/ask.js";
+import { CORRECTION_KIND, type Gate } from "../domain.js";
+import { newAskId } from "../protocol/ask.js";
 import type { Command } from "../protocol/commands.js";
 import { formatDuration } from "../protocol/duration.js";
 import { tally, tallyLine } from "../protocol/approval.js";
@@ -21,8 +21,8 @@ type Handler = (services: Services, event: CommentEvent, args: string, settings:
 const reply = (services: Services, event: CommentEvent, body: string, statusLine?: string) =>
   sendFeedback(services, targetOf(event), [{ type: "comment", body }], statusLine, `reply-${event.comment.id}`);
 
-async function openGateOf(services: Services, event: CommentEvent): Promise<Gate | undefined> {
-  const gate = await services.store.lastGate({ repo: event.repo, issue: event.issue.number });
+async function openGateOf(services: Pick<Services, "gates">, event: CommentEvent): Promise<Gate | undefined> {
+  const gate = await services.gates.lastGate({ repo: event.repo, issue: event.issue.number });
   return gate?.state === "open" ? gate : undefined;
 }
 
@@ -56,10 +56,10 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
       return "note: empty";
     }
     const ref = { repo: event.repo, issue: event.issue.number };
-    await services.store.addNote(ref, { by: event.comment.author.login, at: at(event), url: event.comment.url, text: args.trim(), round: await services.store.currentRound(ref), deliveryId: event.deliveryId });
+    await services.notes.addNote(ref, { by: event.comment.author.login, at: at(event), url: event.comment.url, text: args.trim(), round: await services.rounds.currentRound(ref), deliveryId: event.deliveryId });
     // Deleted before this event was processed (GitHub does not promise order): withdrawn at once.
-    if (await services.store.commentWasDeleted(event.repo, event.comment.id)) {
-      await services.store.reviseNote(ref, event.comment.url, "");
+    if (await services.commentMarks.commentWasDeleted(event.repo, event.comment.id)) {
+      await services.notes.reviseNote(ref, event.comment.url, "");
       return "note withdrawn: its comment was deleted";
     }
     await sendFeedback(services, targetOf(event), [{ type: "react", commentId: event.comment.id, content: "+1" }], `note from @${event.comment.author.login} recorded; it is folded into the next round`, `note-${event.comment.id}`);
@@ -78,7 +78,7 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
       await reply(services, event, "There is no open question to cancel.");
       return "cancel: nothing open";
     }
-    if (!(await services.store.cancelGate(gate, `cancelled by @${event.comment.author.login}`))) return "cancel: already settled";
+    if (!(await services.gates.cancelGate(gate, `cancelled by @${event.comment.author.login}`))) return "cancel: already settled";
     services.events.notify("gate.closed", { gate, state: "cancelled", reason: `cancelled by @${event.comment.author.login}` });
     await sendFeedback(
       services,
@@ -122,7 +122,7 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
 /** Runs a slash command from a permitted human. An unknown one gets the help text, once per person and issue. */
 export async function runCommand(services: Services, event: CommentEvent, command: Command, settings: RepoSettings): Promise<string> {
   if (command.name === "unknown") {
-    const first = await services.store.firstTime(`help:${event.repo.toLowerCase()}#${event.issue.number}:${event.comment.author.login.toLowerCase()}`);
+    const first = await services.commentMarks.firstTime(`help:${event.repo.toLowerCase()}#${event.issue.number}:${event.comment.author.login.toLowerCase()}`);
     if (first) await reply(services, event, `Unknown command \`/${command.raw}\`.\n\n${HELP_TEXT}`);
     return `unknown command /${command.raw}`;
   }
@@ -135,7 +135,7 @@ export async function runCommand(services: Services, event: CommentEvent, comman
  * the one-spawn-per-answer rule holds and the history shows both.
  */
 async function reopen(services: Services, event: CommentEvent, args: string): Promise<string> {
-  const last = await services.store.lastGate({ repo: event.repo, issue: event.issue.number });
+  const last = await services.gates.lastGate({ repo: event.repo, issue: event.issue.number });
   if (!last || last.state === "open" || last.state === "cancelled" || last.state === "superseded") {
     await reply(services, event, last?.state === "open" ? "The question is still open: just answer it." : "There is no answered question to reopen.");
     return "reopen: nothing to correct";
@@ -157,8 +157,8 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
   const id = `r${event.comment.id}`;
   const ask = { ...last.ask, kind: CORRECTION_KIND, id: newAskId(), context: `Correction by @${by} of the earlier answer to gate ${last.id}.` };
   const ref = { repo: event.repo, issue: event.issue.number };
-  await services.store.openGate({ id, repo: event.repo, issue: event.issue.number, installationId: event.installationId, round: await services.store.currentRound(ref), ask, askedAt: when, askedBy: by, askUrl: event.comment.url, answerers: last.answerers });
-  const gate = await services.store.getGate(id);
+  await services.gates.openGate({ id, repo: event.repo, issue: event.issue.number, installationId: event.installationId, round: await services.rounds.currentRound(ref), ask, askedAt: when, askedBy: by, askUrl: event.comment.url, answerers: last.answerers });
+  const gate = await services.gates.getGate(id);
   if (!gate) return "reopen: gate vanished";
   const corrected = parsed.answers.map((a) => ({ ...a, by, at: when, source: "human" as const, commentId: event.comment.id, url: event.comment.url, deliveryId: event.deliveryId }));
   const kept = last.answers.filter((a) => !corrected.some((c) => c.question === a.question));
@@ -166,9 +166,9 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
   return applyAnswers(services, targetOf(event), gate, [...corrected, ...kept], { by, commentId: event.comment.id, at: when, receivedAt: event.receivedAt, url: event.comment.url });
 }
 
-async function describeStatus(services: Services, event: CommentEvent, settings: RepoSettings): Promise<string> {
+async function describeStatus(services: Pick<Services, "gates" | "notes" | "rounds">, event: CommentEvent, settings: RepoSettings): Promise<string> {
   const ref = { repo: event.repo, issue: event.issue.number };
-  const [gate, round, notes] = await Promise.all([services.store.lastGate(ref), services.store.currentRound(ref), services.store.notes(ref)]);
+  const [gate, round, notes] = await Promise.all([services.gates.lastGate(ref), services.rounds.currentRound(ref), services.notes.notes(ref)]);
   const lines = [`**Escalation status** · round ${round} · ${notes.length} note(s) from humans`];
   if (!gate) {
     lines.push("No question has been asked on this issue.");
@@ -176,7 +176,7 @@ async function describeStatus(services: Services, event: CommentEvent, settings:
     lines.push(`Open question (gate ${gate.id}, asked ${formatDuration((Date.now() - gate.askedAt) / 1000)} ago by @${gate.askedBy}):`);
     if (isApprovalGate(gate)) {
       const rule = approvalRule(gate.ask, settings);
-      lines.push(`- ${gate.ask.questions[0]!.text} — ${tallyLine(tally(await services.store.votes(gate.id), rule), rule)} (policy ${rule.policy})`);
+      lines.push(`- ${gate.ask.questions[0]!.text} — ${tallyLine(tally(await services.gates.votes(gate.id), rule), rule)} (policy ${rule.policy})`);
       return lines.join("\n");
     }
     gate.ask.questions.forEach((q, i) => {

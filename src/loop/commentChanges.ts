@@ -1,6 +1,6 @@
 import type { RepoSettings } from "../config/repoConfig.js";
+import type { Gate, RecordedAnswer } from "../domain.js";
 import { appMentionNames } from "../protocol/addressing.js";
-import type { Gate, RecordedAnswer } from "../gates/types.js";
 import { parseCommand } from "../protocol/commands.js";
 import { readingSummary } from "../protocol/echo.js";
 import { parseReply } from "../protocol/reply.js";
@@ -48,7 +48,7 @@ export async function commentEdited(services: Services, event: CommentEvent, rea
   }
   const at = Date.now();
   const answers: RecordedAnswer[] = parsed.answers.map((a) => ({ ...a, by, at, source: "human", commentId: event.comment.id, url: event.comment.url, deliveryId: event.deliveryId }));
-  const revised = await services.store.reviseAnswers(gate, event.comment.id, answers, at);
+  const revised = await services.gates.reviseAnswers(gate, event.comment.id, answers, at);
   if (revised.outcome === "missing" || revised.outcome === "none") return "ignored: edit of a comment that answered nothing";
   services.events.notify("gate.revised", { gateId: gate.id, at });
   await forgetJobs(services, target, before.map((a) => a.deliveryId), echoKeys(gate.id, event.comment.id));
@@ -82,10 +82,10 @@ export async function commentEdited(services: Services, event: CommentEvent, rea
  * it. Deleted by anyone else (the agent's token acts as the App's bot), it stands (foreignChanges.ts).
  */
 export async function commentDeleted(services: Services, event: CommentEvent, settings: RepoSettings, readAgain: ReadAgain): Promise<string> {
-  const asked = await services.store.getGate(String(event.comment.id));
+  const asked = await services.gates.getGate(String(event.comment.id));
   if (!asked && changedByAnother(event)) return foreignChange(services, event);
   // First: a creation processed after this (out of order) then records nothing (see applyAnswers).
-  await services.store.markCommentDeleted(event.repo, event.comment.id);
+  await services.commentMarks.markCommentDeleted(event.repo, event.comment.id);
   if (asked) return questionDeleted(services, event, settings, asked);
   const target = targetOf(event);
   const by = event.comment.author.login;
@@ -98,7 +98,7 @@ export async function commentDeleted(services: Services, event: CommentEvent, se
   // A vote stays counted: the decision it helped make may already have been acted on (README, "Approvals").
   if (gate && !isApprovalGate(gate)) {
     const at = Date.now();
-    const revised = await services.store.reviseAnswers(gate, event.comment.id, [], at);
+    const revised = await services.gates.reviseAnswers(gate, event.comment.id, [], at);
     if (revised.outcome !== "missing" && revised.outcome !== "none") {
       services.events.notify("gate.revised", { gateId: gate.id, at });
       const before = gate.answers.filter((a) => a.commentId === event.comment.id);
@@ -114,7 +114,7 @@ export async function commentDeleted(services: Services, event: CommentEvent, se
 
 async function questionDeleted(services: Services, event: CommentEvent, settings: RepoSettings, gate: Gate): Promise<string> {
   if (gate.state !== "open") return "ignored: deleted comment was no open question";
-  if (!(await services.store.cancelGate(gate, "the question comment was deleted"))) return "ignored: gate already settled";
+  if (!(await services.gates.cancelGate(gate, "the question comment was deleted"))) return "ignored: gate already settled";
   services.events.notify("gate.closed", { gate, state: "cancelled", reason: "the question comment was deleted" });
   await sendFeedback(
     services,
@@ -126,8 +126,8 @@ async function questionDeleted(services: Services, event: CommentEvent, settings
 }
 
 /** The issue's newest gate the comment answered (a reply answers one gate), if any. */
-async function gateAnsweredBy(services: Services, event: CommentEvent): Promise<Gate | undefined> {
-  const gates = await services.store.issueGates({ repo: event.repo, issue: event.issue.number });
+async function gateAnsweredBy(services: Pick<Services, "gates">, event: CommentEvent): Promise<Gate | undefined> {
+  const gates = await services.gates.issueGates({ repo: event.repo, issue: event.issue.number });
   return gates.findLast((g) => g.answers.some((a) => a.commentId === event.comment.id));
 }
 
@@ -140,9 +140,9 @@ function noteText(body: string): string {
 /** Replaces (with "": withdraws) the note the comment left, if it left one; the event that brought the old text goes. */
 async function noteRevised(services: Services, event: CommentEvent, text: string, deliveryId?: string): Promise<boolean> {
   const ref = { repo: event.repo, issue: event.issue.number };
-  const before = (await services.store.notes(ref)).filter((n) => n.url === event.comment.url);
+  const before = (await services.notes.notes(ref)).filter((n) => n.url === event.comment.url);
   if (before.length === 0) return false;
-  if ((await services.store.reviseNote(ref, event.comment.url, text, deliveryId)) === 0) return false;
+  if ((await services.notes.reviseNote(ref, event.comment.url, text, deliveryId)) === 0) return false;
   await forgetJobs(services, targetOf(event), before.map((n) => n.deliveryId), []);
   return true;
 }

@@ -5,7 +5,7 @@ import { sendFeedback, targetOf } from "./feedback.js";
 
 /** `/agent` or the dispatch label: spawn a round with the issue as the task, unless a question is open. */
 export async function dispatch(services: Services, event: InboundEvent, by: string, commentId?: number): Promise<string> {
-  const issue = await services.store.getIssue({ repo: event.repo, issue: event.issue.number });
+  const issue = await services.issues.getIssue({ repo: event.repo, issue: event.issue.number });
   if (issue?.openGate) {
     await sendFeedback(services, targetOf(event), [], `@${by} asked for the agent, but a question is open; answer it (or \`/cancel\` it) first`);
     return "dispatch refused: gate open";

@@ -35,22 +35,22 @@ export interface FeedbackOptions {
 export async function sendFeedback(services: Services, target: IssueTarget, ops: FeedbackOp[], statusLine?: string, key?: string, options: FeedbackOptions = {}): Promise<void> {
   let seq: number | undefined;
   if (statusLine !== undefined) {
-    seq = await services.store.appendStatusLine(target, `${new Date().toISOString().replace(/\.\d+Z$/, "Z")} · ${statusLine}`);
-    const quiet = options.quiet === "unless-shown" ? !(await services.store.getIssue(target))?.statusCommentId : options.quiet;
+    seq = await services.statusLog.appendStatusLine(target, `${new Date().toISOString().replace(/\.\d+Z$/, "Z")} · ${statusLine}`);
+    const quiet = options.quiet === "unless-shown" ? !(await services.issues.getIssue(target))?.statusCommentId : options.quiet;
     if (!quiet) await scheduleStatusRender(services, target, seq);
   }
   if (ops.length === 0) return;
   const jobKey = key ?? (seq !== undefined ? `line-${seq}` : `ops-${Date.now()}-${Math.random().toString(36).slice(2)}`);
   const ref = { repo: target.repo, issue: target.issue };
   const jobId = jobIds.feedback(target.repo, target.issue, jobKey);
-  await services.store.enqueueFeedback(ref, jobId);
-  if (options.delayMs) await services.store.feedbackPutOff(ref, jobId, Date.now() + options.delayMs);
+  await services.feedbackOrder.enqueueFeedback(ref, jobId);
+  if (options.delayMs) await services.feedbackOrder.feedbackPutOff(ref, jobId, Date.now() + options.delayMs);
   await services.queues.addFeedback(target, ops, jobKey, options.delayMs);
 }
 
 /** One render per burst of lines: the first line schedules it, the lines added before it runs join it. */
-async function scheduleStatusRender(services: Services, target: IssueTarget, seq: number): Promise<void> {
+async function scheduleStatusRender(services: Pick<Services, "config" | "queues" | "statusLog">, target: IssueTarget, seq: number): Promise<void> {
   const debounceMs = services.config.statusDebounceMs;
-  if (!(await services.store.markStatusPending(target, debounceMs + 60_000))) return;
+  if (!(await services.statusLog.markStatusPending(target, debounceMs + 60_000))) return;
   await services.queues.addFeedback(target, [{ type: "status", seq }], `status-${seq}`, debounceMs);
 }

@@ -1,4 +1,4 @@
-import type { Gate } from "../gates/types.js";
+import type { Gate } from "../domain.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";
@@ -39,27 +39,27 @@ export async function foreignChange(services: Services, event: CommentEvent): Pr
   const { what, gate } = decided;
   services.log.warn({ ...fields, what }, "a human's decision was changed by someone other than its author; it stands as they wrote it");
   if (event.action === "deleted" && gate) await keepDeletedAnswer(services, gate, event.comment.id, by);
-  if (event.action === "deleted" && what === "note") await services.store.keepDeletedNote({ repo: event.repo, issue: event.issue.number }, event.comment.url, by);
+  if (event.action === "deleted" && what === "note") await services.notes.keepDeletedNote({ repo: event.repo, issue: event.issue.number }, event.comment.url, by);
   // Once per comment and kind of change: repeated edits cannot flood the status comment.
-  if (await services.store.firstTime(`foreign-${verb}:${event.repo.toLowerCase()}#${event.issue.number}:${event.comment.id}`)) {
+  if (await services.commentMarks.firstTime(`foreign-${verb}:${event.repo.toLowerCase()}#${event.issue.number}:${event.comment.id}`)) {
     await sendFeedback(services, targetOf(event), [], wordsKept(by, `${verb} the ${what}`, author));
   }
   return `kept: ${what} ${verb} by @${by}, not by its author`;
 }
 
-async function whatItDecided(services: Services, event: CommentEvent): Promise<{ what: Decided; gate?: Gate } | undefined> {
+async function whatItDecided(services: Pick<Services, "gates" | "notes">, event: CommentEvent): Promise<{ what: Decided; gate?: Gate } | undefined> {
   const ref = { repo: event.repo, issue: event.issue.number };
-  const [gates, notes] = await Promise.all([services.store.issueGates(ref), services.store.notes(ref)]);
+  const [gates, notes] = await Promise.all([services.gates.issueGates(ref), services.notes.notes(ref)]);
   const gate = gates.findLast((g) => g.answers.some((a) => a.commentId === event.comment.id));
   if (gate) return gate.answers.some((a) => a.approval) ? { what: "vote" } : { what: "answer", gate };
   if (notes.some((n) => n.url === event.comment.url && !n.withdrawn)) return { what: "note" };
   const open = gates.at(-1);
-  if (open?.state === "open" && (await services.store.votes(open.id)).some((v) => v.commentId === event.comment.id)) return { what: "vote" };
+  if (open?.state === "open" && (await services.gates.votes(open.id)).some((v) => v.commentId === event.comment.id)) return { what: "vote" };
   return undefined;
 }
 
 /** The answers stay, marked with who deleted their comment, so a rebuild keeps them too (src/reconcile/deletedComments.ts). */
-async function keepDeletedAnswer(services: Services, gate: Gate, commentId: number, by: string): Promise<void> {
+async function keepDeletedAnswer(services: Pick<Services, "gates">, gate: Gate, commentId: number, by: string): Promise<void> {
   const kept = gate.answers.filter((a) => a.commentId === commentId).map((a) => ({ ...a, deletedBy: by }));
-  await services.store.reviseAnswers(gate, commentId, kept, Date.now());
+  await services.gates.reviseAnswers(gate, commentId, kept, Date.now());
 }

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { RepoSettings } from "../config/repoConfig.js";
+import type { Ask, Gate } from "../domain.js";
 import { ProtocolError } from "../errors.js";
-import type { Gate } from "../gates/types.js";
-import { parseAskComment, type Ask } from "../protocol/ask.js";
+import { parseAskComment } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
 import type { CommentEvent, InboundEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
@@ -32,7 +32,7 @@ export async function handleInbound(services: Services, event: InboundEvent): Pr
   const edited = event.kind === "edited" ? await issueEdited(services, event) : undefined;
   // And whose title it is (a title changed under a bot's name is not taken).
   const titled = event.kind === "edited" ? await titleEdited(services, event) : undefined;
-  await services.store.upsertIssue({
+  await services.issues.upsertIssue({
     ...ref,
     installationId: event.installationId,
     title: event.issue.title,
@@ -91,7 +91,7 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
   if (command && command.name !== "answer") return event.comment.in ? "ignored: a command in a review" : runCommand(services, event, command, settings);
   const gate = await gateToAnswer(services, event);
   if (gate) return isApprovalGate(gate) ? voteFromReply(services, event, gate, settings) : answerFromReply(services, event, gate);
-  const last = await services.store.lastGate({ repo: event.repo, issue: event.issue.number });
+  const last = await services.gates.lastGate({ repo: event.repo, issue: event.issue.number });
   if (last?.state === "superseded" && last.answers.length === 0) {
     const outcome = await answerSuperseded(services, event, last);
     if (outcome) return outcome;
@@ -113,8 +113,8 @@ const RACE_WINDOW_MS = 60_000;
  * The gate a human comment answers: the open one, or the one another human answered moments ago,
  * so the second of two racing repliers is told who won instead of being silently ignored.
  */
-async function gateToAnswer(services: Services, event: CommentEvent): Promise<Gate | undefined> {
-  const gate = await services.store.lastGate({ repo: event.repo, issue: event.issue.number });
+async function gateToAnswer(services: Pick<Services, "gates">, event: CommentEvent): Promise<Gate | undefined> {
+  const gate = await services.gates.lastGate({ repo: event.repo, issue: event.issue.number });
   if (!gate) return undefined;
   if (gate.state === "open" || gate.answerCommentId === event.comment.id) return gate;
   const writtenAt = Date.parse(event.comment.createdAt) || event.receivedAt;
@@ -139,10 +139,10 @@ function readAsk(services: Services, event: CommentEvent): Ask | undefined {
 /** Closing the issue cancels its open gate and stops its agent; reopening resumes nothing. */
 async function closeIssue(services: Services, event: InboundEvent, settings: RepoSettings): Promise<string> {
   await services.agents.requestStop(event.repo, event.issue.number, event.sender.login, "issue-closed");
-  const issue = await services.store.getIssue({ repo: event.repo, issue: event.issue.number });
+  const issue = await services.issues.getIssue({ repo: event.repo, issue: event.issue.number });
   if (!issue?.openGate) return "closed: nothing open";
-  const gate = await services.store.getGate(issue.openGate);
-  const cancelled = gate ? await services.store.cancelGate(gate, "the issue was closed") : false;
+  const gate = await services.gates.getGate(issue.openGate);
+  const cancelled = gate ? await services.gates.cancelGate(gate, "the issue was closed") : false;
   if (gate && cancelled) {
     services.events.notify("gate.closed", { gate, state: "cancelled", reason: "the issue was closed" });
     await sendFeedback(
@@ -158,7 +158,7 @@ async function closeIssue(services: Services, event: InboundEvent, settings: Rep
 /** An invalid `.github/escalation.yml` gets one comment naming the problem; the defaults apply meanwhile. */
 async function reportConfigProblem(services: Services, event: InboundEvent, problem: string): Promise<void> {
   const digest = createHash("sha256").update(problem).digest("hex").slice(0, 16);
-  if (!(await services.store.firstTime(`config:${event.repo.toLowerCase()}:${digest}`))) return;
+  if (!(await services.commentMarks.firstTime(`config:${event.repo.toLowerCase()}:${digest}`))) return;
   services.log.warn({ repo: event.repo, problem }, "invalid repository configuration");
   await sendFeedback(services, targetOf(event), [
     { type: "comment", body: `⚠️ \`.github/escalation.yml\` is invalid, so the defaults apply until it is fixed: ${problem}` },

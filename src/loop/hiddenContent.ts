@@ -46,7 +46,7 @@ export async function reportHiddenContent(services: Services, event: CommentEven
   services.log.warn({ ...where, stripped: counts }, "a reply was mostly hidden content; only its visible text is used");
   // Once per comment text: a redelivery, a replay by reconciliation or a retried job says nothing new.
   const digest = createHash("sha256").update(body).digest("hex").slice(0, 16);
-  if (!(await services.store.firstTime(`hidden:${event.repo.toLowerCase()}#${event.issue.number}:${event.comment.id}:${digest}`))) return report;
+  if (!(await services.commentMarks.firstTime(`hidden:${event.repo.toLowerCase()}#${event.issue.number}:${event.comment.id}:${digest}`))) return report;
   const parts = [
     report.stripped.htmlComments && `${report.stripped.htmlComments} HTML comment(s)`,
     report.stripped.hiddenHtml && `${report.stripped.hiddenHtml} hidden element(s)`,

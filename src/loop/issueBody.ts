@@ -1,4 +1,4 @@
-import type { BodyEdit } from "../gates/types.js";
+import type { BodyEdit } from "../domain.js";
 import type { IssueEditedEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";
@@ -50,13 +50,13 @@ export async function issueEdited(services: Services, event: IssueEditedEvent): 
   if (event.previousBody === undefined) return "ignored: the body did not change";
   const ref = { repo: event.repo, issue: event.issue.number };
   const foreign = bodyChangedByAnother(event, (await services.github.identity()).botLogin);
-  const before = await services.store.getIssue(ref);
-  await services.store.issueBodyEdited(ref, { body: event.issue.body, byAuthor: !foreign, editor: event.sender.login, previous: event.previousBody });
+  const before = await services.issues.getIssue(ref);
+  await services.issues.issueBodyEdited(ref, { body: event.issue.body, byAuthor: !foreign, editor: event.sender.login, previous: event.previousBody });
   if (!foreign) return "recorded: the body edited by its author";
   const author = event.issue.author ?? "ghost";
-  const kept = taskBody((await services.store.getIssue(ref)) ?? { body: event.issue.body }).kind === "kept";
+  const kept = taskBody((await services.issues.getIssue(ref)) ?? { body: event.issue.body }).kind === "kept";
   services.log.warn({ ...ref, author, by: event.sender.login, kept }, "the issue's body was changed by someone other than its author; the task keeps the author's words");
-  if (before?.nextRound && (await services.store.firstTime(`foreign-body:${event.repo.toLowerCase()}#${event.issue.number}:${event.deliveryId}`))) {
+  if (before?.nextRound && (await services.commentMarks.firstTime(`foreign-body:${event.repo.toLowerCase()}#${event.issue.number}:${event.deliveryId}`))) {
     const line = kept
       ? wordsKept(event.sender.login, "edited the issue's body", author)
       : `⚠️ @${event.sender.login} edited the issue's body of @${author}; the agent's task leaves it out until @${author} edits it.`;

@@ -1,4 +1,4 @@
-import type { TitleEdit } from "../gates/types.js";
+import type { TitleEdit } from "../domain.js";
 import type { IssueEditedEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";
@@ -36,12 +36,12 @@ export async function titleEdited(services: Services, event: IssueEditedEvent): 
   if (event.previousTitle === undefined) return undefined;
   const ref = { repo: event.repo, issue: event.issue.number };
   const byBot = await isBotIdentity(services, event.sender);
-  const before = await services.store.getIssue(ref);
-  await services.store.issueTitleEdited(ref, { title: event.issue.title, byBot, editor: event.sender.login, previous: event.previousTitle });
+  const before = await services.issues.getIssue(ref);
+  await services.issues.issueTitleEdited(ref, { title: event.issue.title, byBot, editor: event.sender.login, previous: event.previousTitle });
   if (!byBot) return "recorded: the title changed by a person";
-  const kept = titleForTask((await services.store.getIssue(ref)) ?? { title: event.previousTitle });
+  const kept = titleForTask((await services.issues.getIssue(ref)) ?? { title: event.previousTitle });
   services.log.warn({ ...ref, by: event.sender.login }, "the issue's title was changed under a bot's name; the task keeps the title a person gave it");
-  if (before?.nextRound && (await services.store.firstTime(`bot-title:${event.repo.toLowerCase()}#${event.issue.number}:${event.deliveryId}`))) {
+  if (before?.nextRound && (await services.commentMarks.firstTime(`bot-title:${event.repo.toLowerCase()}#${event.issue.number}:${event.deliveryId}`))) {
     await sendFeedback(services, targetOf(event), [], `⚠️ @${event.sender.login} changed the issue's title; the app did not, so the agent's task keeps the title a person gave it: "${kept.replace(/[\r\n]+/g, " ").slice(0, 200)}".`);
   }
   return `kept: the title changed by @${event.sender.login}, a bot`;

@@ -1,5 +1,5 @@
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Gate } from "../gates/types.js";
+import type { Gate } from "../domain.js";
 import type { InboundEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";
@@ -18,19 +18,19 @@ type Unlabeled = Extract<InboundEvent, { kind: "unlabeled" }>;
 export async function labelTakenOff(services: Services, event: Unlabeled, settings: RepoSettings): Promise<string> {
   if (event.label.toLowerCase() !== settings.labels.awaiting.toLowerCase()) return "ignored: other label";
   const ref = { repo: event.repo, issue: event.issue.number };
-  const issue = await services.store.getIssue(ref);
-  const waiting = issue?.openGate ? await services.store.getGate(issue.openGate) : undefined;
+  const issue = await services.issues.getIssue(ref);
+  const waiting = issue?.openGate ? await services.gates.getGate(issue.openGate) : undefined;
   const gate: Gate | undefined = waiting?.state === "open" ? waiting : await runningRound(services, ref);
   if (!gate) return "ignored: no question waits and no round that took an answer runs";
   // "off": the app took it off itself before this question opened (its own webhook, late); the
   // question's label-on write is still to come. "leaving": the app is taking it off now.
-  const recorded = await services.store.awaitingLabel(ref);
+  const recorded = await services.issues.awaitingLabel(ref);
   if (recorded === "off" || recorded === "leaving") return "ignored: the app took it off";
   if (await showsLabel(services, event, settings.labels.awaiting)) return "ignored: the label is on again";
   const open = gate.state === "open";
   services.log.warn({ repo: event.repo, issue: event.issue.number, gate: gate.id, by: event.sender.login, state: gate.state }, `the awaiting label was taken off under a bot's name while ${open ? "a question waits" : "the round that took its answer runs"}; putting it back`);
   // GitHub no longer shows it: the label-on write must not be coalesced as already done.
-  await services.store.setAwaitingLabel(ref, "off");
+  await services.issues.setAwaitingLabel(ref, "off");
   await sendFeedback(
     services,
     targetOf(event),
@@ -44,8 +44,8 @@ export async function labelTakenOff(services: Services, event: Unlabeled, settin
 }
 
 /** The issue's newest gate while the round that takes its answer is still to end (answered, or claimed by its spawn). */
-async function runningRound(services: Services, ref: { repo: string; issue: number }): Promise<Gate | undefined> {
-  const last = await services.store.lastGate(ref);
+async function runningRound(services: Pick<Services, "gates">, ref: { repo: string; issue: number }): Promise<Gate | undefined> {
+  const last = await services.gates.lastGate(ref);
   return last && (last.state === "answered" || last.state === "resuming") ? last : undefined;
 }
 

@@ -1,4 +1,4 @@
-import type { Gate } from "../gates/types.js";
+import type { Gate } from "../domain.js";
 import { newAskId, renderAskComment, validateAsk } from "../protocol/ask.js";
 import type { Services } from "../services.js";
 import { sendFeedback, type IssueTarget } from "./feedback.js";

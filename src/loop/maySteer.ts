@@ -8,7 +8,7 @@ import type { Services } from "../services.js";
  * Who may answer, dispatch or command: never a bot; a listed user or team member; or anyone with
  * at least the minimum permission (write by default). Everyone else is ignored without a reply.
  */
-export async function maySteer(services: Services, event: InboundEvent, login: string, type: string, settings: RepoSettings): Promise<boolean> {
+export async function maySteer(services: Pick<Services, "accessCache" | "config" | "github" | "log">, event: InboundEvent, login: string, type: string, settings: RepoSettings): Promise<boolean> {
   if (type === "Bot" || login.endsWith("[bot]")) {
     services.log.debug({ repo: event.repo, login }, "ignored: bots never steer");
     return false;
@@ -16,9 +16,9 @@ export async function maySteer(services: Services, event: InboundEvent, login: s
   if (settings.answerers.users.includes(login.toLowerCase())) return true;
   const octokit = () => services.github.installation(event.installationId);
   for (const team of settings.answerers.teams) {
-    if (await isTeamMember(octokit, services.store, team, login, services.config.permissionCacheSeconds)) return true;
+    if (await isTeamMember(octokit, services.accessCache, team, login, services.config.permissionCacheSeconds)) return true;
   }
-  const level = await permissionOf(octokit, services.store, event.repo, login, services.config.permissionCacheSeconds);
+  const level = await permissionOf(octokit, services.accessCache, event.repo, login, services.config.permissionCacheSeconds);
   const allowed = meetsMinimum(level, settings.answerers.minimumPermission);
   if (!allowed) services.log.debug({ repo: event.repo, login, permission: level }, "ignored: below the minimum permission"); // not "level": that is pino's own key
   return allowed;

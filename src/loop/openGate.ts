@@ -1,5 +1,5 @@
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Ask } from "../protocol/ask.js";
+import type { Ask } from "../domain.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerersFor } from "./answerers.js";
@@ -11,8 +11,8 @@ import { scheduleTimeout } from "./timeouts.js";
 /** An agent's ask comment arrived: record the gate, schedule its timeout, then label and acknowledge it. */
 export async function openGate(services: Services, event: CommentEvent, ask: Ask, settings: RepoSettings): Promise<string> {
   const ref = { repo: event.repo, issue: event.issue.number };
-  const round = await services.store.currentRound(ref);
-  const { opened, superseded } = await services.store.openGate({
+  const round = await services.rounds.currentRound(ref);
+  const { opened, superseded } = await services.gates.openGate({
     id: String(event.comment.id),
     repo: event.repo,
     issue: event.issue.number,
@@ -26,13 +26,13 @@ export async function openGate(services: Services, event: CommentEvent, ask: Ask
     ...(isApprovalGate({ ask }) ? { approvalRule: approvalRule(ask, settings) } : {}),
   });
   if (!opened) return "gate already open";
-  const gate = await services.store.getGate(String(event.comment.id));
+  const gate = await services.gates.getGate(String(event.comment.id));
   if (gate) {
     services.events.notify("gate.opened", { gate });
     await scheduleTimeout(services, gate, settings.defaultTimeoutSeconds);
     await scheduleLadder(services, gate, settings.reminderLadder);
   }
-  const old = superseded ? await services.store.getGate(superseded) : undefined;
+  const old = superseded ? await services.gates.getGate(superseded) : undefined;
   if (old) services.events.notify("gate.closed", { gate: old, state: "superseded", reason: "a newer question was asked" });
   const count = ask.questions.length;
   // The label is the one write of an opened gate (it says the question is registered and waiting);

@@ -1,5 +1,5 @@
 import type { RepoSettings, ReminderStep } from "../config/repoConfig.js";
-import type { Gate } from "../gates/types.js";
+import type { Gate } from "../domain.js";
 import { sealOf } from "../protocol/marker.js";
 import { renderOverdueComment, renderReminderComment } from "../protocol/reminders.js";
 import type { LadderJob } from "../queue/jobs.js";
@@ -25,7 +25,7 @@ export async function scheduleLadder(services: Services, gate: Gate, ladder: rea
 
 /** A step of a gate's reminder ladder is due: a reminder, or (the last) the defaults or the overdue mark. */
 export async function processLadderStep(services: Services, job: LadderJob): Promise<string> {
-  const gate = await services.store.getGate(job.gateId);
+  const gate = await services.gates.getGate(job.gateId);
   if (gate?.state !== "open") return "gate no longer open";
   const { settings } = await services.settings(gate.installationId, gate.repo);
   const unanswered = gate.ask.questions.map((_, i) => i).filter((i) => !gate.answers.some((a) => a.question === i));
@@ -37,13 +37,13 @@ export async function processLadderStep(services: Services, job: LadderJob): Pro
   if (withoutDefault.length === 0) return outcome;
   const now = Date.now();
   // Marked first: a rebuild that finds the overdue comment already posted must still mark the gate.
-  if (!(await services.store.markOverdue(gate.id, now))) return outcome;
+  if (!(await services.gates.markOverdue(gate.id, now))) return outcome;
   await postOnce(services, gate, job.step, renderOverdueComment({ gateId: gate.id, step: job.step, questions: withoutDefault.map((i) => gate.ask.questions[i]!.text), at: iso(now), askUrl: gate.askUrl }, sealOf(services.config.stateKey, gate)), `gate ${gate.id} is overdue: the reminder ladder ran out without an answer`);
   return "overdue";
 }
 
 async function remind(services: Services, gate: Gate, job: LadderJob, unanswered: number[], settings: RepoSettings): Promise<string> {
-  const issue = await services.store.getIssue(gate);
+  const issue = await services.issues.getIssue(gate);
   const people = new Set<string>();
   for (const who of job.mention ?? []) {
     if (who === "assignees") for (const login of issue?.assignees.length ? issue.assignees : settings.answerers.users) people.add(`@${login}`);
@@ -63,9 +63,9 @@ async function remind(services: Services, gate: Gate, job: LadderJob, unanswered
 
 /** Posts a step's comment unless the issue already shows it (a retried job, or a rebuild after Redis loss). */
 async function postOnce(services: Services, gate: Gate, step: number, body: string, statusLine: string): Promise<boolean> {
-  if (await services.store.ladderStepPosted(gate.id, step)) return false;
+  if (await services.gates.ladderStepPosted(gate.id, step)) return false;
   const target = { installationId: gate.installationId, repo: gate.repo, issue: gate.issue };
   await sendFeedback(services, target, [{ type: "comment", body }], statusLine, `ladder-${gate.id}-${step}`);
-  await services.store.markLadderStepsPosted(gate.id, [step]);
+  await services.gates.markLadderStepsPosted(gate.id, [step]);
   return true;
 }

@@ -1,5 +1,5 @@
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Gate, RecordedAnswer } from "../gates/types.js";
+import type { Gate, RecordedAnswer } from "../domain.js";
 import { appMentionNames } from "../protocol/addressing.js";
 import { parseReply } from "../protocol/reply.js";
 import type { CommentEvent, PushedEvent } from "../queue/jobs.js";
@@ -16,7 +16,7 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
  * OPEN_GATE's part).
  */
 async function supersede(services: Services, target: IssueTarget, gate: Gate, reason: string, settings: RepoSettings): Promise<boolean> {
-  if (!(await services.store.supersedeGate(gate, reason))) return false;
+  if (!(await services.gates.supersedeGate(gate, reason))) return false;
   services.events.notify("gate.closed", { gate, state: "superseded", reason });
   await sendFeedback(services, target, [{ type: "removeLabel", label: settings.labels.awaiting }], `gate ${gate.id} superseded: ${reason}; an answer to it will be recorded but not resumed`);
   return true;
@@ -24,7 +24,7 @@ async function supersede(services: Services, target: IssueTarget, gate: Gate, re
 
 /** The agent's question comment was edited. */
 export async function questionEdited(services: Services, event: CommentEvent, settings: RepoSettings): Promise<string> {
-  const gate = await services.store.getGate(String(event.comment.id));
+  const gate = await services.gates.getGate(String(event.comment.id));
   if (gate?.state !== "open") return "ignored: edit of a question that is not open";
   const reason = `the question was edited at ${iso(event.receivedAt)}`;
   return (await supersede(services, targetOf(event), gate, reason, settings)) ? "gate superseded: question edited" : "ignored: gate already settled";
@@ -33,8 +33,8 @@ export async function questionEdited(services: Services, event: CommentEvent, se
 /** New commits on a pull request whose open question was asked before them. */
 export async function commitsPushed(services: Services, event: PushedEvent, settings: RepoSettings): Promise<string> {
   if (!event.issue.isPullRequest) return "ignored: not a pull request";
-  const issue = await services.store.getIssue({ repo: event.repo, issue: event.issue.number });
-  const gate = issue?.openGate ? await services.store.getGate(issue.openGate) : undefined;
+  const issue = await services.issues.getIssue({ repo: event.repo, issue: event.issue.number });
+  const gate = issue?.openGate ? await services.gates.getGate(issue.openGate) : undefined;
   if (gate?.state !== "open") return "ignored: no open question";
   // GitHub's timestamps have whole seconds: a push in the ask's own second may have come before it.
   if (event.pushedAt <= gate.askedAt) return "ignored: the commits came before the question";
@@ -54,7 +54,7 @@ export async function answerSuperseded(services: Services, event: CommentEvent, 
   const by = event.comment.author.login;
   const at = Date.parse(event.comment.createdAt) || event.receivedAt;
   const answers: RecordedAnswer[] = parsed.answers.map((a) => ({ ...a, by, at, source: "human", commentId: event.comment.id, url: event.comment.url, deliveryId: event.deliveryId }));
-  const outcome = await services.store.recordSupersededAnswer(gate.id, answers, by, at, event.comment.id);
+  const outcome = await services.gates.recordSupersededAnswer(gate.id, answers, by, at, event.comment.id);
   if (outcome !== "recorded" && outcome !== "same") return undefined;
   await sendFeedback(
     services,

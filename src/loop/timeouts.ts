@@ -1,4 +1,4 @@
-import type { Gate, RecordedAnswer } from "../gates/types.js";
+import type { Gate, RecordedAnswer } from "../domain.js";
 import { questionTimeout } from "../protocol/ask.js";
 import { formatDuration } from "../protocol/duration.js";
 import type { Services } from "../services.js";
@@ -47,7 +47,7 @@ export async function takeDefaults(services: Services, gate: Gate, defaults: Rec
  * Nothing resolves without a visible record.
  */
 export async function processTimeout(services: Services, gateId: string, sequence: number): Promise<string> {
-  const gate = await services.store.getGate(gateId);
+  const gate = await services.gates.getGate(gateId);
   if (gate?.state !== "open") return "gate no longer open";
   const target = { installationId: gate.installationId, repo: gate.repo, issue: gate.issue };
   const { settings } = await services.settings(gate.installationId, gate.repo);
@@ -61,7 +61,7 @@ export async function processTimeout(services: Services, gateId: string, sequenc
   let outcome = "nothing to do";
   if (defaults.length > 0) outcome = await takeDefaults(services, gate, defaults, `${gate.id}-${sequence}`);
   if (withoutDefault.length > 0) {
-    const issue = await services.store.getIssue(target);
+    const issue = await services.issues.getIssue(target);
     const people = (issue?.assignees.length ? issue.assignees : settings.answerers.users).map((login) => `@${login}`);
     await sendFeedback(
       services,
@@ -77,7 +77,7 @@ export async function processTimeout(services: Services, gateId: string, sequenc
     );
     if (outcome === "nothing to do") outcome = "reminded";
   }
-  const latest = (await services.store.getGate(gate.id)) ?? gate;
+  const latest = (await services.gates.getGate(gate.id)) ?? gate;
   if (latest.state === "open") await scheduleTimeout(services, latest, settings.defaultTimeoutSeconds, elapsed + 1, sequence + 1);
   return outcome;
 }

@@ -1,4 +1,4 @@
-import type { ReviseResult } from "../gates/store.js";
+import type { ReviseResult } from "../store/gateRecords.js";
 import { jobIds } from "../queue/names.js";
 import type { Services } from "../services.js";
 import { sendFeedback, type IssueTarget } from "./feedback.js";
@@ -24,7 +24,7 @@ export function echoKeys(gateId: string, commentId: number): string[] {
  * brought it and the app's echoes of it (an echo not yet posted is then never posted). A job running
  * this moment cannot be removed; it ends within moments and is kept at most an hour (src/queue/queues.ts).
  */
-export async function forgetJobs(services: Services, target: IssueTarget, deliveryIds: readonly (string | undefined)[], feedbackKeys: readonly string[]): Promise<void> {
+export async function forgetJobs(services: Pick<Services, "feedbackOrder" | "log" | "queues">, target: IssueTarget, deliveryIds: readonly (string | undefined)[], feedbackKeys: readonly string[]): Promise<void> {
   const ref = { repo: target.repo, issue: target.issue };
   const remove = async (queue: { remove(id: string): Promise<number> }, id: string): Promise<boolean> => {
     try {
@@ -38,7 +38,7 @@ export async function forgetJobs(services: Services, target: IssueTarget, delive
   const feedback = feedbackKeys.map(async (key) => {
     const id = jobIds.feedback(target.repo, target.issue, key);
     // Gone: the issue's later writes no longer wait for it.
-    if (await remove(services.queues.feedback, id)) await services.store.feedbackDone(ref, id);
+    if (await remove(services.queues.feedback, id)) await services.feedbackOrder.feedbackDone(ref, id);
   });
   await Promise.all([...inbound, ...feedback]);
 }

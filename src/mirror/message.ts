@@ -1,4 +1,4 @@
-import type { Gate } from "../gates/types.js";
+import type { Gate } from "../domain.js";
 import { questionTimeout } from "../protocol/ask.js";
 import { formatDuration } from "../protocol/duration.js";
 

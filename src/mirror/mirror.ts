@@ -3,8 +3,8 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { SlackConfig } from "../config/appConfig.js";
 import type { LoopEventMap } from "../events.js";
-import { Keys } from "../gates/keys.js";
 import { commandConnection, producerConnection, workerConnection } from "../queue/connection.js";
+import { keyIn } from "../redis/prefix.js";
 import type { Services } from "../services.js";
 import { renderGateMessage } from "./message.js";
 import { slackApi, type PostedMessage, type SlackApi } from "./slack.js";
@@ -49,16 +49,21 @@ export interface MirrorOptions {
 class MessageRefs {
   constructor(
     private readonly redis: Redis,
-    private readonly keys: Keys,
+    private readonly prefix: string,
   ) {}
 
+  /** String with TTL: the Slack message ({channel, ts}) mirroring a gate, for chat.update. */
+  key(gateId: string): string {
+    return keyIn(this.prefix, `mirror:slack:${gateId}`);
+  }
+
   async get(gateId: string): Promise<PostedMessage | undefined> {
-    const raw = await this.redis.get(this.keys.slackMessage(gateId));
+    const raw = await this.redis.get(this.key(gateId));
     return raw ? (JSON.parse(raw) as PostedMessage) : undefined;
   }
 
   async set(gateId: string, message: PostedMessage): Promise<void> {
-    await this.redis.set(this.keys.slackMessage(gateId), JSON.stringify(message), "EX", MESSAGE_TTL_SECONDS);
+    await this.redis.set(this.key(gateId), JSON.stringify(message), "EX", MESSAGE_TTL_SECONDS);
   }
 }
 
@@ -102,7 +107,7 @@ export function startMirror(services: Services, options: MirrorOptions): Mirror 
     const commands = commandConnection(options.redisUrl);
     const workerRedis = workerConnection(options.redisUrl);
     connections.push(commands, workerRedis);
-    const refs = new MessageRefs(commands, new Keys(prefix));
+    const refs = new MessageRefs(commands, prefix);
     const slack = options.slack ?? slackApi(config, log);
     worker = new Worker(MIRROR_QUEUE, async (job: Job) => processMirrorJob({ services, config, slack, refs, queue }, job), {
       connection: workerRedis,
@@ -148,10 +153,10 @@ class NotYet extends Error {
 
 export async function processMirrorJob(deps: MirrorDeps, job: Job): Promise<string> {
   const { type, gateId } = MirrorJobSchema.parse(job.data);
-  const { store } = deps.services;
-  const gate = await store.getGate(gateId);
+  const { gates, issues } = deps.services;
+  const gate = await gates.getGate(gateId);
   if (!gate) return "gate gone";
-  const issue = await store.getIssue({ repo: gate.repo, issue: gate.issue });
+  const issue = await issues.getIssue({ repo: gate.repo, issue: gate.issue });
   // Rendered from the gate as it is now, so a late or retried job never shows a stale state.
   const message = renderGateMessage(gate, issue?.title);
   const posted = await deps.refs.get(gateId);

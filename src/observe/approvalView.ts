@@ -1,5 +1,5 @@
-import type { Gate } from "../gates/types.js";
-import { tally, type ApprovalPolicy, type Vote } from "../protocol/approval.js";
+import type { ApprovalPolicy, Gate, Vote } from "../domain.js";
+import { tally } from "../protocol/approval.js";
 import { answererText, type AnswererView } from "./inbox.js";
 
 export interface VoteView {

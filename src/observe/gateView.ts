@@ -1,9 +1,9 @@
-import type { GateStore } from "../gates/store.js";
-import type { Gate } from "../gates/types.js";
+import { APPROVAL_KIND, type Gate, type Vote } from "../domain.js";
+import type { GateRecords } from "../store/gateRecords.js";
+import type { IssueRecords } from "../store/issueRecords.js";
 import { answererViews, groupByAnswerer, matchesAnswerer, type AnswererView, type InboxGroup } from "./inbox.js";
 import { approvalView, type ApprovalView } from "./approvalView.js";
-import { type Vote } from "../protocol/approval.js";
-import { APPROVAL_KIND, questionTimeout } from "../protocol/ask.js";
+import { questionTimeout } from "../protocol/ask.js";
 
 /**
  * What every surface (`escalate status`, the status page, its JSON API) shows of an open gate.
@@ -149,9 +149,9 @@ export interface ReportOptions {
  * Reads the open gates (oldest first) with their issues' titles and assignees, from Redis only:
  * who can answer was recorded on each gate when it opened, so no view costs a GitHub call.
  */
-export async function openGatesReport(store: GateStore, options: ReportOptions = {}): Promise<OpenGatesReport> {
+export async function openGatesReport(store: { gates: Pick<GateRecords, "openGates" | "votes">; issues: Pick<IssueRecords, "getIssue"> }, options: ReportOptions = {}): Promise<OpenGatesReport> {
   const now = options.now ?? Date.now();
-  let gates = await store.openGates();
+  let gates = await store.gates.openGates();
   if (options.repo) {
     const wanted = options.repo.toLowerCase();
     gates = gates.filter((g) => g.repo.toLowerCase() === wanted);
@@ -159,11 +159,11 @@ export async function openGatesReport(store: GateStore, options: ReportOptions =
   const issues = new Map<string, { title: string; assignees: string[] }>();
   await Promise.all(
     [...new Map(gates.map((g) => [`${g.repo.toLowerCase()}#${g.issue}`, g])).entries()].map(async ([key, g]) => {
-      const issue = await store.getIssue({ repo: g.repo, issue: g.issue });
+      const issue = await store.issues.getIssue({ repo: g.repo, issue: g.issue });
       if (issue) issues.set(key, { title: issue.title, assignees: issue.assignees });
     }),
   );
-  const votes = new Map(await Promise.all(gates.filter((g) => g.ask.kind === APPROVAL_KIND).map(async (g) => [g.id, await store.votes(g.id)] as const)));
+  const votes = new Map(await Promise.all(gates.filter((g) => g.ask.kind === APPROVAL_KIND).map(async (g) => [g.id, await store.gates.votes(g.id)] as const)));
   let views = gates.map((g) => {
     const issue = issues.get(`${g.repo.toLowerCase()}#${g.issue}`);
     return viewGate(g, now, issue?.title, issue?.assignees, votes.get(g.id));

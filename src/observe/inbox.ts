@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Gate } from "../gates/types.js";
+import type { Gate } from "../domain.js";
 
 /** One who can answer a gate, and why: what the inbox groups by. */
 export interface AnswererView {

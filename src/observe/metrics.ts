@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Queue } from "bullmq";
+import type { Gate } from "../domain.js";
 import { DEFAULT_WRITE_WINDOWS, WriteBudget } from "../github/writeBudget.js";
-import type { Gate } from "../gates/types.js";
 import type { Services } from "../services.js";
 
 /** Ask → answer: minutes to days. */
@@ -37,7 +37,7 @@ export class LoopMetrics {
     const readStore = () =>
       (inFlight ??= (async () => {
         try {
-          const gates = await bounded(services.store.openGates(), timeoutMs);
+          const gates = await bounded(services.gates.openGates(), timeoutMs);
           open.set(gates.length);
           overdue.set(gates.filter((g) => g.overdueAt !== undefined).length);
           oldest.set(gates.length > 0 ? Math.max(0, (Date.now() - Math.min(...gates.map((g) => g.askedAt))) / 1000) : 0);
@@ -78,7 +78,7 @@ export class LoopMetrics {
     });
     // GitHub's pauses live in Redis (every replica honours them): read at scrape time. An installation
     // seen paused stays in the series at 0 once its pause is over.
-    const budget = new WriteBudget(services.store, services.config.githubWrites ?? DEFAULT_WRITE_WINDOWS);
+    const budget = new WriteBudget(services.writeBudgetLog, services.config.githubWrites ?? DEFAULT_WRITE_WINDOWS);
     const seenPaused = new Set<number>();
     let pausesInFlight: Promise<Array<{ installationId: number; secondsLeft: number }>> | undefined;
     const readPauses = () => (pausesInFlight ??= bounded(budget.paused(), timeoutMs).finally(() => (pausesInFlight = undefined)));

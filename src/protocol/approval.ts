@@ -1,3 +1,4 @@
+import type { ApprovalRule, Vote, VoteChoice } from "../domain.js";
 import { addressingOf } from "./addressing.js";
 import { shown } from "./echo.js";
 import { visibleReplyText } from "./visibleText.js";
@@ -5,29 +6,9 @@ import { visibleReplyText } from "./visibleText.js";
 /**
  * Approval gates: an ask of kind "approval" needs M approvals from distinct allowed humans. This
  * module reads a vote from a reply, counts the votes against the policy and renders what the app
- * says back. Recording each person's vote exactly once is the gate store's job (Lua, src/gates).
+ * says back. Recording each person's vote exactly once is the gate records' job (Lua, src/store/gateScripts.ts).
+ * The vote and rule types are in src/domain.ts.
  */
-export const APPROVAL_POLICIES = ["any-deny", "majority"] as const;
-export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
-export type VoteChoice = "approve" | "deny";
-
-export interface Vote {
-  /** The voter's login as GitHub spells it. */
-  login: string;
-  vote: VoteChoice;
-  at: number;
-  commentId: number;
-  url?: string;
-  /** The words after the vote ("deny: not before the freeze"). */
-  note?: string;
-}
-
-/** What it takes to resolve a gate: `required` approvals; a denial decides at once (any-deny) or needs as many (majority). */
-export interface ApprovalRule {
-  required: number;
-  policy: ApprovalPolicy;
-}
-
 export interface Tally {
   approvals: Vote[];
   denials: Vote[];

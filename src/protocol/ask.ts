@@ -1,54 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { z } from "zod";
+import { APPROVAL_KIND, AskSchema, type Ask, type Question } from "../domain.js";
 import { ProtocolError, describeIssues } from "../errors.js";
 import { formatDuration } from "./duration.js";
 import { findMarker, renderMarker } from "./marker.js";
-
-/** One question of an ask. `default` is an option label or free text used when nobody answers. */
-export const QuestionSchema = z.object({
-  text: z.string().trim().min(1).max(4000),
-  options: z.array(z.string().trim().min(1).max(300)).max(20).default([]),
-  default: z.string().trim().min(1).max(4000).optional(),
-  timeoutSeconds: z.number().int().positive().max(366 * 86400).optional(),
-});
-export type Question = z.infer<typeof QuestionSchema>;
-
-/**
- * A repository path the ask is about (a file, or a directory with a trailing `/`): with
- * `answerers.from: codeowners` its code owners are who may answer.
- */
-export const AskPathSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .max(300)
-  .regex(/^[^`\\\x00-\x1f]+$/, "must be a repository path without backticks, backslashes or control characters")
-  .refine((p) => !p.split("/").includes(".."), "must stay inside the repository (no .. segments)");
-/** The ask kind people vote on (approval.ts counts the votes). */
-export const APPROVAL_KIND = "approval";
-
-/** The most approvals an approval gate may need. */
-export const MAX_APPROVERS = 20;
-
-/** The structured ask carried by the hidden marker of an ask comment. */
-export const AskSchema = z.object({
-  v: z.literal(1),
-  id: z.string().regex(/^[A-Za-z0-9_-]{6,64}$/),
-  kind: z.string().regex(/^[a-z][a-z_]{0,39}$/).default("question"),
-  round: z.number().int().min(0).max(100_000),
-  questions: z.array(QuestionSchema).min(1).max(20),
-  timeoutSeconds: z.number().int().positive().max(366 * 86400).optional(),
-  context: z.string().max(4000).optional(),
-  /** Optional, so asks written before paths existed still parse. */
-  paths: z.array(AskPathSchema).min(1).max(20).optional(),
-  /** Approvals an approval gate needs (kind "approval"); the repository may require more. Absent in older asks. */
-  approvers: z.number().int().min(1).max(MAX_APPROVERS).optional(),
-});
-export type Ask = z.infer<typeof AskSchema>;
-export type AskInput = z.input<typeof AskSchema>;
-
-/** The kind of the gate a human's `/reopen` creates: it corrects an earlier answer. */
-export const CORRECTION_KIND = "correction";
 
 export function newAskId(): string {
   return randomBytes(9).toString("base64url");

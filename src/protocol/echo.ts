@@ -1,5 +1,5 @@
-import type { Question } from "./ask.js";
-import { optionsNamed, type Answer } from "./reply.js";
+import type { Answer, Question } from "../domain.js";
+import { optionsNamed } from "./reply.js";
 
 /**
  * What the app understood of a reply, said back to the human so a wrong reading shows at once

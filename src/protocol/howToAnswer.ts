@@ -1,4 +1,4 @@
-import type { Question } from "./ask.js";
+import type { Question } from "../domain.js";
 import { shown } from "./echo.js";
 
 /**

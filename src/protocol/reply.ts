@@ -1,24 +1,13 @@
+import type { Answer, Question } from "../domain.js";
 import { addressingOf, isReactionOnly } from "./addressing.js";
-import type { Question } from "./ask.js";
 import { parseCommand } from "./commands.js";
 import { visibleReplyText } from "./visibleText.js";
 
-/**
+/*
  * Reads a human's reply to an open ask. The reply is an ordinary comment, so the format is
  * forgiving: a single question takes the whole comment; several questions take numbered lines.
+ * What it reads (Answer) is in src/domain.ts.
  */
-export interface Answer {
-  /** 0-based index of the question answered. */
-  question: number;
-  /** The answer as the human wrote it (visible text for that question). */
-  text: string;
-  /** The selected option label, when one was selected. */
-  option?: string;
-  /** 0-based index of that option. */
-  optionIndex?: number;
-  /** Free text beside the selected option. */
-  note?: string;
-}
 
 /**
  * How a reply was taken. Discussion answers nothing and is left alone; a reply that is not an

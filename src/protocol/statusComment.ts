@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { APPROVAL_POLICIES } from "../domain.js";
 import { ProtocolError } from "../errors.js";
 import { formatDuration } from "./duration.js";
-import { APPROVAL_POLICIES } from "./approval.js";
 import { readSignedMarker, renderSignedMarker, type MarkerSeal } from "./marker.js";
 
 /**

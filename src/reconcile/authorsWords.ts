@@ -1,4 +1,4 @@
-import type { BodyEdit } from "../gates/types.js";
+import type { BodyEdit } from "../domain.js";
 import { sendFeedback, type IssueTarget } from "../loop/feedback.js";
 import type { Services } from "../services.js";
 import { authorsText, readEditHistories, type GraphqlPort } from "./editHistory.js";
@@ -37,7 +37,7 @@ export async function withAuthorsWords(
       continue;
     }
     words.set(reply.id, undefined);
-    if (await services.store.firstTime(`not-theirs:${target.repo.toLowerCase()}#${target.issue}:${reply.id}:${history.lastEditedAt}`)) {
+    if (await services.commentMarks.firstTime(`not-theirs:${target.repo.toLowerCase()}#${target.issue}:${reply.id}:${history.lastEditedAt}`)) {
       await sendFeedback(services, target, [], `⚠️ @${text.editor} edited the reply of @${author} (${reply.html_url}) and ${text.why}: it is not taken as @${author}'s answer. @${author} can answer again.`);
     }
   }

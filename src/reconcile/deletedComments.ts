@@ -1,5 +1,4 @@
-import type { Gate, HumanNote } from "../gates/types.js";
-import { APPROVAL_KIND } from "../protocol/ask.js";
+import { APPROVAL_KIND, type Gate, type HumanNote } from "../domain.js";
 import type { StatusState } from "../protocol/statusComment.js";
 
 /** The issue comment an answer's or note's URL points at (GitHub's html_url ends in `#issuecomment-<id>`). */

@@ -59,7 +59,7 @@ export async function reportIgnoredState(services: Services, target: IssueTarget
   }
   if (fresh.length === 0) return [];
   const digest = createHash("sha256").update(fresh.map((i) => i.id).join(",")).digest("hex").slice(0, 16);
-  if (!(await services.store.firstTime(`ignored-state:${target.repo.toLowerCase()}#${target.issue}:${digest}`))) return [];
+  if (!(await services.commentMarks.firstTime(`ignored-state:${target.repo.toLowerCase()}#${target.issue}:${digest}`))) return [];
   await sendFeedback(services, target, [{ type: "comment", body: renderIgnoredNotice(fresh, seal) }], undefined, `ignored-state-${target.issue}-${digest}`);
   return [`${target.repo}#${target.issue}: ignored the state of ${fresh.length} comment(s) under the app's name: ${fresh.map((i) => `${i.id} (${i.why} ${i.kind})`).join(", ")}`];
 }

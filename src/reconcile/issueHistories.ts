@@ -1,6 +1,6 @@
 import { z } from "zod";
+import type { BodyEdit, TitleEdit } from "../domain.js";
 import { ProtocolError, describeIssues } from "../errors.js";
-import type { BodyEdit, TitleEdit } from "../gates/types.js";
 import { authorsText, EDITS_READ, HistorySchema, IDS_PER_REQUEST, type GraphqlPort } from "./editHistory.js";
 import { titleEditOf } from "./titleHistory.js";
 

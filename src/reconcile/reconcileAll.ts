@@ -38,8 +38,8 @@ const REPOS_AT_ONCE = 4;
  */
 export async function reconcileAll(services: Services, options: { lookbackMs: number; full?: boolean }): Promise<ReconcileReport> {
   const started = Date.now();
-  const last = await services.store.lastReconcile();
-  const lastFull = await services.store.lastFullReconcile();
+  const last = await services.namespaceMarks.lastReconcile();
+  const lastFull = await services.namespaceMarks.lastFullReconcile();
   const full = options.full === true || last === undefined || lastFull === undefined || started - lastFull >= FULL_PASS_EVERY_MS;
   const since = new Date((last ?? started - options.lookbackMs) - OVERLAP_MS).toISOString().replace(/\.\d{3}Z$/, "Z");
   const report: ReconcileReport = { mode: full ? "full" : "incremental", installations: 0, repositories: 0, issues: 0, changes: [], errors: [] };
@@ -48,7 +48,7 @@ export async function reconcileAll(services: Services, options: { lookbackMs: nu
     const parsed = InstallationSchema.safeParse(i);
     return parsed.success ? [parsed.data] : [];
   });
-  const withOpenGates = full ? new Map<number, Set<string>>() : await services.store.openGateRepos();
+  const withOpenGates = full ? new Map<number, Set<string>>() : await services.gates.openGateRepos();
   for (const installation of installations) {
     report.installations++;
     try {
@@ -69,8 +69,8 @@ export async function reconcileAll(services: Services, options: { lookbackMs: nu
     }
   }
   if (report.errors.length === 0) {
-    await services.store.setLastReconcile(started);
-    if (full) await services.store.setLastFullReconcile(started);
+    await services.namespaceMarks.setLastReconcile(started);
+    if (full) await services.namespaceMarks.setLastFullReconcile(started);
   }
   services.log.info({ ...report, changes: report.changes.length }, "reconciliation finished");
   return report;

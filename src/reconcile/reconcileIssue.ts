@@ -1,11 +1,11 @@
 import type { RepoSettings } from "../config/repoConfig.js";
+import type { Ask, Gate, RecordedAnswer, Withdrawal } from "../domain.js";
 import { ProtocolError } from "../errors.js";
-import type { Gate, RecordedAnswer, Withdrawal } from "../gates/types.js";
 import { sendFeedback } from "../loop/feedback.js";
 import { approvalRule } from "../loop/approvalGate.js";
 import { maySteer } from "../loop/maySteer.js";
 import type { InboundEvent } from "../queue/jobs.js";
-import { parseAskComment, type Ask } from "../protocol/ask.js";
+import { parseAskComment } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
 import { sealOf, type MarkerSeal } from "../protocol/marker.js";
 import { readLadderMarker } from "../protocol/reminders.js";
@@ -100,12 +100,12 @@ export async function reconcileIssue(
   const bodyEdit = !issue.node_id || !issue.body ? undefined : history ? history.bodyEdit : await issueBodyEdit(graphqlPort(octokit), issue.node_id);
   if (bodyEdit) services.log.warn({ ...ref, author: issue.user?.login, editor: bodyEdit.editor, kept: bodyEdit.authorBody !== undefined }, "the issue's body was last edited by someone other than its author");
   // The title a person gave it: read from its events only when Redis has no record of the live edits.
-  const titleEdit = (await services.store.getIssue(ref))
+  const titleEdit = (await services.issues.getIssue(ref))
     ? undefined
     : history?.titleEdit !== undefined
       ? history.titleEdit
       : await readTitleEdit(octokit, repo, issue.number, botJudge(services, identity.botLogin));
-  await services.store.upsertIssue({ ...ref, installationId, titleEdit, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state, bodyEdit });
+  await services.issues.upsertIssue({ ...ref, installationId, titleEdit, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state, bodyEdit });
 
   // The app's own state counts only where its signature verifies (README, "Signed state"); the rest is
   // reported once and the issue rebuilt from its questions and replies instead.
@@ -122,16 +122,19 @@ export async function reconcileIssue(
   changes.push(...(await reportIgnoredState(services, { installationId, repo, issue: issue.number }, comments, ignored, seal)));
   const present = new Set(comments.map((c) => c.id));
   let state = record && withoutDeletedComments(record.state, (id) => present.has(id), Date.now());
-  if (record) await services.store.restoreIssueCounters(ref, record.state.nextRound, record.commentId);
-  if (record?.state.rounds?.length) await services.store.restoreRoundTimings(ref, record.state.rounds);
+  if (record) {
+    await services.rounds.restoreNextRound(ref, record.state.nextRound);
+    await services.statusLog.restoreStatusCommentId(ref, record.commentId);
+  }
+  if (record?.state.rounds?.length) await services.rounds.restoreRoundTimings(ref, record.state.rounds);
   // /note guidance Redis lost comes back from the status comment, with its audit hash.
-  if (state?.notes?.length && (await services.store.notes(ref)).length === 0) {
-    for (const note of state.notes) await services.store.addNote(ref, note);
+  if (state?.notes?.length && (await services.notes.notes(ref)).length === 0) {
+    for (const note of state.notes) await services.notes.addNote(ref, note);
     changes.push(`${repo}#${issue.number}: restored ${state.notes.length} note(s) from the status comment`);
   }
 
   // Reminder-ladder steps the issue already shows are not posted again by the steps rescheduled below.
-  for (const [gateId, steps] of ladderStepsShown(comments, isApp, seal)) await services.store.markLadderStepsPosted(gateId, steps);
+  for (const [gateId, steps] of ladderStepsShown(comments, isApp, seal)) await services.gates.markLadderStepsPosted(gateId, steps);
 
   const asks = comments.flatMap((c) => {
     if (!c.user || !isAgent(c.user.login) || !c.body) return [];
@@ -149,37 +152,37 @@ export async function reconcileIssue(
   state = await withTimelineIfNeeded(services, octokit, { owner, name, number: issue.number }, asks, () => repliesSince(firstAsk), state, settings, (login, type) =>
     maySteer(services, { ...base, kind: "closed", sender: { login, type } }, login, type, settings),
   );
-  if (state && state.nextRound > (record?.state.nextRound ?? 0)) await services.store.raiseNextRound(ref, state.nextRound);
+  if (state && state.nextRound > (record?.state.nextRound ?? 0)) await services.rounds.raiseNextRound(ref, state.nextRound);
   for (const { comment, ask } of asks) {
-    if (await services.store.getGate(String(comment.id))) continue;
+    if (await services.gates.getGate(String(comment.id))) continue;
     const found = state?.gates.find((g) => g.id === String(comment.id));
     // "resuming": the resumed round started but GitHub never learnt that it finished (its agent died
     // with the app, or Redis was wiped under it). The newest such gate is answered again, so the
     // replay below queues its resume; an older one was followed by a newer question, so it ran.
     const known = found?.state === "resuming" ? { ...found, state: comment === last?.comment ? "answered" : "resumed" } : found;
     if (known && known.state !== "open") {
-      await services.store.restoreGate(settledGate(known, comment, ask, installationId, repo, issue.number));
+      await services.gates.restoreGate(settledGate(known, comment, ask, installationId, repo, issue.number));
       changes.push(`${repo}#${issue.number}: restored ${known.state} gate ${comment.id} from the status comment`);
     } else if (comment === last?.comment && issue.state === "open" && editedAt(comment) !== undefined) {
       // The question was edited after it was asked (the app never edits an ask): it no longer stands.
       const reason = `the question was edited at ${new Date(editedAt(comment)!).toISOString().replace(/\.\d+Z$/, "Z")}`;
-      await services.store.restoreGate({ ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number), closedReason: reason });
+      await services.gates.restoreGate({ ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number), closedReason: reason });
       await sendFeedback(services, { installationId, repo, issue: issue.number }, [{ type: "removeLabel", label: settings.labels.awaiting }], `gate ${comment.id} superseded: ${reason}; an answer to it will be recorded but not resumed`);
       changes.push(`${repo}#${issue.number}: restored gate ${comment.id} as superseded: ${reason}`);
     } else if (comment === last?.comment && issue.state === "open") {
       // GitHub shows the label the app put on before Redis lost the gate: the reopened gate's label-on write is coalesced.
-      if (hasLabel(base.issue.labels, settings.labels.awaiting) && (await services.store.awaitingLabel(ref)) === undefined) {
-        await services.store.setAwaitingLabel(ref, "on");
+      if (hasLabel(base.issue.labels, settings.labels.awaiting) && (await services.issues.awaitingLabel(ref)) === undefined) {
+        await services.issues.setAwaitingLabel(ref, "on");
       }
       const outcome = await replay({ ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
       changes.push(`${repo}#${issue.number}: reopened gate ${comment.id} that Redis had lost (${outcome})`);
     } else {
-      await services.store.restoreGate({ ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number), closedReason: "a newer question was asked" });
+      await services.gates.restoreGate({ ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number), closedReason: "a newer question was asked" });
     }
   }
 
   // Replies deleted while the app was down or their webhook was lost: withdrawn as the deletion would have.
-  const [gates, notes] = await Promise.all([services.store.issueGates(ref), services.store.notes(ref)]);
+  const [gates, notes] = await Promise.all([services.gates.issueGates(ref), services.notes.notes(ref)]);
   for (const gone of goneReplies(gates, notes, comments.map((c) => c.id))) {
     const author = { login: gone.by, type: "User" };
     const comment = { id: gone.id, body: "", url: gone.url, createdAt: new Date().toISOString(), author };
@@ -187,7 +190,7 @@ export async function reconcileIssue(
     changes.push(`${repo}#${issue.number}: comment ${gone.id} of @${gone.by} is gone from GitHub: ${outcome}`);
   }
 
-  const open = await services.store.lastGate(ref);
+  const open = await services.gates.lastGate(ref);
   if (open?.state === "open" && issue.state === "closed") {
     const outcome = await replay({ ...base, kind: "closed", deliveryId: `reconcile-closed-${issue.number}`, sender: { login: "reconcile", type: "Bot" } });
     changes.push(`${repo}#${issue.number}: issue is closed; ${outcome}`);
@@ -210,7 +213,7 @@ export async function reconcileIssue(
       if (command && !REPLAYABLE.has(command.name)) continue;
       const outcome = await replay({ ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
       if (/recorded|partial|cancelled|dispatched|queued/.test(outcome)) changes.push(`${repo}#${issue.number}: replayed comment ${comment.id} by @${comment.user.login}: ${outcome}`);
-      const now = await services.store.getGate(open.id);
+      const now = await services.gates.getGate(open.id);
       if (now?.state !== "open") break;
     }
   }
@@ -238,7 +241,7 @@ async function withTimelineIfNeeded(
   for (const { comment } of asks) {
     const known = state?.gates.find((g) => g.id === String(comment.id));
     if (known && settled.has(known.state)) continue;
-    if (!(await services.store.getGate(String(comment.id)))) needed = true;
+    if (!(await services.gates.getGate(String(comment.id)))) needed = true;
   }
   if (!needed) return state;
   const identity = await services.github.identity();
@@ -273,13 +276,13 @@ async function withTimelineIfNeeded(
  * usual rebuild of a waiting question (a comments page) costs no read of them.
  */
 async function labelNeeded(
-  services: Services,
+  services: Pick<Services, "gates">,
   newest: { comment: CommentSnapshot } | undefined,
   comments: readonly CommentSnapshot[],
   state: StatusState | undefined,
   isAgent: (login: string) => boolean,
 ): Promise<boolean> {
-  if (!newest || (await services.store.getGate(String(newest.comment.id)))) return false;
+  if (!newest || (await services.gates.getGate(String(newest.comment.id)))) return false;
   const known = state?.gates.find((g) => g.id === String(newest.comment.id));
   if (known) return true;
   const askedAt = Date.parse(newest.comment.created_at);
@@ -288,10 +291,10 @@ async function labelNeeded(
 }
 
 /** Whether Redis lacks what the status record restores: the issue's status comment, or the gate of an ask. */
-async function recordNeeded(services: Services, ref: { repo: string; issue: number }, comments: readonly CommentSnapshot[], isAgent: (login: string) => boolean): Promise<boolean> {
-  if (!(await services.store.getIssue(ref))?.statusCommentId) return true;
+async function recordNeeded(services: Pick<Services, "gates" | "issues">, ref: { repo: string; issue: number }, comments: readonly CommentSnapshot[], isAgent: (login: string) => boolean): Promise<boolean> {
+  if (!(await services.issues.getIssue(ref))?.statusCommentId) return true;
   for (const c of comments) {
-    if (c.user && isAgent(c.user.login) && c.body && safeAsk(c.body) && !(await services.store.getGate(String(c.id)))) return true;
+    if (c.user && isAgent(c.user.login) && c.body && safeAsk(c.body) && !(await services.gates.getGate(String(c.id)))) return true;
   }
   return false;
 }

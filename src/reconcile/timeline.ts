@@ -1,8 +1,7 @@
+import { APPROVAL_KIND, type ApprovalRule, type Ask, type Vote } from "../domain.js";
 import { approvalAnswer } from "../gates/approvalAnswer.js";
 import { appMentionNames } from "../protocol/addressing.js";
-import { readVote, tally, type ApprovalRule, type Vote } from "../protocol/approval.js";
-import { APPROVAL_KIND } from "../protocol/ask.js";
-import type { Ask } from "../protocol/ask.js";
+import { readVote, tally } from "../protocol/approval.js";
 import { parseCommand } from "../protocol/commands.js";
 import { parseReply } from "../protocol/reply.js";
 import type { StatusState } from "../protocol/statusComment.js";

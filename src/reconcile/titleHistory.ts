@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { TitleEdit } from "../gates/types.js";
+import type { TitleEdit } from "../domain.js";
 import type { InstallationOctokit } from "../github/octokit.js";
 
 /** A `renamed` entry of the issue's events (GET /repos/{owner}/{repo}/issues/{n}/events): who changed the title, from what to what. */

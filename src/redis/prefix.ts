@@ -8,3 +8,8 @@ export const RedisPrefixSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,40}$/, "must be 1-40 letters, digits, _ or - (a hash tag {…} is refused: Redis Cluster is not supported)")
   .default("escalation");
+
+/** A key of the namespace `prefix`: the one place a key's name is joined to the prefix (every key and channel the app itself names is built through it; BullMQ prefixes its queues' own). */
+export function keyIn(prefix: string, name: string): string {
+  return `${prefix}:${name}`;
+}

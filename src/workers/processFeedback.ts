@@ -28,7 +28,7 @@ export async function processFeedback(services: Services, job: Job, token?: stri
   const [owner, repo] = data.repo.split("/") as [string, string];
   const target: Target = { owner, repo, fullName: data.repo, issue: data.issue };
   const ref = { repo: data.repo, issue: data.issue };
-  const ordered = job.id !== undefined && (await services.store.isQueuedFeedback(ref, job.id));
+  const ordered = job.id !== undefined && (await services.feedbackOrder.isQueuedFeedback(ref, job.id));
   const writer = new BudgetedWriter(services, data.installationId, job, token, ordered ? ref : undefined);
   if (ordered) await takeTurn(services, ref, job, writer);
   const octokit = await services.github.installation(data.installationId);
@@ -38,7 +38,7 @@ export async function processFeedback(services: Services, job: Job, token?: stri
     writes += await applyOp(services, octokit, target, data.ops[index]!, writer);
     await job.updateProgress(index + 1);
   }
-  if (ordered) await services.store.feedbackDone(ref, job.id!);
+  if (ordered) await services.feedbackOrder.feedbackDone(ref, job.id!);
   return writes;
 }
 
@@ -47,14 +47,14 @@ export async function processFeedback(services: Services, job: Job, token?: stri
  * later job of the same issue may already be waiting, and must still write first. An earlier job
  * that is gone, done or failed for good no longer holds the issue up.
  */
-async function takeTurn(services: Services, ref: { repo: string; issue: number }, job: Job, writer: BudgetedWriter): Promise<void> {
+async function takeTurn(services: Pick<Services, "feedbackOrder" | "queues">, ref: { repo: string; issue: number }, job: Job, writer: BudgetedWriter): Promise<void> {
   for (;;) {
-    const head = await services.store.feedbackHead(ref);
+    const head = await services.feedbackOrder.feedbackHead(ref);
     if (!head || head.jobId === job.id) return;
     const earlier = await services.queues.feedback.getJob(head.jobId);
     const state = earlier ? await earlier.getState() : "unknown";
     if (state === "completed" || state === "failed" || state === "unknown") {
-      await services.store.feedbackDone(ref, head.jobId);
+      await services.feedbackOrder.feedbackDone(ref, head.jobId);
       continue;
     }
     await writer.waitBehind(head.dueAt);
@@ -78,7 +78,7 @@ class BudgetedWriter {
     /** The issue, when this job is in its write order: its followers then wait until after it. */
     private readonly ordered?: { repo: string; issue: number },
   ) {
-    this.budget = new WriteBudget(services.store, services.config.githubWrites);
+    this.budget = new WriteBudget(services.writeBudgetLog, services.config.githubWrites);
   }
 
   /** An earlier job of the issue is still to write (put off until `dueAt`, if known): go after it. */
@@ -122,7 +122,7 @@ class BudgetedWriter {
   private async putOff(ms: number, why: string): Promise<never> {
     if (this.token === undefined) throw new WritesDeferred(`${why}: retry in ${ms} ms`);
     const dueAt = Date.now() + ms;
-    if (this.ordered && this.job.id) await this.services.store.feedbackPutOff(this.ordered, this.job.id, dueAt);
+    if (this.ordered && this.job.id) await this.services.feedbackOrder.feedbackPutOff(this.ordered, this.job.id, dueAt);
     await this.job.moveToDelayed(dueAt, this.token);
     throw new DelayedError(`${why}: delayed ${ms} ms`);
   }
@@ -144,7 +144,7 @@ async function applyOp(services: Services, octokit: InstallationOctokit, t: Targ
     case "addLabel": {
       // The question was answered (or closed) before the label could go on: it would only come off
       // again. Or the app's label is still on (a question replacing another, a round that asked again).
-      const [issue, label] = await Promise.all([services.store.getIssue(ref), services.store.awaitingLabel(ref)]);
+      const [issue, label] = await Promise.all([services.issues.getIssue(ref), services.issues.awaitingLabel(ref)]);
       if (label === "on") return writer.coalesced();
       if (op.whileRound === undefined ? !issue?.openGate : !(await roundRuns(services, ref, op.whileRound))) return writer.coalesced();
       await writer.send(() =>
@@ -155,19 +155,19 @@ async function applyOp(services: Services, octokit: InstallationOctokit, t: Targ
           labels: [op.label],
         }),
       );
-      await services.store.setAwaitingLabel(ref, "on");
+      await services.issues.setAwaitingLabel(ref, "on");
       return 1;
     }
     case "removeLabel": {
       // A newer question is open: the label stays. The app never put it on (or took it off): nothing to do.
-      const [issue, label] = await Promise.all([services.store.getIssue(ref), services.store.awaitingLabel(ref)]);
+      const [issue, label] = await Promise.all([services.issues.getIssue(ref), services.issues.awaitingLabel(ref)]);
       if (issue?.openGate || label === "off") return writer.coalesced();
       if (label === undefined && !(await hasLabel(octokit, t, op.label))) {
-        await services.store.setAwaitingLabel(ref, "off");
+        await services.issues.setAwaitingLabel(ref, "off");
         return writer.coalesced();
       }
       // Its webhook may come before "off" is written: it must not be taken for someone else's.
-      await services.store.setAwaitingLabel(ref, "leaving");
+      await services.issues.setAwaitingLabel(ref, "leaving");
       await writer.send(async () => {
         try {
           await octokit.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
@@ -180,7 +180,7 @@ async function applyOp(services: Services, octokit: InstallationOctokit, t: Targ
           if ((error as { status?: number }).status !== 404) throw error; // already gone is fine
         }
       });
-      await services.store.setAwaitingLabel(ref, "off");
+      await services.issues.setAwaitingLabel(ref, "off");
       return 1;
     }
     case "comment": {
@@ -192,7 +192,7 @@ async function applyOp(services: Services, octokit: InstallationOctokit, t: Targ
           body: op.body,
         }),
       );
-      if (op.echoOf !== undefined) await services.store.rememberEcho(ref, op.echoOf, Number(data.id));
+      if (op.echoOf !== undefined) await services.commentMarks.rememberEcho(ref, op.echoOf, Number(data.id));
       return 1;
     }
     case "redactEcho":
@@ -203,9 +203,9 @@ async function applyOp(services: Services, octokit: InstallationOctokit, t: Targ
 }
 
 /** Replaces the app's comments that quote a withdrawn or edited reply (one already deleted is fine). */
-async function redactEchoes(services: Services, octokit: InstallationOctokit, t: Target, of: number, body: string, writer: BudgetedWriter): Promise<number> {
+async function redactEchoes(services: Pick<Services, "commentMarks">, octokit: InstallationOctokit, t: Target, of: number, body: string, writer: BudgetedWriter): Promise<number> {
   const ref = { repo: t.fullName, issue: t.issue };
-  const ids = await services.store.echoes(ref, of);
+  const ids = await services.commentMarks.echoes(ref, of);
   if (ids.length === 0) return writer.coalesced();
   for (const id of ids) {
     await writer.send(async () => {
@@ -216,13 +216,13 @@ async function redactEchoes(services: Services, octokit: InstallationOctokit, t:
       }
     });
   }
-  await services.store.forgetEchoes(ref, of); // after the edits: a retried job redacts what is left
+  await services.commentMarks.forgetEchoes(ref, of); // after the edits: a retried job redacts what is left
   return ids.length;
 }
 
 /** Whether the round that takes `gateId`'s answer is still to end (the issue's newest gate, answered and not yet resumed). */
-async function roundRuns(services: Services, ref: { repo: string; issue: number }, gateId: string): Promise<boolean> {
-  const last = await services.store.lastGate(ref);
+async function roundRuns(services: Pick<Services, "gates">, ref: { repo: string; issue: number }, gateId: string): Promise<boolean> {
+  const last = await services.gates.lastGate(ref);
   return last?.id === gateId && (last.state === "answered" || last.state === "resuming");
 }
 
@@ -236,18 +236,18 @@ async function hasLabel(octokit: InstallationOctokit, t: Target, label: string):
 }
 
 /** Edits the issue's one status comment (creating it the first time). Skips when a newer render happened. */
-async function updateStatusComment(services: Services, octokit: InstallationOctokit, t: Target, seq: number, writer: BudgetedWriter): Promise<number> {
+async function updateStatusComment(services: Pick<Services, "config" | "gates" | "issues" | "notes" | "rounds" | "statusLog">, octokit: InstallationOctokit, t: Target, seq: number, writer: BudgetedWriter): Promise<number> {
   const ref = { repo: t.fullName, issue: t.issue };
   // From here on, a new line schedules the next render; this one shows every line appended so far,
   // and is skipped only when a render since has shown them all (not merely line `seq`).
-  await services.store.clearStatusPending(ref);
+  await services.statusLog.clearStatusPending(ref);
   const [lines, gates, issue, notes, rendered, rounds] = await Promise.all([
-    services.store.statusLines(ref),
-    services.store.issueGates(ref),
-    services.store.getIssue(ref),
-    services.store.notes(ref),
-    services.store.statusRendered(ref),
-    services.store.roundTimings(ref),
+    services.statusLog.statusLines(ref),
+    services.gates.issueGates(ref),
+    services.issues.getIssue(ref),
+    services.notes.notes(ref),
+    services.statusLog.statusRendered(ref),
+    services.rounds.roundTimings(ref),
   ]);
   if (rendered >= Math.max(seq, lines.length)) return writer.coalesced();
   const state: StatusState = {
@@ -293,7 +293,7 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
   const seal = sealOf(services.config.stateKey, ref);
   // The record names the comment it is written into and its place among the renders, so a rebuild
   // takes neither a copy of it elsewhere nor an older render put back (src/reconcile/statusRecord.ts).
-  const bound = async (comment: number) => renderStatusComment(lines, { ...state, comment, seq: await services.store.nextStatusSeq(ref, Date.now()) }, seal);
+  const bound = async (comment: number) => renderStatusComment(lines, { ...state, comment, seq: await services.statusLog.nextStatusSeq(ref, Date.now()) }, seal);
   let commentId = issue?.statusCommentId;
   let written = 1;
   if (commentId) {
@@ -316,11 +316,11 @@ async function updateStatusComment(services: Services, octokit: InstallationOcto
       }),
     );
     const id = Number(data.id);
-    await services.store.setStatusCommentId(ref, id);
+    await services.statusLog.setStatusCommentId(ref, id);
     const body = await bound(id);
     await writer.send(() => octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: t.owner, repo: t.repo, comment_id: id, body }));
     written = 2;
   }
-  await services.store.setStatusRendered(ref, lines.length);
+  await services.statusLog.setStatusRendered(ref, lines.length);
   return written;
 }

@@ -9,12 +9,12 @@ import { maskSecrets } from "../agent/maskSecrets.js";
 import { cachedTemplate, renderTask } from "../agent/renderTask.js";
 import { setUpRecipe } from "../agent/recipes/setUpRecipe.js";
 import { runAgent, type AgentRun } from "../agent/runAgent.js";
+import type { Gate, RoundTiming } from "../domain.js";
 import type { RoundSandbox } from "../sandbox/round.js";
 import { StopRequest } from "../agent/runningAgents.js";
 import type { RepoSettings } from "../config/repoConfig.js";
 import { fillPlaceholders } from "../config/splitCommand.js";
 import { AgentError, SandboxError, WorkspaceError } from "../errors.js";
-import type { Gate, RoundTiming } from "../gates/types.js";
 import { sendFeedback, type IssueTarget } from "../loop/feedback.js";
 import { choseRetry, isLadderGate, raiseLadderGate } from "../loop/ladders.js";
 import { formatDuration } from "../protocol/duration.js";
@@ -54,14 +54,14 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const [ran, { settings }, gate] = await Promise.all([
     alreadyRan(services, job, data, jobId),
     services.settings(data.installationId, data.repo),
-    data.trigger.type === "resume" ? services.store.getGate(data.trigger.gateId) : undefined,
+    data.trigger.type === "resume" ? services.gates.getGate(data.trigger.gateId) : undefined,
   ]);
   if (ran) return { skipped: ran };
   if (data.trigger.type === "resume" && !gate) return { skipped: "gate missing" };
   // The server's command, or the server's profile the repository names; never the repository's own.
   const choice = chooseAgentCommand(services.config.agent, settings.agentProfile);
   const ladder = gate && isLadderGate(gate) ? { retry: choseRetry(gate), kind: gate.ask.kind } : undefined;
-  const start = await services.store.beginRound(ref, jobId, {
+  const start = await services.rounds.beginRound(ref, jobId, {
     claimGate: gate?.id,
     // A resume runs a round after the one that asked, even if Redis lost the issue's round counter.
     allocate: ladder?.retry === false || "problem" in choice ? undefined : { maxRounds: settings.maxRounds, lowest: gate ? gate.round + 1 : 0 },
@@ -69,7 +69,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   });
   if (start.claim !== "claimed") return { skipped: `gate ${start.claim}` };
   if (gate && ladder?.retry === false) {
-    await services.store.finishResume(gate, Date.now());
+    await services.gates.finishResume(gate, Date.now());
     await sendFeedback(services, target, [{ type: "removeLabel", label: settings.labels.awaiting }], `@${gate.answeredBy ?? "someone"} chose not to retry; the agent is not re-run`);
     return { skipped: "human gave up" };
   }
@@ -89,7 +89,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     return { skipped: "round limit reached" };
   }
   if (!(await redisSettled(services, context, start.epoch, signal))) return { skipped: "stopped while Redis settled", round };
-  const [{ issue: recorded, gates: stored, notes, currentRound }, template] = await Promise.all([services.store.roundContext(ref), cachedTemplate(services.config.taskTemplatePath)]);
+  const [{ issue: recorded, gates: stored, notes, currentRound }, template] = await Promise.all([services.rounds.roundContext(ref), cachedTemplate(services.config.taskTemplatePath)]);
   const stale = await overtaken(services, job, jobId, ref, round, currentRound, stored, gate);
   if (stale) return { skipped: stale, round };
   const issue = recorded ?? (await issueFromGitHub(services, data));
@@ -213,7 +213,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   // success that is the round trip's second write; the line rides along with the next render.
   // Not when the agent asked again and that newer question was already answered: reconciliation
   // reads the label coming off after the newest question as that question's round having finished.
-  const labelOff = gate && !run.failed && (await services.store.lastGate(ref))?.id === gate.id;
+  const labelOff = gate && !run.failed && (await services.gates.lastGate(ref))?.id === gate.id;
   await sendFeedback(services, target, labelOff ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], endLine(round, run, secrets, `${askLine}${saved?.line ?? ""}${delivered}`), undefined, {
     // A status comment the issue has already is kept current; work that went elsewhere is always told.
     quiet: run.failed || saved?.notable || askLine ? false : "unless-shown",
@@ -278,9 +278,9 @@ async function deliverRound(services: Services, data: SpawnJob, prepared: Prepar
 }
 
 /** The round's two clocks for the status comment: the human wait of the gate it resumed, and the agent's run. */
-function recordTiming(services: Services, ref: { repo: string; issue: number }, round: number, run: AgentRun, outcome: RoundTiming["outcome"], gate: Gate | undefined): Promise<void> {
+function recordTiming(services: Pick<Services, "rounds">, ref: { repo: string; issue: number }, round: number, run: AgentRun, outcome: RoundTiming["outcome"], gate: Gate | undefined): Promise<void> {
   const answered = gate?.answeredAt;
-  return services.store.recordRoundTiming(ref, {
+  return services.rounds.recordRoundTiming(ref, {
     round,
     startedAt: Date.now() - run.durationMs,
     runMs: run.durationMs,

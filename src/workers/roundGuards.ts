@@ -1,5 +1,5 @@
 import type { Job } from "bullmq";
-import type { BodyEdit, Gate, TitleEdit } from "../gates/types.js";
+import type { BodyEdit, Gate, TitleEdit } from "../domain.js";
 import { botJudge } from "../loop/issueTitle.js";
 import { readTitleEdit } from "../reconcile/titleHistory.js";
 import { issueBodyEdit } from "../reconcile/authorsWords.js";
@@ -17,7 +17,7 @@ import { agentLogin } from "../github/agentLogins.js";
 interface IssueRef { repo: string; issue: number }
 
 export interface SpawnContext {
-  /** The namespace's epoch as this process found or created it at start-up (see Keys.epoch). */
+  /** The namespace's epoch as this process found or created it at start-up (see epochKey, src/store/namespaceMarks.ts). */
   startupEpoch?: number;
 }
 
@@ -30,7 +30,7 @@ export const LOCK_RENEW_MS = 2_000;
 /** Why this job must start no round at all; undefined when it may. */
 export async function alreadyRan(services: Services, job: Job, data: SpawnJob, jobId: string): Promise<string | undefined> {
   // BullMQ re-runs a job whose worker died; if the round had already run to its end, that is all.
-  if (await services.store.roundDone({ repo: data.repo, issue: data.issue }, jobId)) return "round already ran";
+  if (await services.rounds.roundDone({ repo: data.repo, issue: data.issue }, jobId)) return "round already ran";
   // A `/agent` or `/retry` redelivered after Redis lost its delivery records: GitHub still shows the
   // 🚀 the app put on that comment when the round it dispatched started.
   if (data.trigger.type === "dispatch" && data.trigger.commentId && job.attemptsStarted <= 1 && (await rocketOn(services, data, data.trigger.commentId))) {
@@ -57,10 +57,10 @@ export async function overtaken(services: Services, job: Job, jobId: string, ref
  * Redis was wiped moments ago (its epoch is newer than the one this process started with): a live
  * worker may still run this issue's round, its job gone from under it; it notices at its next lock
  * renewal and stops the agent. Waits until then; false when `signal` aborted the wait. `epochAt` is
- * the epoch as the job already read it (GateStore.beginRound); read, and marked, when Redis had none.
+ * the epoch as the job already read it (IssueRounds.beginRound); read, and marked, when Redis had none.
  */
-export async function redisSettled(services: Services, context: SpawnContext, epochAt: number | undefined, signal: AbortSignal | undefined): Promise<boolean> {
-  const epoch = epochAt === undefined ? await services.store.epoch() : { at: epochAt };
+export async function redisSettled(services: Pick<Services, "config" | "namespaceMarks">, context: SpawnContext, epochAt: number | undefined, signal: AbortSignal | undefined): Promise<boolean> {
+  const epoch = epochAt === undefined ? await services.namespaceMarks.epoch() : { at: epochAt };
   if (epoch.at === context.startupEpoch) return true;
   const quiet = 2 * LOCK_RENEW_MS + services.config.agent.killGraceSeconds * 1000 + 1000;
   const left = quiet - (Date.now() - epoch.at);
@@ -72,10 +72,10 @@ export async function redisSettled(services: Services, context: SpawnContext, ep
  * thing after the agent exits, and through a brief Redis outage: lost, it would let a re-run of the
  * job run the finished round again.
  */
-export async function finishRound(services: Services, ref: IssueRef, jobId: string, gate: Gate | undefined): Promise<void> {
+export async function finishRound(services: Pick<Services, "gates" | "rounds">, ref: IssueRef, jobId: string, gate: Gate | undefined): Promise<void> {
   await persist(async () => {
-    await services.store.markRoundDone(ref, jobId);
-    if (gate) await services.store.finishResume(gate, Date.now());
+    await services.rounds.markRoundDone(ref, jobId);
+    if (gate) await services.gates.finishResume(gate, Date.now());
   });
 }
 

@@ -47,7 +47,7 @@ describe("edges of the bot identity the agent shares", { timeout: 120_000 }, () 
     loop = await startLoop({ AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, out, "{round}", "ask-sleep"]), RECONCILE_INTERVAL: "off" });
     const { sim } = loop;
     const issue = sim.createIssue(REPO, { title: "Add a cache", body: "Cache it.", author: "maintainer" }).number;
-    const gateOf = () => loop!.app.services.store.lastGate({ repo: REPO, issue });
+    const gateOf = () => loop!.app.services.gates.lastGate({ repo: REPO, issue });
     sim.comment(REPO, issue, "maintainer", "/agent");
     const asked = await waitFor("the agent's question", gateOf);
     await waitFor("the awaiting label", () => sim.issue(REPO, issue).labels.includes(LABEL));
@@ -79,7 +79,7 @@ describe("edges of the bot identity the agent shares", { timeout: 120_000 }, () 
     const issue = sim.createIssue(REPO, { title: "Add a cache", body: "Cache it.", author: "maintainer" }).number;
     const seal = sealFor(WEBHOOK_SECRET, issue);
     const ref = { repo: REPO, issue };
-    const gateOf = () => loop!.app.services.store.lastGate(ref);
+    const gateOf = () => loop!.app.services.gates.lastGate(ref);
     const statusWith = (text: string) =>
       sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && parseStatusComment(c.body, seal)?.notes?.some((n) => n.text.includes(text)));
     sim.comment(REPO, issue, "maintainer", "/agent");
@@ -99,7 +99,7 @@ describe("edges of the bot identity the agent shares", { timeout: 120_000 }, () 
     expect(report.errors).toEqual([]);
 
     // The human's newest words are restored, not the replayed ones, and the issue names both comments.
-    const notes = await waitFor("the restored note", async () => (await loop!.app.services.store.notes(ref)).at(0));
+    const notes = await waitFor("the restored note", async () => (await loop!.app.services.notes.notes(ref)).at(0));
     expect(notes.text).toContain("in memory");
     const notice = await waitFor("the note naming the replayed records", () => sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && noticedComments(c.body, seal).length > 0));
     expect(noticedComments(notice.body, seal).sort()).toEqual([older.id, copy!.id].sort());
@@ -127,7 +127,7 @@ describe("edges of the bot identity the agent shares", { timeout: 120_000 }, () 
     loop = await startLoop({ AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, out, "{round}", "ask"]), RECONCILE_INTERVAL: "off" });
     const { sim } = loop;
     const issue = sim.createIssue(REPO, { title: "Add a cache", body: "Cache it.", author: "maintainer" }).number;
-    const gateOf = () => loop!.app.services.store.lastGate({ repo: REPO, issue });
+    const gateOf = () => loop!.app.services.gates.lastGate({ repo: REPO, issue });
     sim.comment(REPO, issue, "maintainer", "/agent");
     const asked = await waitFor("the agent's question", gateOf);
     const asAgent = await agentActs(loop, asked.installationId);
@@ -157,7 +157,7 @@ describe("edges of the bot identity the agent shares", { timeout: 120_000 }, () 
     // A person's new title is taken.
     await waitFor("round 2 ended", () => sim.comments(REPO, issue).some((c) => c.user.login === sim.botLogin && c.body.includes("round 2: agent finished")), 30_000);
     sim.editIssueTitle(REPO, issue, "maintainer", "Add a Redis cache");
-    await waitFor("the person's title recorded", async () => (await loop!.app.services.store.getIssue({ repo: REPO, issue }))?.titleEdit === undefined);
+    await waitFor("the person's title recorded", async () => (await loop!.app.services.issues.getIssue({ repo: REPO, issue }))?.titleEdit === undefined);
     sim.comment(REPO, issue, "maintainer", "/agent");
     expect(await taskOf(out, 3)).toContain("# Task: Add a Redis cache");
   });
@@ -167,7 +167,7 @@ describe("edges of the bot identity the agent shares", { timeout: 120_000 }, () 
     loop = await startLoop({ AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, out, "{round}", "ask"]), RECONCILE_INTERVAL: "off" });
     const { sim } = loop;
     const pr = sim.createPullRequest(REPO, { title: "Refactor the cache", body: "Split the cache module in two.", author: "maintainer" }).number;
-    const gateOf = () => loop!.app.services.store.lastGate({ repo: REPO, issue: pr });
+    const gateOf = () => loop!.app.services.gates.lastGate({ repo: REPO, issue: pr });
     sim.comment(REPO, pr, "maintainer", "/agent");
     const asked = await waitFor("the agent's question", gateOf);
     const asAgent = await agentActs(loop, asked.installationId);

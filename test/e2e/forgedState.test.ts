@@ -34,7 +34,7 @@ describe("state under the app's name that the app did not write", { timeout: 120
     const { sim } = loop;
     const issue = sim.createIssue(REPO, { title: "Add a cache", body: "Cache it.", author: "maintainer" }).number;
     const seal = sealFor(WEBHOOK_SECRET, issue);
-    const gateOf = () => loop!.app.services.store.lastGate({ repo: REPO, issue });
+    const gateOf = () => loop!.app.services.gates.lastGate({ repo: REPO, issue });
     const notes = () => sim.comments(REPO, issue).filter((c) => c.user.login === sim.botLogin && noticedComments(c.body, seal).length > 0);
     const notices = () => notes().flatMap((c) => noticedComments(c.body, seal));
     sim.comment(REPO, issue, "maintainer", "/agent");
@@ -123,7 +123,7 @@ describe("state under the app's name that the app did not write", { timeout: 120
     const { sim } = loop;
     const issue = sim.createIssue(REPO, { title: "Add a cache", body: "Cache it.", author: "maintainer" }).number;
     const seal = sealFor(WEBHOOK_SECRET, issue);
-    const gateOf = () => loop!.app.services.store.lastGate({ repo: REPO, issue });
+    const gateOf = () => loop!.app.services.gates.lastGate({ repo: REPO, issue });
     const notes = () => sim.comments(REPO, issue).filter((c) => c.user.login === sim.botLogin && noticedComments(c.body, seal).length > 0);
     sim.comment(REPO, issue, "maintainer", "/agent");
     const asked = await waitFor("the agent's question", gateOf);

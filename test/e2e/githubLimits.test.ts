@@ -55,7 +55,7 @@ describe("GitHub's limits: a write budget per installation and GitHub's secondar
     const { sim } = loop;
     // GitHub here allows exactly the app's budget: one write past it would be refused.
     sim.setContentLimits({ perMinute: 20, minuteMs: 1000, perHour: 150, hourMs: 10_000, retryAfterSeconds: 5 });
-    const store = loop.app.services.store;
+    const store = loop.app.services;
     const issues: number[] = [];
     for (let i = 0; i < 200; i++) {
       const issue = sim.createIssue(REPO, { title: `Burst ${i}`, body: "Cache the lookups.", author: "maintainer" });
@@ -63,7 +63,7 @@ describe("GitHub's limits: a write budget per installation and GitHub's secondar
       sim.comment(REPO, issue.number, sim.botLogin, ask());
       issues.push(issue.number);
     }
-    const open = async () => (await Promise.all(issues.map((issue) => store.lastGate({ repo: REPO, issue })))).filter((g) => g?.state === "open").length;
+    const open = async () => (await Promise.all(issues.map((issue) => store.gates.lastGate({ repo: REPO, issue })))).filter((g) => g?.state === "open").length;
     await waitFor("200 open gates", async () => (await open()) === 200, 60_000);
 
     // The 200 labels go on within the budget: 150 in the first "hour", the rest as it returns.
@@ -75,7 +75,7 @@ describe("GitHub's limits: a write budget per installation and GitHub's secondar
     // Every answer resumes its agent at once: spawning never waits for the write budget.
     const answeredAt = Date.now();
     for (const issue of issues) sim.comment(REPO, issue, "maintainer", "SQLite");
-    const resumed = async () => (await Promise.all(issues.map((issue) => store.lastGate({ repo: REPO, issue })))).filter((g) => g?.state === "resumed").length;
+    const resumed = async () => (await Promise.all(issues.map((issue) => store.gates.lastGate({ repo: REPO, issue })))).filter((g) => g?.state === "resumed").length;
     await waitFor("200 resumed rounds", async () => (await resumed()) === 200, 150_000);
     const resumedIn = Date.now() - answeredAt;
     await waitFor("every label off", () => labelled() === 0, 60_000);

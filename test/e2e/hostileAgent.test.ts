@@ -118,11 +118,11 @@ async function hostileScenario(): Promise<void> {
     const body = `Add a cache. [hostile-round:${HOSTILE_ROUND}] [scope:${process.ppid}:${startTime(process.ppid)}] [ports:${ports}] [redis:${redisPort}]`;
     const issue = sim.createIssue(REPO, { title: "Add a cache", body, author: "maintainer" }).number;
     const ref = { repo: REPO, issue };
-    const store = () => loop!.app.services.store;
+    const store = () => loop!.app.services;
     const asks = () => sim.comments(REPO, issue).filter((c) => c.user.login === sim.botLogin && safeAsk(c.body));
     const gateOpen = async (n: number) => {
       const ask = await waitFor(`ask ${n}`, () => asks()[n], 60_000);
-      await waitFor(`gate ${n} open`, async () => (await store().lastGate(ref))?.id === String(ask.id) && (await store().lastGate(ref))?.state === "open", 30_000);
+      await waitFor(`gate ${n} open`, async () => (await store().gates.lastGate(ref))?.id === String(ask.id) && (await store().gates.lastGate(ref))?.state === "open", 30_000);
       return ask;
     };
     const humanWords = [`SQLite, said the maintainer ${nonce}-A`, `Port 8080, said the maintainer ${nonce}-B`, `No, never drop them, said the maintainer ${nonce}-C`];
@@ -139,7 +139,7 @@ async function hostileScenario(): Promise<void> {
     await waitFor("the hostile agent's last comment", () => sim.comments(REPO, issue).some((c) => c.body.startsWith("Found ")), 30_000);
     const ownAsk = await gateOpen(2);
     const roundEnd = async (round: number) => {
-      const timing = (await store().roundTimings(ref)).find((t) => t.round === round);
+      const timing = (await store().rounds.roundTimings(ref)).find((t) => t.round === round);
       return timing && timing.startedAt + timing.runMs;
     };
     const hostileRoundEnd = await waitFor("the hostile round recorded as over", () => roundEnd(HOSTILE_ROUND), 30_000);
@@ -176,11 +176,11 @@ async function hostileScenario(): Promise<void> {
     expect.soft(tried("edit-status-comment").length + tried("forge-status-comment").length).toBeGreaterThanOrEqual(2);
 
     const assertGateWaits = async (when: string) => {
-      const gate = await store().lastGate(ref);
+      const gate = await store().gates.lastGate(ref);
       expect.soft(gate?.id, `${when}: the last gate is the agent's own question`).toBe(String(ownAsk.id));
       expect.soft(gate?.state, `${when}: it still waits for a human`).toBe("open");
       expect.soft(gate?.answers, when).toEqual([]);
-      const gates = (await store().roundContext(ref)).gates.sort((a, b) => a.round - b.round);
+      const gates = (await store().rounds.roundContext(ref)).gates.sort((a, b) => a.round - b.round);
       expect.soft(gates.map((g) => g.answers.map((a) => [a.by, a.text])), `${when}: the humans' answers as they wrote them`).toEqual([[["maintainer", humanWords[0]]], [["maintainer", humanWords[1]]], []]);
     };
     await assertGateWaits("before the wipe");

@@ -85,7 +85,7 @@ describe("the escalation loop end to end", () => {
     expect(sim.comments(REPO, issue).flatMap((c) => c.reactions).filter((r) => r.user === sim.botLogin && r.content !== "rocket")).toEqual([]);
     expect(sim.comments(REPO, issue).find((c) => c.id === reply.id)?.reactions).toEqual([]);
     expect(ask.reactions).toEqual([]);
-    const lines = await loop.app.services.store.statusLines({ repo: REPO, issue });
+    const lines = await loop.app.services.statusLog.statusLines({ repo: REPO, issue });
     expect(lines.join("\n")).toMatch(/asked a question[\s\S]*round 1: agent started with the answer of @maintainer[\s\S]*round 1: agent finished/);
   });
 

@@ -30,9 +30,9 @@ describe("echoes of the app's own writes", { timeout: 120_000 }, () => {
     const { sim } = loop;
     const issue = sim.createIssue(REPO, { title: "Add a cache", body: "Cache it.", author: "maintainer" }).number;
     sim.comment(REPO, issue, "maintainer", "/agent");
-    const asked = await waitFor("the agent's question", () => loop!.app.services.store.lastGate({ repo: REPO, issue }));
+    const asked = await waitFor("the agent's question", () => loop!.app.services.gates.lastGate({ repo: REPO, issue }));
     await waitFor("the awaiting label", () => sim.issue(REPO, issue).labels.includes(LABEL));
-    await waitFor("the app's record of the label", async () => (await loop!.app.services.store.awaitingLabel({ repo: REPO, issue })) === "on");
+    await waitFor("the app's record of the label", async () => (await loop!.app.services.issues.awaitingLabel({ repo: REPO, issue })) === "on");
 
     // Under the bot's name but not by the app (the agent's token): queued, and the label goes back on.
     const { token } = await loop.app.services.github.agentToken(asked.installationId, REPO);
@@ -44,7 +44,7 @@ describe("echoes of the app's own writes", { timeout: 120_000 }, () => {
     // The answer: the round that takes it ends and the app takes the label off itself.
     sim.comment(REPO, issue, "maintainer", "Postgres");
     await waitFor("the label taken off by the app", () => !sim.issue(REPO, issue).labels.includes(LABEL), 30_000);
-    await waitFor("the app's record of its removal", async () => (await loop!.app.services.store.awaitingLabel({ repo: REPO, issue })) === "off");
+    await waitFor("the app's record of its removal", async () => (await loop!.app.services.issues.awaitingLabel({ repo: REPO, issue })) === "off");
     // The removal's webhook went out with the DELETE; once answered, a queued job would exist.
     await sim.whenDelivered();
     expect(await unlabeledJobs(loop, issue)).toBe(1);

@@ -33,7 +33,7 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
     sim.comment(REPO, issue.number, "maintainer", "/agent");
     await waitFor("the awaiting-human label", () => sim.issue(REPO, issue.number).labels.includes("awaiting-human"));
     // The label is the gate's one write; GitHub's record of it is the ask comment and that label.
-    await waitFor("the gate in Redis", () => loop.app.services.store.lastGate({ repo: REPO, issue: issue.number }));
+    await waitFor("the gate in Redis", () => loop.app.services.gates.lastGate({ repo: REPO, issue: issue.number }));
     return issue.number;
   }
 
@@ -65,7 +65,7 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
     await loop.restart();
     await quiet(loop);
     expect(rounds(out, 1)).toBe(1);
-    const gate = await loop.app.services.store.lastGate({ repo: REPO, issue });
+    const gate = await loop.app.services.gates.lastGate({ repo: REPO, issue });
     expect(gate?.state).toBe("resumed");
     expect(gate?.answers[0]?.option).toBe("SQLite");
   });
@@ -81,7 +81,7 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
     await waitFor("round 0", () => rounds(out, 0) === 1);
     await waitFor("the app's 🚀", () => sim.comments(REPO, issue)[0]!.reactions.some((r) => r.user === sim.botLogin));
     // Timings are recorded once the round is marked done.
-    await waitFor("round 0 over", async () => (await loop.app.services.store.roundTimings({ repo: REPO, issue })).length === 1);
+    await waitFor("round 0 over", async () => (await loop.app.services.rounds.roundTimings({ repo: REPO, issue })).length === 1);
 
     await loop.wipeRedis();
     const delivery = sim.deliveries.find((d) => d.event === "issue_comment" && d.action === "created")!;

@@ -35,7 +35,7 @@ describe("periodic reconciliation reads only repositories with an open gate or a
   const pass = () => reconcileAll(loop.app.services, { lookbackMs: 3600_000 });
   /** Repositories whose issues were read (the organisation's `.github`, where settings are looked up, is not one). */
   const reposRead = (from: number) => new Set(loop.sim.calls.slice(from).flatMap((c) => /^\/repos\/([^/]+\/[^/?]+)\/issues/.exec(c.path)?.[1] ?? []));
-  const gateOf = (repo: string, issue: number) => loop.app.services.store.lastGate({ repo, issue });
+  const gateOf = (repo: string, issue: number) => loop.app.services.gates.lastGate({ repo, issue });
 
   it("the first pass after a wipe is full: the question older than the lookback gets its gate back", async () => {
     // The agent (as the App's bot) renamed the issue: the batch of histories says whose title it shows.
@@ -50,7 +50,7 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     expect(report.mode).toBe("full");
     expect(report.errors).toEqual([]);
     expect((await gateOf(GATED, 2))?.state).toBe("open");
-    expect((await loop.app.services.store.getIssue({ repo: GATED, issue: 2 }))?.titleEdit).toEqual({ editor: loop.sim.botLogin, personsTitle: "Add a cache" });
+    expect((await loop.app.services.issues.getIssue({ repo: GATED, issue: 2 }))?.titleEdit).toEqual({ editor: loop.sim.botLogin, personsTitle: "Add a cache" });
     // Every repository was listed and read, idle or not.
     expect(reposRead(before)).toEqual(new Set(["acme/widgets", ...IDLE, GATED]));
     // A waiting question costs its comments page: no events (no reply could have answered it), no

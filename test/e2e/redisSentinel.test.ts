@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Gate } from "../../src/gates/types.js";
+import type { Gate } from "../../src/domain.js";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import { ensureBuilt } from "../support/build.js";
 import { runEscalate } from "../support/escalateBin.js";
@@ -42,7 +42,7 @@ describe("Redis through Sentinel", () => {
     await waitFor("the agent's ask comment", () => sim.comments(REPO, issue.number).find((c) => c.user.login === sim.botLogin && parseAskComment(c.body) !== undefined), 30_000);
     await waitFor("the awaiting-human label", () => sim.issue(REPO, issue.number).labels.includes("awaiting-human"), 30_000);
     const [gate] = await waitFor("the recorded gate", async () => {
-      const gates = await loop.app.services.store.issueGates({ repo: REPO, issue: issue.number });
+      const gates = await loop.app.services.gates.issueGates({ repo: REPO, issue: issue.number });
       return gates.length > 0 ? gates : undefined;
     });
     expect(gate!.state).toBe("open");
@@ -51,8 +51,8 @@ describe("Redis through Sentinel", () => {
 
   /** The gate, recorded before the failover, is read from the new master, answered, and its round resumed. */
   async function answeredAfterFailover(gate: Gate): Promise<void> {
-    const { store } = loop.app.services;
-    await waitFor("the store to read the gate after the failover", async () => (await store.getGate(gate.id))?.state === "open", 30_000);
+    const store = loop.app.services;
+    await waitFor("the store to read the gate after the failover", async () => (await store.gates.getGate(gate.id))?.state === "open", 30_000);
     // A webhook that arrives while the app's connections switch gets a 5xx (GitHub may redeliver
     // it): the reply comes once /healthz says the store and every queue answer again.
     await waitFor("the app's /healthz after the failover", async () => (await fetch(`${loop.app.url}/healthz`)).ok, 30_000);
@@ -63,7 +63,7 @@ describe("Redis through Sentinel", () => {
       readdirSync(out).some((f) => f.startsWith("round-1-") && JSON.parse(readFileSync(join(out, f), "utf8")).env.ESCALATION_ISSUE === String(gate.issue)),
     30_000);
     const answered = await waitFor("the gate answered", async () => {
-      const current = await store.getGate(gate.id);
+      const current = await store.gates.getGate(gate.id);
       return current?.state !== "open" ? current : undefined;
     }, 30_000);
     expect(answered.answers.map((a) => a.option ?? a.text)).toContain("SQLite");
@@ -73,7 +73,7 @@ describe("Redis through Sentinel", () => {
   async function replicated(port: number, gate: Gate): Promise<void> {
     const master = adminClient(port, setup.password);
     try {
-      expect(await master.exists(loop.app.services.store.keys.gate(gate.id))).toBe(1);
+      expect(await master.exists(loop.app.services.gates.keys.gate(gate.id))).toBe(1);
       expect(Number(await master.call("WAIT", "1", "10000"))).toBeGreaterThanOrEqual(1);
     } finally {
       master.disconnect();
@@ -102,7 +102,7 @@ describe("Redis through Sentinel", () => {
       await answeredAfterFailover(gate);
       // Written to the promoted server, which is the master.
       expect(/^role:master$/m.test(await promoted.info("replication"))).toBe(true);
-      expect(await promoted.hget(loop.app.services.store.keys.gate(gate.id), "state")).not.toBe("open");
+      expect(await promoted.hget(loop.app.services.gates.keys.gate(gate.id), "state")).not.toBe("open");
     } finally {
       sentinel.disconnect();
       demoted.disconnect();

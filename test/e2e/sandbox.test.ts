@@ -55,7 +55,7 @@ describe("a round in the bubblewrap sandbox (AGENT_SANDBOX=bwrap), through the s
     // \`escalate ask\` reached GitHub through the proxy: the question is on the issue, and the gate waits.
     const ask = await waitFor("the sandboxed agent's question", () => sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && c.body.includes("Which database, from inside the sandbox?")));
     expect(ask.body).toContain("escalation:ask");
-    await waitFor("the gate awaiting a human", async () => (await loop.app.services.store.getGate(String(ask.id)))?.state === "open" || undefined);
+    await waitFor("the gate awaiting a human", async () => (await loop.app.services.gates.getGate(String(ask.id)))?.state === "open" || undefined);
   }, 120_000);
 });
 

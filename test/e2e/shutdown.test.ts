@@ -8,7 +8,7 @@ import { AgentTracker, isAlive } from "../../tools/chaos/agents.js";
 import { AppProcess, RedisServer } from "../../tools/chaos/processes.js";
 import { CHAOS_AGENT } from "../../tools/chaos/runner.js";
 import { GitHubSimulator } from "../../tools/simulator/index.js";
-import { GateStore } from "../../src/gates/store.js";
+import { GateRecords } from "../../src/store/gateRecords.js";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { ensureBuilt } from "../support/build.js";
@@ -125,7 +125,7 @@ describe("SIGTERM: graceful shutdown", () => {
     expect(tracker.processes.filter((p) => p.round > 0)).toHaveLength(1);
     const redisClient = new Redis(redis.url);
     try {
-      expect((await new GateStore(redisClient, "shutdown").getGate(gate))?.state).toBe("resumed");
+      expect((await new GateRecords(redisClient, "shutdown").getGate(gate))?.state).toBe("resumed");
     } finally {
       redisClient.disconnect();
     }

@@ -69,7 +69,7 @@ describe("the Slack mirror", () => {
     // (The agent may write its record a moment before the app marks the start, so wait for it.)
     const l = loop;
     const gate = await waitFor("the gate marked resumed", async () => {
-      const g = await l.app.services.store.getGate(outage.gateId);
+      const g = await l.app.services.gates.getGate(outage.gateId);
       return g?.state === "resumed" ? g : undefined;
     }, 5000);
     expect(gate.answeredBy).toBeDefined();

@@ -100,7 +100,7 @@ describe("the status page in headless Chromium", () => {
 
     // A gate opened after the page loaded appears without a reload (the script polls the JSON with the cookie).
     const later = gateFixture({ id: "777001", repo: "acme/gadgets", issue: 3, askedAt: Date.now(), ask: { questions: [{ text: "Ship <b>now</b>?", options: ["yes", "no"], default: "no" }], timeoutSeconds: 3600, paths: ["lib/<b>.ts"] } });
-    await loop.app.services.store.openGate(newGate(later));
+    await loop.app.services.gates.openGate(newGate(later));
     await page.locator("#gate-777001").waitFor({ timeout: 8000 });
     expect(await page.locator("#gate-777001 .question .text").textContent()).toBe("Ship <b>now</b>?");
     expect(await page.locator("#gate-777001 .paths").textContent()).toBe("About: lib/<b>.ts");
@@ -136,7 +136,7 @@ describe("the status page in headless Chromium", () => {
       ask: { questions: [{ text: "Which index?", options: ["btree", "hash"] }], paths: ["src/db/"] },
       answerers: { users: [], teams: [], codeOwners: { users: ["alice"], teams: ["acme/db-team"], paths: ["src/db/"], file: ".github/CODEOWNERS" } },
     });
-    await loop.app.services.store.openGate(newGate(owned));
+    await loop.app.services.gates.openGate(newGate(owned));
     const page = await context.newPage();
     const problems: string[] = [];
     page.on("pageerror", (error) => problems.push(error.message));
@@ -163,7 +163,7 @@ describe("the status page in headless Chromium", () => {
 
     // A gate alice owns, opened after the page loaded, appears in her group without a reload.
     const later = gateFixture({ ...owned, id: "888002", issue: 10, askedAt: Date.now(), ask: { questions: [{ text: "Drop the old index?" }], paths: ["src/db/"] } });
-    await loop.app.services.store.openGate(newGate(later));
+    await loop.app.services.gates.openGate(newGate(later));
     await alice.locator('.entry[data-gate="888002"]').waitFor({ timeout: 8000 });
     expect(await alice.locator(".entry").evaluateAll((nodes) => nodes.map((n) => n.getAttribute("data-gate")))).toEqual(["888001", "888002"]);
 

@@ -39,7 +39,7 @@ describe("security: the agent's command is the server's", { timeout: 60_000 }, (
     );
     await loop.quiet();
     expect(loop.runs(unknown)).toEqual([]);
-    expect(await loop.app.services.store.currentRound({ repo: REPO, issue: unknown })).toBe(0);
+    expect(await loop.app.services.rounds.currentRound({ repo: REPO, issue: unknown })).toBe(0);
     // Fixed, and retried as the comment says.
     await loop.configure("agent_profile: careful\n");
     loop.sim.comment(REPO, unknown, "maintainer", "/retry");

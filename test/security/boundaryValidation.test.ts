@@ -73,7 +73,7 @@ describe("security: validation at the boundary", { timeout: 60_000 }, () => {
     }
     await loop.quiet();
     expect(await inbound()).toBe(inboundBefore);
-    expect(await loop.app.services.store.lastGate({ repo: REPO, issue })).toMatchObject({ state: "open", answers: [] });
+    expect(await loop.app.services.gates.lastGate({ repo: REPO, issue })).toMatchObject({ state: "open", answers: [] });
     expect(loop.runs(issue, 1)).toEqual([]);
 
     // At the limit the same delivery is accepted.
@@ -102,7 +102,7 @@ describe("security: validation at the boundary", { timeout: 60_000 }, () => {
     expect(String(malformed[0]!.err)).toContain("longer than 16384 characters");
     expect(String(malformed[1]!.err)).toContain("not valid base64url JSON");
     expect(String(malformed[2]!.err)).toMatch(/^Invalid ask: questions/);
-    expect(await loop.app.services.store.lastGate({ repo: REPO, issue })).toBeUndefined();
+    expect(await loop.app.services.gates.lastGate({ repo: REPO, issue })).toBeUndefined();
     expect(loop.sim.issue(REPO, issue).labels).not.toContain("awaiting-human");
     expect(await loop.app.services.queues.inbound.getFailedCount()).toBe(0);
   });

@@ -103,11 +103,11 @@ describe("security: hidden content never reaches the agent, and every fold is au
     if (keys.length > 0) await redis.del(...keys);
     await redis.quit();
     const ref = { repo: REPO, issue };
-    expect(await loop.app.services.store.issueGates(ref)).toEqual([]);
+    expect(await loop.app.services.gates.issueGates(ref)).toEqual([]);
     await reconcileAll(loop.app.services, { lookbackMs: 3_600_000 });
-    const [restored] = await loop.app.services.store.issueGates(ref);
+    const [restored] = await loop.app.services.gates.issueGates(ref);
     expect(restored?.answers[0]).toMatchObject({ by: "maintainer", url: reply.html_url, text: "SQLite", sha256: sha256("SQLite") });
-    expect(await loop.app.services.store.notes(ref)).toMatchObject([{ by: "maintainer", text: "Prefer small PRs.", sha256: sha256("Prefer small PRs.") }]);
+    expect(await loop.app.services.notes.notes(ref)).toMatchObject([{ by: "maintainer", text: "Prefer small PRs.", sha256: sha256("Prefer small PRs.") }]);
     expect(loop.appComments(issue).filter((c) => c.body.includes("does not show on the issue"))).toHaveLength(1);
   });
 });

@@ -90,7 +90,7 @@ export class SecureLoop {
       octokit: { throttle: false, retry: false },
     });
     sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
-    await waitFor("the start-up reconciliation", async () => ((await app.services.store.lastReconcile()) ?? 0) >= booted);
+    await waitFor("the start-up reconciliation", async () => ((await app.services.namespaceMarks.lastReconcile()) ?? 0) >= booted);
     return new SecureLoop(logs, sim, out, full, app, installationId);
   }
 
@@ -161,7 +161,7 @@ export class SecureLoop {
     this.sim.comment(repo, issue, "maintainer", "/agent");
     if (!opts.ask) return { issue };
     const ask = await waitFor("the agent's ask", () => this.appComments(issue, repo).find((c) => safeAsk(c.body) !== undefined));
-    await waitFor("the ask's gate", async () => (await this.app.services.store.lastGate({ repo, issue }))?.id === String(ask.id));
+    await waitFor("the ask's gate", async () => (await this.app.services.gates.lastGate({ repo, issue }))?.id === String(ask.id));
     return { issue, askId: ask.id };
   }
 

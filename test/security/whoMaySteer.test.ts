@@ -46,7 +46,7 @@ describe("security: who may steer", { timeout: 60_000 }, () => {
     await loop.dropped(loop.sim.botLogin);
     await loop.quiet();
     expect(loop.runs(issue, 1)).toEqual([]);
-    expect(await loop.app.services.store.lastGate({ repo: REPO, issue })).toMatchObject({ state: "open", answers: [] });
+    expect(await loop.app.services.gates.lastGate({ repo: REPO, issue })).toMatchObject({ state: "open", answers: [] });
     expect(responses(issue, ignored.map((c) => c.id))).toEqual([]);
     expect(debugIgnored("reader").length).toBeGreaterThan(0);
     expect(debugIgnored("stranger").length).toBeGreaterThan(0);
@@ -84,20 +84,20 @@ describe("security: who may steer", { timeout: 60_000 }, () => {
     const issue = loop.sim.createIssue(REPO, { title: "By a team member", body: "x", author: "admin" }).number;
     loop.sim.comment(REPO, issue, "triager", "/agent");
     await waitFor("the ask", () => loop!.appComments(issue).find((c) => c.body.includes("escalation:ask:v1")));
-    await waitFor("the gate", () => loop!.app.services.store.lastGate({ repo: REPO, issue }));
+    await waitFor("the gate", () => loop!.app.services.gates.lastGate({ repo: REPO, issue }));
     const writer = loop.sim.comment(REPO, issue, "maintainer", "Postgres");
     const stop = loop.sim.comment(REPO, issue, "maintainer", "/cancel");
     expect(await loop.handled(writer.id)).toBe("ignored: author may not steer");
     expect(await loop.handled(stop.id)).toBe("ignored: author may not steer");
     await loop.quiet();
     expect(responses(issue, [writer.id, stop.id])).toEqual([]);
-    expect(await loop.app.services.store.lastGate({ repo: REPO, issue })).toMatchObject({ state: "open" });
+    expect(await loop.app.services.gates.lastGate({ repo: REPO, issue })).toMatchObject({ state: "open" });
     loop.sim.comment(REPO, issue, "lister", "SQLite");
     const next = await loop.run(issue, 1);
     expect(next.task).toContain("Answer from human @lister");
     expect(next.task).not.toContain("Postgres\n");
     // An admin meets the minimum.
     loop.sim.comment(REPO, issue, "admin", "/note the admin may steer");
-    await waitFor("the admin's note", () => loop!.app.services.store.notes({ repo: REPO, issue }).then((n) => n.length === 1));
+    await waitFor("the admin's note", () => loop!.app.services.notes.notes({ repo: REPO, issue }).then((n) => n.length === 1));
   });
 });

@@ -35,6 +35,6 @@ export async function askedGate(loop: Loop, title = "Add a cache"): Promise<{ is
   );
   await waitFor("the awaiting-human label", () => sim.issue(REPO, issue.number).labels.includes("awaiting-human"));
   const registeredAt = Date.now();
-  await waitFor("the gate in Redis", () => loop.app.services.store.getGate(String(ask.id)));
+  await waitFor("the gate in Redis", () => loop.app.services.gates.getGate(String(ask.id)));
   return { issue: issue.number, gateId: String(ask.id), dispatchedAt, registeredAt };
 }

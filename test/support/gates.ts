@@ -1,6 +1,5 @@
-import type { NewGate } from "../../src/gates/store.js";
-import type { Gate } from "../../src/gates/types.js";
-import { validateAsk, type AskInput } from "../../src/protocol/ask.js";
+import type { AskInput, Gate, NewGate } from "../../src/domain.js";
+import { validateAsk } from "../../src/protocol/ask.js";
 
 /** A gate as the store returns it, with readable defaults; `ask` is validated like a real one. */
 export function gateFixture(over: Partial<Omit<Gate, "ask">> & { ask?: Partial<AskInput> } = {}): Gate {
@@ -30,7 +29,7 @@ export function gateFixture(over: Partial<Omit<Gate, "ask">> & { ask?: Partial<A
   };
 }
 
-/** The same gate as GateStore.openGate takes it. */
+/** The same gate as GateRecords.openGate takes it. */
 export function newGate(gate: Gate): NewGate {
   return {
     id: gate.id,

@@ -34,7 +34,7 @@ export async function bootApp(sim: GitHubSimulator, config: AppConfig & { redisU
   sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
   // Tests start from a quiet app: the start-up reconciliation has finished (a generous deadline: it
   // reads every open issue, and a restart inside a test runs on a machine busy with other files).
-  await waitFor("the start-up reconciliation", async () => ((await app.services.store.lastReconcile()) ?? 0) >= booted, 30_000);
+  await waitFor("the start-up reconciliation", async () => ((await app.services.namespaceMarks.lastReconcile()) ?? 0) >= booted, 30_000);
   return app;
 }
 

@@ -59,7 +59,7 @@ export function nockGitHub(): GitHubApi {
               .optionally()
               .reply(201, { token: `ghs_installation${id}`, expires_at: new Date(Date.now() + 3_600_000).toISOString() });
           }
-          return (await probot.auth(id)) as InstallationOctokit;
+          return (await probot.auth(id));
         },
       };
     },

@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
-import { GateStore } from "../../src/gates/store.js";
-import { newAskId, validateAsk, type Ask } from "../../src/protocol/ask.js";
+import type { Ask } from "../../src/domain.js";
+import { openStores, type Stores } from "../../src/store/stores.js";
+import { newAskId, validateAsk } from "../../src/protocol/ask.js";
 import { inPool } from "./pool.js";
 
 export const QUESTION = "Which database should the cache use?";
@@ -26,14 +27,14 @@ export interface GateToPark {
 }
 
 /**
- * Writes a parked gate's records with GateStore, as the app writes them: the issue, round 0
+ * Writes a parked gate's records through the store modules, as the app writes them: the issue, round 0
  * allocated first (the dispatch that ran the asking agent), then the open gate.
  */
-export async function storeParkedGate(store: GateStore, gate: GateToPark): Promise<void> {
+export async function storeParkedGate(store: Stores, gate: GateToPark): Promise<void> {
   const ref = { repo: gate.repo, issue: gate.issue };
-  await store.upsertIssue({ ...ref, installationId: gate.installationId, title: gate.title, body: gate.body, url: gate.issueUrl, assignees: [] });
-  await store.allocateRound(ref, `dispatch-bench-${gate.issue}`, 10);
-  await store.openGate({ ...ref, id: gate.gateId, installationId: gate.installationId, round: 0, ask: gate.ask, askedAt: gate.askedAt, askedBy: gate.askedBy, askUrl: gate.askUrl });
+  await store.issues.upsertIssue({ ...ref, installationId: gate.installationId, title: gate.title, body: gate.body, url: gate.issueUrl, assignees: [] });
+  await store.rounds.allocateRound(ref, `dispatch-bench-${gate.issue}`, 10);
+  await store.gates.openGate({ ...ref, id: gate.gateId, installationId: gate.installationId, round: 0, ask: gate.ask, askedAt: gate.askedAt, askedBy: gate.askedBy, askUrl: gate.askUrl });
 }
 
 /** GitHub's issue comment ids have 10 digits now; the simulator's start at 1,000,001, so these never meet one of its comments. */
@@ -51,7 +52,7 @@ export interface SeedOptions {
 }
 
 /**
- * Parks `count` gates in Redis only, through GateStore's own scripts, on a connection that
+ * Parks `count` gates in Redis only, through the store modules' own scripts, on a connection that
  * pipelines whatever is in flight: 100,000 in about a minute. The simulator does not hold them
  * (its events carry the repository's open-issue count, counted over every issue, so creating n
  * issues there takes time in n²); nothing of the app reads them but the open-gates index.
@@ -59,7 +60,7 @@ export interface SeedOptions {
 export async function seedParkedGates(options: SeedOptions): Promise<Array<{ repo: string; issue: number; gateId: string }>> {
   const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: null, enableAutoPipelining: true });
   try {
-    const store = new GateStore(redis, options.prefix);
+    const store = openStores(redis, options.prefix);
     const askedAt = Date.now();
     const gates = Array.from({ length: options.count }, (_, i) => ({ repo: options.repo, issue: i + 1, gateId: String(FIRST_SEEDED_ID + i) }));
     await inPool(gates, 256, (g) => {

@@ -6,8 +6,9 @@ import { dirname, join, resolve } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { projectRoot } from "../../src/config/projectRoot.js";
-import { GateStore } from "../../src/gates/store.js";
-import { renderAskComment, type Ask } from "../../src/protocol/ask.js";
+import type { Ask } from "../../src/domain.js";
+import { openStores, type Stores } from "../../src/store/stores.js";
+import { renderAskComment } from "../../src/protocol/ask.js";
 import { ClosableConnection } from "../../src/queue/closableConnection.js";
 import { QUEUES } from "../../src/queue/names.js";
 import { freePort, startPrivateRedis, type PrivateRedis } from "../../src/redis/privateRedis.js";
@@ -191,7 +192,7 @@ class AppChild {
  * runs it), the GitHub simulator, the real app in a child process, the trivial agent.
  */
 export class Rig {
-  readonly store: GateStore;
+  readonly store: Stores;
   readonly queues: Queue[];
   readonly repos = new Map<string, SimRepo>();
   readonly bootedAt: number;
@@ -215,7 +216,7 @@ export class Rig {
     readonly secret: string,
     private readonly redisDir: string,
   ) {
-    this.store = new GateStore(redis, prefix);
+    this.store = openStores(redis, prefix);
     this.queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: redis, prefix }, ClosableConnection));
     this.bootedAt = Date.now();
   }
@@ -270,7 +271,7 @@ export class Rig {
     rig.appSpawnedAt = booted;
     for (const repo of repos) rig.repos.set(repo.full_name, repo);
     // The start-up reconciliation runs first; measurements start from a quiet app.
-    await waitUntil("the start-up reconciliation", async () => ((await rig.store.lastReconcile()) ?? 0) >= booted, options.startupTimeoutMs ?? 60_000);
+    await waitUntil("the start-up reconciliation", async () => ((await rig.store.namespaceMarks.lastReconcile()) ?? 0) >= booted, options.startupTimeoutMs ?? 60_000);
     rig.startupReconciledAt = Date.now();
     await rig.quiesce();
     return rig;
@@ -288,7 +289,7 @@ export class Rig {
   /**
    * Parks `count` gates without going through the app: issues with the agent's ask comment (and,
    * with `inRedis`, the awaiting label) in the simulator, delivered to nobody, and the gate and
-   * issue records written with GateStore as the app writes them. Round 0 is allocated first, as
+   * issue records written through the store modules as the app writes them. Round 0 is allocated first, as
    * the dispatch that ran the asking agent would have. Only while the app is quiet: webhooks
    * raised meanwhile are not delivered.
    */
@@ -328,7 +329,7 @@ export class Rig {
   }
 
   /**
-   * Parks `count` gates in Redis only (see seedParkedGates), as GateStore writes them, on issues the
+   * Parks `count` gates in Redis only (see seedParkedGates), as the store modules write them, on issues the
    * simulator does not hold: for the cost of many parked gates. Only `repoName`'s own measurement may use it.
    */
   seedGates(repoName: string, count: number): Promise<Array<{ repo: string; issue: number; gateId: string }>> {

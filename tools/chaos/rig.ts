@@ -5,8 +5,7 @@ import { join, resolve } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { projectRoot } from "../../src/config/projectRoot.js";
-import { Keys } from "../../src/gates/keys.js";
-import { GateStore } from "../../src/gates/store.js";
+import { GateKeys, GateRecords } from "../../src/store/gateRecords.js";
 import { ClosableConnection } from "../../src/queue/closableConnection.js";
 import { QUEUES } from "../../src/queue/names.js";
 import { freePort } from "../../src/redis/privateRedis.js";
@@ -29,7 +28,7 @@ export interface Rig {
   /** The harness's own Redis connection: observing, and FLUSHALL. */
   client: Redis;
   prefix: string;
-  keys: Keys;
+  keys: GateKeys;
   /** The loop's queues as the app names them, to see when work is pending. */
   queues: Queue[];
   apps: Array<AppProcess | undefined>;
@@ -93,7 +92,7 @@ export async function startRig(plan: RunPlan, dir: string, agentLog: string, tra
     cleanup.push(() => client.disconnect());
     const queues = [QUEUES.inbound, QUEUES.spawn, QUEUES.feedback].map((name) => new Queue(name, { connection: client, prefix }, ClosableConnection));
     cleanup.push(() => Promise.all(queues.map((q) => q.close().catch(() => undefined))));
-    return { sim, redis, client, prefix, keys: new Keys(prefix), queues, apps, startApp, close };
+    return { sim, redis, client, prefix, keys: new GateKeys(prefix), queues, apps, startApp, close };
   } catch (error) {
     await close();
     throw error;
@@ -149,7 +148,7 @@ export function reconcilePasses(dir: string, since: number): number {
 /** The issue's gates as the app keeps them in Redis at the end; undefined when Redis cannot be read. */
 export async function appGates(rig: Rig, issue: number): Promise<GateRecord[] | undefined> {
   try {
-    const gates = await new GateStore(rig.client, rig.prefix).issueGates({ repo: REPO, issue });
+    const gates = await new GateRecords(rig.client, rig.prefix).issueGates({ repo: REPO, issue });
     return gates.map((g) => ({ id: g.id, state: g.state, answerCommentId: g.answerCommentId, answers: g.answers.length, questions: g.ask.questions.length }));
   } catch {
     return undefined;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { APPROVAL_KIND, MAX_APPROVERS } from "../../protocol/ask.js";
+import { APPROVAL_KIND, MAX_APPROVERS } from "../../domain.js";
 import { UsageError } from "../usage.js";
 import type { QuestionDraft } from "./questionFlags.js";
 

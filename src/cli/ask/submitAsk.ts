@@ -1,5 +1,6 @@
+import type { Ask, AskInput } from "../../domain.js";
 import { ProtocolError } from "../../errors.js";
-import { newAskId, renderAskComment, validateAsk, type Ask, type AskInput } from "../../protocol/ask.js";
+import { newAskId, renderAskComment, validateAsk } from "../../protocol/ask.js";
 import { postIssueComment } from "../github.js";
 import { UsageError } from "../usage.js";
 import type { AskEnv } from "./askEnv.js";

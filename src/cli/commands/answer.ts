@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import type { Gate } from "../../domain.js";
 import { EscalationError } from "../../errors.js";
-import type { Gate } from "../../gates/types.js";
 import { postIssueComment } from "../github.js";
 import { PROXY_ENV_SHAPE } from "../proxyFetch.js";
 import { withStore } from "../store.js";
@@ -118,7 +118,7 @@ export async function answerCommand(argv: string[], env: NodeJS.ProcessEnv, out:
   if (!e.success) throw invalidEnvironment(e.error.issues);
   if (!e.data.GITHUB_TOKEN) throw new EnvironmentError("GITHUB_TOKEN is not set: use your own token (a user with write access to the repository), so the answer is yours.", ["GITHUB_TOKEN"]);
   const gate = await withStore(env, async ({ store, prefix }) => {
-    const found = await store.getGate(gateId);
+    const found = await store.gates.getGate(gateId);
     if (!found) throw new EscalationError(`No gate ${JSON.stringify(gateId)} in Redis (prefix "${prefix}"); \`escalate status\` lists the open ones.`);
     return found;
   });

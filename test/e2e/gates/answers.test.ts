@@ -59,7 +59,7 @@ describe("gates: answers", () => {
     await waitFor("the label off on the exact reply's issue", () => !g!.labels(exact.issue).includes("awaiting-human"));
     await g.quiet();
     expect(g.replies(exact.issue)).toEqual([]);
-    const lines = await g.loop.app.services.store.statusLines({ repo: REPO, issue: exact.issue });
+    const lines = await g.loop.app.services.statusLog.statusLines({ repo: REPO, issue: exact.issue });
     expect(lines.join("\n")).toContain(`the answer of @maintainer to gate ${exact.comment.id} was read as 2. SQLite`);
     expect(g.replies(prose.issue)).toHaveLength(1);
   });
@@ -147,7 +147,7 @@ describe("gates: answers", () => {
     const sleeper = await g.run(busy, 0);
 
     const reply = g.comment(issue, "maintainer", "Postgres");
-    await waitFor("the answer recorded", async () => (await g!.loop.app.services.store.getGate(String(ask.id)))?.state === "answered");
+    await waitFor("the answer recorded", async () => (await g!.loop.app.services.gates.getGate(String(ask.id)))?.state === "answered");
     g.sim.editComment(REPO, reply.id, "maintainer", "SQLite, on second thought");
     await g.statusLine(issue, `@maintainer edited the answer to gate ${ask.id} before the agent resumed; the edit is what the agent gets`);
     expect(g.runs(issue, 1)).toEqual([]);
@@ -191,7 +191,7 @@ describe("gates: answers", () => {
     expect(note.body).toContain("@maintainer");
     expect(note.body).toContain("/reopen");
     await g.statusLine(issue, `@maintainer edited the answer to gate ${ask.id} after the agent had resumed with it; later rounds get the edited text`);
-    expect((await g.loop.app.services.store.getGate(String(ask.id)))?.answers[0]?.option).toBe("SQLite");
+    expect((await g.loop.app.services.gates.getGate(String(ask.id)))?.answers[0]?.option).toBe("SQLite");
     await g.quiet();
     expect(g.runs(issue, 2)).toEqual([]);
     expect(g.replies(issue)).toHaveLength(1);

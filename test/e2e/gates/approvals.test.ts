@@ -51,7 +51,7 @@ describe("gates: approvals", () => {
     await g.quiet();
     expect(g.runs(issue, 1)).toHaveLength(1);
     expect(g.replies(issue).filter((c) => c.body.startsWith("✅"))).toHaveLength(1);
-    const gate = await g.loop.app.services.store.getGate(String(ask.id));
+    const gate = await g.loop.app.services.gates.getGate(String(ask.id));
     expect(gate?.answers[0]).toMatchObject({ text: "approved", by: "admin", approval: { outcome: "approved", required: 2, policy: "any-deny" } });
     expect(gate?.answers[0]?.approval?.votes.map((v) => v.login)).toEqual(["maintainer", "admin"]);
   });
@@ -94,7 +94,7 @@ describe("gates: approvals", () => {
     const status = await g.reply(issue, "**Escalation status**");
     expect(status.body).toContain("- Deploy v2 to production? — Approvals 1/2: @admin · Denials 1/2: @maintainer (policy majority)");
     // The gate recorded the repository's rule when it opened: the status page's tally says the same.
-    const [open] = (await openGatesReport(g.loop.app.services.store)).gates;
+    const [open] = (await openGatesReport(g.loop.app.services)).gates;
     expect(open?.approval).toMatchObject({ required: 2, policy: "majority", recorded: true, summary: "1 of 2 approvals: @admin; 1 of 2 denials: @maintainer; waiting for 1 more from anyone with write access" });
     g.comment(issue, "carol", "y");
     const { task } = await g.run(issue, 1);
@@ -146,7 +146,7 @@ describe("gates: approvals", () => {
     g.comment(issue, "maintainer", "approve");
     await g.reply(issue, "Approvals 1/2");
     await g.loop.wipeRedis();
-    expect(await g.loop.app.services.store.getGate(String(ask.id))).toBeUndefined();
+    expect(await g.loop.app.services.gates.getGate(String(ask.id))).toBeUndefined();
 
     // The issue is labelled awaiting-human but Redis knows no gate: this reply rebuilds the issue,
     // replaying the ask and every vote after it, this one included.
@@ -157,7 +157,7 @@ describe("gates: approvals", () => {
     expect(task).toContain("- @admin approved at");
     await g.quiet();
     expect(g.runs(issue, 1)).toHaveLength(1);
-    const gate = await g.loop.app.services.store.getGate(String(ask.id));
+    const gate = await g.loop.app.services.gates.getGate(String(ask.id));
     expect(gate?.answers[0]?.approval?.votes.map((v) => v.login)).toEqual(["maintainer", "admin"]);
   });
 
@@ -174,7 +174,7 @@ describe("gates: approvals", () => {
     await g.loop.restart();
     await g.quiet();
     expect(g.runs(issue, 1)).toHaveLength(1);
-    const gate = await g.loop.app.services.store.getGate(String(ask.id));
+    const gate = await g.loop.app.services.gates.getGate(String(ask.id));
     expect(gate?.state).toBe("resumed");
     expect(gate?.answers[0]).toMatchObject({ text: "denied", note: "wait for the security review", by: "admin", approval: { outcome: "denied", required: 2, policy: "any-deny" } });
     expect(gate?.answers[0]?.approval?.votes.map((v) => `${v.login}:${v.vote}`)).toEqual(["maintainer:approve", "admin:deny"]);

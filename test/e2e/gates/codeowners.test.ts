@@ -54,7 +54,7 @@ describe("gates: answerers from CODEOWNERS, and the inbox", { timeout: 90_000 },
     g.comment(owned.issue, "maintainer", "/status");
     const status = await g.reply(owned.issue, "**Escalation status**");
     expect(status.body).toContain("Who can answer: the code owners of `src/db/cache.ts` (`.github/CODEOWNERS`): `@alice`, `@acme/db-team`.");
-    expect((await g.loop.app.services.store.getGate(String(owned.comment.id)))?.state).toBe("open");
+    expect((await g.loop.app.services.gates.getGate(String(owned.comment.id)))?.state).toBe("open");
     expect(g.runs(owned.issue, 1)).toEqual([]);
     expect(refused.id).toBeGreaterThan(owned.comment.id);
 
@@ -104,7 +104,7 @@ describe("gates: answerers from CODEOWNERS, and the inbox", { timeout: 90_000 },
     await g.configure("answerers:\n  from: codeowners\n");
 
     const { issue, comment } = await g.asked("Nobody owns the cache", { assignees: ["alice"] });
-    const gate = await g.loop.app.services.store.getGate(String(comment.id));
+    const gate = await g.loop.app.services.gates.getGate(String(comment.id));
     expect(gate?.answerers).toEqual({ users: [], teams: [], minimumPermission: "write" });
     const report = JSON.parse((await escalate(g, ["status", "--json", "--by", "answerer"])).stdout) as OpenGatesReport;
     expect(report.byAnswerer!.map((group) => [group.answerer.label, group.gates.map((e) => e.via)])).toEqual([
@@ -125,12 +125,12 @@ describe("gates: answerers from CODEOWNERS, and the inbox", { timeout: 90_000 },
     g.sim.setFile(REPO, "docs/CODEOWNERS", "src/db/ @alice\n");
     await g.configure("answerers:\n  from: codeowners\n  users: [Carol]\n");
     const { issue, comment } = await g.asked("Add a cache");
-    const before = (await g.loop.app.services.store.getGate(String(comment.id)))?.answerers;
+    const before = (await g.loop.app.services.gates.getGate(String(comment.id)))?.answerers;
     expect(before?.codeOwners).toEqual({ users: ["alice"], teams: [], paths: ["src/db/cache.ts"], file: "docs/CODEOWNERS" });
 
     await g.loop.wipeRedis();
     await g.loop.restart();
-    expect((await g.loop.app.services.store.getGate(String(comment.id)))?.answerers).toEqual(before);
+    expect((await g.loop.app.services.gates.getGate(String(comment.id)))?.answerers).toEqual(before);
     g.comment(issue, "maintainer", "SQLite");
     await g.reply(issue, "only its code owners (`docs/CODEOWNERS`) and the configured answerers may answer it: @alice, @carol. Your reply was not recorded.");
     g.comment(issue, "alice", "SQLite");

@@ -137,7 +137,7 @@ describe("gates: the human as a participant", { timeout: 60_000 }, () => {
     expect(g.statusBody(issue)).not.toMatch(/reader|triager/);
     expect(g.labels(issue)).toContain("awaiting-human");
     expect(g.runs(issue)).toHaveLength(1);
-    expect((await g.loop.app.services.store.getGate(String(ask.id)))?.state).toBe("open");
+    expect((await g.loop.app.services.gates.getGate(String(ask.id)))?.state).toBe("open");
 
     g.comment(issue, "maintainer", "Postgres");
     const { task } = await g.run(issue, 1);
@@ -158,7 +158,7 @@ describe("gates: the human as a participant", { timeout: 60_000 }, () => {
     expect(g.runs(issue)).toHaveLength(1);
     expect(g.reactions(late.id, issue)).toEqual([]);
     expect(g.labels(issue)).not.toContain("awaiting-human");
-    expect((await g.loop.app.services.store.getGate(String(ask.id)))?.state).toBe("cancelled");
+    expect((await g.loop.app.services.gates.getGate(String(ask.id)))?.state).toBe("cancelled");
   });
 
   it("an answer still queued when the issue is closed starts no agent", async () => {
@@ -168,9 +168,9 @@ describe("gates: the human as a participant", { timeout: 60_000 }, () => {
     const busy = g.dispatch("Long job", { mode: "sleep" });
     await g.run(busy, 0);
     g.comment(issue, "maintainer", "SQLite");
-    await waitFor("the answer recorded", async () => (await g!.loop.app.services.store.getGate(String(ask.id)))?.state === "answered");
+    await waitFor("the answer recorded", async () => (await g!.loop.app.services.gates.getGate(String(ask.id)))?.state === "answered");
     g.sim.closeIssue(REPO, issue, "maintainer");
-    await waitFor("the close seen", async () => (await g!.loop.app.services.store.getIssue({ repo: REPO, issue }))?.state === "closed");
+    await waitFor("the close seen", async () => (await g!.loop.app.services.issues.getIssue({ repo: REPO, issue }))?.state === "closed");
     g.comment(busy, "maintainer", "/stop");
     await g.statusLine(issue, "the issue is closed: the queued round was not started");
     expect(g.runs(issue, 1)).toEqual([]);

@@ -19,7 +19,7 @@ describe("gates: a human's answer changed by someone else", () => {
   const asTheApp = (gates: Gates, method: "PATCH" | "DELETE", path: string, body?: unknown) => gates.asTheApp(method, path, body);
   const commentPath = (id: number) => `/repos/${REPO}/issues/comments/${id}`;
   const statusRecord = (gates: Gates, issue: number) => JSON.stringify(parseStatusComment(gates.statusBody(issue), sealFor(WEBHOOK_SECRET, issue)) ?? {});
-  const gateOf = (gates: Gates, id: number) => gates.loop.app.services.store.getGate(String(id));
+  const gateOf = (gates: Gates, id: number) => gates.loop.app.services.gates.getGate(String(id));
 
   it("the bot edits an answer to choose another option: the round and later rounds get the human's words, also after a Redis wipe", async () => {
     g = await Gates.start("ask-every");
@@ -134,7 +134,7 @@ describe("gates: a human's answer changed by someone else", () => {
     await g.loop.restart();
     await waitFor("the first gate rebuilt", () => gateOf(g!, firstAsk.id));
     expect((await gateOf(g, firstAsk.id))?.answers).toMatchObject([{ option: "Postgres", text: "Postgres, the maintainer's choice" }]);
-    expect((await g.loop.app.services.store.notes({ repo: REPO, issue })).map((n) => n.text)).toEqual(["keep the admin's public API"]);
+    expect((await g.loop.app.services.notes.notes({ repo: REPO, issue })).map((n) => n.text)).toEqual(["keep the admin's public API"]);
     g.comment(issue, "maintainer", "SQLite");
     const round2 = (await g.run(issue, 2)).task;
     expect(round2).toContain("the maintainer's choice");

@@ -41,7 +41,7 @@ describe("gates: pull requests", () => {
     const { comment } = await g.gate(pr);
     g.sim.closeIssue(REPO, pr, "maintainer");
     await delivered("pull_request", "closed");
-    await waitFor("the gate cancelled", async () => (await g!.loop.app.services.store.getGate(String(comment.id)))?.state === "cancelled" || undefined);
+    await waitFor("the gate cancelled", async () => (await g!.loop.app.services.gates.getGate(String(comment.id)))?.state === "cancelled" || undefined);
     await waitFor("the awaiting label off", () => !g!.labels(pr).includes("awaiting-human"));
     await g.statusLine(pr, "issue closed by @maintainer");
     expect(g.sim.deliveries.filter((d) => d.event === "issues")).toEqual([]);
@@ -69,7 +69,7 @@ describe("gates: pull requests", () => {
     expect(late.body).toMatch(/^@admin this question was already answered by @maintainer/);
     await waitFor("round 1 ended: the label off", () => !g!.labels(pr).includes("awaiting-human"));
     expect(g.runs(pr, 1)).toHaveLength(1);
-    const gate = await g.loop.app.services.store.lastGate({ repo: REPO, issue: pr });
+    const gate = await g.loop.app.services.gates.lastGate({ repo: REPO, issue: pr });
     expect(gate).toMatchObject({ answeredBy: "maintainer", answerCommentId: replyId("review", review.id) });
   });
 
@@ -99,7 +99,7 @@ describe("gates: pull requests", () => {
     expect(run.task).toContain("Answer from human @maintainer");
     expect(run.task).toContain('choosing option "SQLite"');
     expect(run.task).not.toContain("@reader");
-    const gate = await g.loop.app.services.store.getGate(String(comment.id));
+    const gate = await g.loop.app.services.gates.getGate(String(comment.id));
     expect(gate?.answers.map((a) => a.by)).toEqual(["maintainer"]);
     // What the loop made of each reply in a review (the bodiless review wrapping the line comment is not queued at all).
     const outcomes = () =>
@@ -125,7 +125,7 @@ describe("gates: pull requests", () => {
     await waitFor("the label off: GitHub's record of the finished round", () => !g!.labels(pr).includes("awaiting-human"));
     await g.loop.wipeRedis();
     await g.loop.restart();
-    const gate = await waitFor("the gate rebuilt", () => g!.loop.app.services.store.lastGate({ repo: REPO, issue: pr }));
+    const gate = await waitFor("the gate rebuilt", () => g!.loop.app.services.gates.lastGate({ repo: REPO, issue: pr }));
     expect(gate).toMatchObject({ state: "resumed", answeredBy: "maintainer" });
     expect(gate.answers[0]).toMatchObject({ option: "SQLite", about: { path: "src/db/cache.ts", line: 9, side: "LEFT" } });
     await g.quiet();

@@ -36,7 +36,7 @@ describe("gates: the reminder ladder", { timeout: 60_000 }, () => {
     expect(g.runs(issue, 1)).toEqual([]);
     expect(g.labels(issue)).toContain("awaiting-human");
 
-    const report = await openGatesReport(g.loop.app.services.store);
+    const report = await openGatesReport(g.loop.app.services);
     expect(report.gates.find((gate) => gate.id === String(ask.id))?.overdueSince).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(report.counts.overdue).toBe(1);
     expect(await metric(g, "escalation_overdue_gates")).toBe(1);
@@ -83,7 +83,7 @@ describe("gates: the reminder ladder", { timeout: 60_000 }, () => {
     // Every step rescheduled by the rebuild has come due: none was posted twice.
     await g.quiet({ timers: true });
     expect(g.replies(issue).map((c) => /^⏰ (Reminder for \S+|No answer by)/.exec(c.body)?.[1])).toEqual(["Reminder for @maintainer:", "Reminder for @acme/oncall:", "No answer by"]);
-    const gate = await waitFor("the rebuilt gate", () => g!.loop.app.services.store.getGate(String(ask.id)));
+    const gate = await waitFor("the rebuilt gate", () => g!.loop.app.services.gates.getGate(String(ask.id)));
     expect(gate.state).toBe("open");
     expect(gate.overdueAt).toBeGreaterThanOrEqual(Date.parse(ask.created_at) + 7000);
   });

@@ -32,7 +32,7 @@ describe("gates: the reply reader", () => {
     expect(task).not.toContain("schrieb");
     // Read as written: no echo comment, only the status line.
     await g.resumedWith(reply.id, issue);
-    const lines = await g.loop.app.services.store.statusLines({ repo: "acme/widgets", issue });
+    const lines = await g.loop.app.services.statusLog.statusLines({ repo: "acme/widgets", issue });
     expect(lines.join("\n")).toContain(`the answer of @maintainer to gate ${ask.id} was read as 2. SQLite`);
     await waitFor(`label removed on #${issue}`, () => !g!.labels(issue).includes("awaiting-human"));
     expect(g.replies(issue).filter((c) => c.body.includes("Recorded as"))).toEqual([]);
@@ -61,11 +61,11 @@ describe("gates: the reply reader", () => {
       "@maintainer that was not taken as an answer. To answer, reply with an option's number or name, like `2` or `Postgres`. To talk without answering, start the comment with `/discuss` or with `@someone`; `/help` lists the rest.",
     );
     expect(await handled(g, first.id)).toBe("not an answer: a reaction");
-    expect((await g.loop.app.services.store.getGate(String(ask.id)))?.state).toBe("open");
+    expect((await g.loop.app.services.gates.getGate(String(ask.id)))?.state).toBe("open");
 
     const second = g.comment(issue, "maintainer", "👍");
     expect(await handled(g, second.id)).toBe("not an answer: a reaction");
-    expect((await g.loop.app.services.store.getGate(String(ask.id)))?.answers).toEqual([]);
+    expect((await g.loop.app.services.gates.getGate(String(ask.id)))?.answers).toEqual([]);
 
     // A real answer after it resumes the agent; by the time its round has ended and the label is off
     // (feedback is written in the order it was queued), a second how-to would have been posted.
@@ -88,7 +88,7 @@ describe("gates: the reply reader", () => {
     ];
     const outcomes = await Promise.all(discussion.map((c) => handled(g!, c.id)));
     expect(outcomes).toEqual(["discussion: addressed to someone else", "discussion: not an answer", "discussion: a question"]);
-    const gate = await g.loop.app.services.store.getGate(String(ask.id));
+    const gate = await g.loop.app.services.gates.getGate(String(ask.id));
     expect(gate?.state).toBe("open");
     expect(gate?.answers).toEqual([]);
     expect(g.labels(issue)).toContain("awaiting-human");

@@ -52,7 +52,7 @@ describe("gates: human wait and agent run time per round", { timeout: 60_000 }, 
     await g.loop.wipeRedis();
     await g.loop.restart();
     const restored = await waitFor("the timings rebuilt from the status comment", async () => {
-      const timings = await g!.loop.app.services.store.roundTimings({ repo: REPO, issue });
+      const timings = await g!.loop.app.services.rounds.roundTimings({ repo: REPO, issue });
       return timings.length === 2 ? timings : undefined;
     });
     expect(restored.map((t) => [t.round, t.waitMs === undefined])).toEqual([

@@ -26,7 +26,7 @@ describe("gates: stale questions", { timeout: 60_000 }, () => {
     // GitHub's record (the status comment) carries the superseded state and why.
     await g.loop.wipeRedis();
     await g.loop.restart();
-    const rebuilt = await waitFor("the rebuilt gate", () => g!.loop.app.services.store.getGate(String(ask.id)), STEP_MS);
+    const rebuilt = await waitFor("the rebuilt gate", () => g!.loop.app.services.gates.getGate(String(ask.id)), STEP_MS);
     expect(rebuilt).toMatchObject({ state: "superseded", closedReason: expect.stringMatching(/^the question was edited at /) });
 
     const late = g.comment(issue, "maintainer", "SQLite");
@@ -34,7 +34,7 @@ describe("gates: stale questions", { timeout: 60_000 }, () => {
     expect(why.body).toMatch(/^@maintainer this question was superseded \(the question was edited at \S+\); your answer was recorded but the agent was not re-run\. If it still applies, comment `\/agent` to start the agent again: its task includes your answer, marked as given to a superseded question\./);
     await g.quiet();
     expect(g.runs(issue, 1)).toEqual([]);
-    const gate = await g.loop.app.services.store.getGate(String(ask.id));
+    const gate = await g.loop.app.services.gates.getGate(String(ask.id));
     expect(gate).toMatchObject({ state: "superseded", answerCommentId: late.id, answers: [{ option: "SQLite", by: "maintainer" }] });
 
     g.comment(issue, "maintainer", "/agent");
@@ -49,11 +49,11 @@ describe("gates: stale questions", { timeout: 60_000 }, () => {
     const { issue, comment: ask } = await g.asked("Edited, then wiped");
     await afterSecondOf(ask.created_at); // GitHub's timestamps have whole seconds: the edit must be visibly later
     g.sim.editComment(REPO, ask.id, g.sim.botLogin, ask.body.replace("Which database", "Which embedded database"));
-    await waitFor("the gate superseded", async () => (await g!.loop.app.services.store.getGate(String(ask.id)))?.state === "superseded" || undefined, STEP_MS);
+    await waitFor("the gate superseded", async () => (await g!.loop.app.services.gates.getGate(String(ask.id)))?.state === "superseded" || undefined, STEP_MS);
     await g.loop.wipeRedis(); // within STATUS_DEBOUNCE: the status comment does not show it yet
     expect(g.statusBody(issue)).toBe("");
     await g.loop.restart();
-    const rebuilt = await waitFor("the rebuilt gate", () => g!.loop.app.services.store.getGate(String(ask.id)), STEP_MS);
+    const rebuilt = await waitFor("the rebuilt gate", () => g!.loop.app.services.gates.getGate(String(ask.id)), STEP_MS);
     expect(rebuilt).toMatchObject({ state: "superseded", closedReason: expect.stringMatching(/^the question was edited at \S+Z$/) });
     await waitFor("the label off", () => !g!.labels(issue).includes("awaiting-human") || undefined, STEP_MS);
     g.comment(issue, "maintainer", "SQLite");
@@ -88,6 +88,6 @@ describe("gates: stale questions", { timeout: 60_000 }, () => {
     await waitFor("the delivery", () => g!.sim.deliveries.find((d) => d.event === "pull_request" && d.action === "synchronize" && d.status === 200), STEP_MS);
     await g.quiet();
     expect(g.replies(pr.number)).toEqual([]);
-    expect(await g.loop.app.services.store.statusLines({ repo: REPO, issue: pr.number })).not.toContainEqual(expect.stringContaining("superseded"));
+    expect(await g.loop.app.services.statusLog.statusLines({ repo: REPO, issue: pr.number })).not.toContainEqual(expect.stringContaining("superseded"));
   });
 });

@@ -1,7 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseAskComment, type Ask } from "../../../src/protocol/ask.js";
+import type { Ask } from "../../../src/domain.js";
+import { parseAskComment } from "../../../src/protocol/ask.js";
 import type { SimComment } from "../../../tools/simulator/index.js";
 import { REPO, quiet, startLoop, waitFor, waitOut, type Loop } from "../../support/harness.js";
 
@@ -152,7 +153,7 @@ export class Gates {
    */
   resumedWith(commentId: number, issue: number, repo = REPO): Promise<true> {
     return waitFor(`a resume with the answer of comment ${commentId}`, async () => {
-      const gates = await this.loop.app.services.store.issueGates({ repo, issue });
+      const gates = await this.loop.app.services.gates.issueGates({ repo, issue });
       return gates.some((g) => g.answerCommentId === commentId && (g.state === "resuming" || g.state === "resumed")) || undefined;
     }, this.stepMs);
   }
@@ -189,7 +190,7 @@ export class Gates {
     const repo = opts.repo ?? REPO;
     const count = opts.count ?? 1;
     const found = await waitFor(`ask #${count} on #${issue}`, () => this.asks(issue, repo)[count - 1], this.stepMs);
-    await waitFor(`gate ${found.comment.id} recorded`, () => this.loop.app.services.store.getGate(String(found.comment.id)), this.stepMs);
+    await waitFor(`gate ${found.comment.id} recorded`, () => this.loop.app.services.gates.getGate(String(found.comment.id)), this.stepMs);
     await waitFor(`the ${opts.label ?? "awaiting-human"} label on #${issue}`, () => this.labels(issue, repo).includes(opts.label ?? "awaiting-human"), this.stepMs);
     return found;
   }

@@ -58,7 +58,7 @@ describe("gates: withdrawn and edited answers", () => {
 
   /** Every resume job queued for the gate (one per time it was answered) has run to its end. */
   async function allResumeJobsDone(gates: Gates, gateId: string): Promise<void> {
-    const reopened = (await gates.loop.app.services.store.getGate(gateId))?.reopened ?? 0;
+    const reopened = (await gates.loop.app.services.gates.getGate(gateId))?.reopened ?? 0;
     for (let r = 0; r <= reopened; r++) {
       if (await gates.loop.app.services.queues.spawn.getJob(jobIds.resume(gateId, r))) await resumeJobDone(gates, gateId, r);
     }
@@ -72,13 +72,13 @@ describe("gates: withdrawn and edited answers", () => {
     await g.run(busy, 0);
 
     const reply = g.comment(issue, "maintainer", "Postgres, the admin password is hunter2-deleted");
-    await waitFor("the answer recorded", async () => (await g!.loop.app.services.store.getGate(String(ask.id)))?.state === "answered");
+    await waitFor("the answer recorded", async () => (await g!.loop.app.services.gates.getGate(String(ask.id)))?.state === "answered");
     const echo = await g.reply(issue, "hunter2-deleted"); // the app's echo quotes the note
     g.sim.deleteComment(REPO, reply.id, "maintainer");
     await g.statusLine(issue, `the answer of @maintainer to gate ${ask.id} was withdrawn (its comment was deleted) before the agent resumed; the gate is open again`);
     await unquotedOnGitHub(g, issue, "hunter2");
     expect(g.comments(issue).find((c) => c.id === echo.id)?.body).toBe("📝 The reply this comment quoted was deleted; its words are no longer shown here.");
-    expect(await g.loop.app.services.store.getGate(String(ask.id))).toMatchObject({ state: "open", answers: [], withdrawn: [{ by: "maintainer", questions: [0] }] });
+    expect(await g.loop.app.services.gates.getGate(String(ask.id))).toMatchObject({ state: "open", answers: [], withdrawn: [{ by: "maintainer", questions: [0] }] });
     expect(g.labels(issue)).toContain("awaiting-human");
 
     // The slot frees: the resume queued for the withdrawn answer finds the gate open and starts nothing.
@@ -112,15 +112,15 @@ describe("gates: withdrawn and edited answers", () => {
     g.sim.setWebhookDelivery("live");
     await g.sim.whenDelivered();
     await g.statusLine(issue, `the answer of @maintainer to gate ${ask.id} was withdrawn (its comment was deleted)`);
-    await waitFor("the gate open again", async () => (await g!.loop.app.services.store.getGate(String(ask.id)))?.state === "open");
+    await waitFor("the gate open again", async () => (await g!.loop.app.services.gates.getGate(String(ask.id)))?.state === "open");
 
     // An answer, then a second reply (told it came too late), then the first one deleted: the second is taken.
     const first = g.comment(issue, "maintainer", "Postgres");
-    await waitFor("the answer recorded", async () => (await g!.loop.app.services.store.getGate(String(ask.id)))?.state === "answered");
+    await waitFor("the answer recorded", async () => (await g!.loop.app.services.gates.getGate(String(ask.id)))?.state === "answered");
     const later = g.comment(issue, "admin", "SQLite");
     await g.reply(issue, "@admin this question was already answered by @maintainer");
     g.sim.deleteComment(REPO, first.id, "maintainer");
-    await waitFor("the later reply taken", async () => (await g!.loop.app.services.store.getGate(String(ask.id)))?.answerCommentId === later.id);
+    await waitFor("the later reply taken", async () => (await g!.loop.app.services.gates.getGate(String(ask.id)))?.answerCommentId === later.id);
 
     g.comment(busy, "maintainer", "/stop");
     const { task } = await g.run(issue, 1);
@@ -140,12 +140,12 @@ describe("gates: withdrawn and edited answers", () => {
     const partial = g.comment(issue, "maintainer", "1. SQLite, the admin password is hunter2-partial");
     await g.reply(issue, "Recorded 1 of 2 answers");
     g.comment(issue, "admin", "2. yes");
-    await waitFor("the gate answered", async () => (await g!.loop.app.services.store.getGate(String(ask.id)))?.answers.length === 2 || undefined);
+    await waitFor("the gate answered", async () => (await g!.loop.app.services.gates.getGate(String(ask.id)))?.answers.length === 2 || undefined);
     // Both answered: the round may already have started, or not; either way the deletion takes only Q1's answer.
     g.sim.deleteComment(REPO, partial.id, "maintainer");
     await g.statusLine(issue, `the answer of @maintainer to gate ${ask.id} was withdrawn (its comment was deleted)`);
     await unquotedOnGitHub(g, issue, "hunter2");
-    const gate = (await g.loop.app.services.store.getGate(String(ask.id)))!;
+    const gate = (await g.loop.app.services.gates.getGate(String(ask.id)))!;
     expect(gate.answers.map((a) => [a.question, a.text])).toEqual([[1, "yes"]]);
     expect(gate.withdrawn).toMatchObject([{ by: "maintainer", questions: [0] }]);
     expect(await redisText(g)).not.toContain("hunter2");
@@ -200,10 +200,10 @@ describe("gates: withdrawn and edited answers", () => {
     // Redis wiped: the rebuild reads GitHub, where the comment is gone, and the status comment.
     await g.loop.wipeRedis();
     await g.loop.restart();
-    await waitFor("the first gate rebuilt", () => g!.loop.app.services.store.getGate(String(firstAsk.id)));
+    await waitFor("the first gate rebuilt", () => g!.loop.app.services.gates.getGate(String(firstAsk.id)));
     expect(await redisText(g)).not.toContain("hunter2");
-    expect(await g.loop.app.services.store.getGate(String(firstAsk.id))).toMatchObject({ answers: [], withdrawn: [{ by: "maintainer", questions: [0] }] });
-    expect((await g.loop.app.services.store.getGate(String(secondAsk.id)))?.answers[0]?.option).toBe("SQLite");
+    expect(await g.loop.app.services.gates.getGate(String(firstAsk.id))).toMatchObject({ answers: [], withdrawn: [{ by: "maintainer", questions: [0] }] });
+    expect((await g.loop.app.services.gates.getGate(String(secondAsk.id)))?.answers[0]?.option).toBe("SQLite");
     // An answer the rebuild restored is withdrawn by a deletion too.
     g.sim.deleteComment(REPO, second.id, "maintainer");
     await g.statusLine(issue, `the answer of @maintainer to gate ${secondAsk.id} was withdrawn (its comment was deleted); later rounds are not told its text`);
@@ -224,7 +224,7 @@ describe("gates: withdrawn and edited answers", () => {
 
     await g.loop.restart({ whileDown: () => g!.sim.deleteComment(REPO, reply.id, "maintainer") });
     await g.statusLine(issue, `the answer of @maintainer to gate ${firstAsk.id} was withdrawn (its comment was deleted); later rounds are not told its text`);
-    expect((await g.loop.app.services.store.getGate(String(firstAsk.id)))?.answers).toEqual([]);
+    expect((await g.loop.app.services.gates.getGate(String(firstAsk.id)))?.answers).toEqual([]);
     await unquotedOnGitHub(g, issue, "hunter2");
     expect(await redisText(g)).not.toContain("hunter2");
     g.comment(issue, "maintainer", "SQLite");
@@ -246,7 +246,7 @@ describe("gates: withdrawn and edited answers", () => {
         await g!.loop.wipeRedis();
       },
     });
-    const rebuilt = await waitFor("the first gate rebuilt", () => g!.loop.app.services.store.getGate(String(firstAsk.id)));
+    const rebuilt = await waitFor("the first gate rebuilt", () => g!.loop.app.services.gates.getGate(String(firstAsk.id)));
     expect(rebuilt).toMatchObject({ answers: [], withdrawn: [{ by: "maintainer", questions: [0] }] });
     expect(await redisText(g)).not.toContain("hunter2");
     g.comment(issue, "maintainer", "SQLite");
@@ -305,7 +305,7 @@ describe("gates: withdrawn and edited answers", () => {
 
     await g.loop.wipeRedis();
     await g.loop.restart();
-    await waitFor("the notes rebuilt", async () => (await g!.loop.app.services.store.notes({ repo: REPO, issue })).length === 2 || undefined);
+    await waitFor("the notes rebuilt", async () => (await g!.loop.app.services.notes.notes({ repo: REPO, issue })).length === 2 || undefined);
     expect(await redisText(g)).not.toContain("hunter2");
     g.comment(issue, "maintainer", "Postgres");
     const round2 = (await g.run(issue, 2)).task;

@@ -48,8 +48,8 @@ function askFileHolding(text: string): string {
   return path;
 }
 
-/** The Redis SET NX the store's firstTime is, in memory. */
-function store() {
+/** The Redis SET NX CommentMarks.firstTime is, in memory. */
+function marks() {
   const seen = new Set<string>();
   return { firstTime: async (what: string) => !seen.has(what) && Boolean(seen.add(what)) };
 }
@@ -89,7 +89,7 @@ describe("postAskFile", () => {
   const at = (path: string, round = 2) => ({ path, env: { GITHUB_TOKEN: "ghs_agent_token", GITHUB_API_URL: apiUrl, GITHUB_REPOSITORY: "octo/demo", ESCALATION_ISSUE: "7", ESCALATION_ROUND: String(round) }, repo: "octo/demo", issue: 7, round });
 
   it("posts the ask comment with its marker, as the agent's token, exactly as `escalate ask` would", async () => {
-    expect(await postAskFile({ store: store() }, at(askFileHolding(JSON.stringify(QUESTION))))).toBe("");
+    expect(await postAskFile({ commentMarks: marks() }, at(askFileHolding(JSON.stringify(QUESTION))))).toBe("");
     expect(requests).toHaveLength(1);
     expect(requests[0]!.url).toBe("/repos/octo/demo/issues/7/comments");
     expect(requests[0]!.headers.authorization).toBe("token ghs_agent_token");
@@ -98,24 +98,24 @@ describe("postAskFile", () => {
   });
 
   it("posts once when a retried job finds the same ask file in the same round", async () => {
-    const once = store();
-    expect(await postAskFile({ store: once }, at(askFileHolding(JSON.stringify(QUESTION))))).toBe("");
-    expect(await postAskFile({ store: once }, at(askFileHolding(JSON.stringify(QUESTION))))).toBe("");
+    const once = marks();
+    expect(await postAskFile({ commentMarks: once }, at(askFileHolding(JSON.stringify(QUESTION))))).toBe("");
+    expect(await postAskFile({ commentMarks: once }, at(askFileHolding(JSON.stringify(QUESTION))))).toBe("");
     expect(requests).toHaveLength(1);
     // The same question asked again in a later round is a new ask.
-    expect(await postAskFile({ store: once }, at(askFileHolding(JSON.stringify(QUESTION)), 3))).toBe("");
+    expect(await postAskFile({ commentMarks: once }, at(askFileHolding(JSON.stringify(QUESTION)), 3))).toBe("");
     expect(requests).toHaveLength(2);
   });
 
   it("posts nothing for an invalid file, and returns one ⚠️ line saying what to fix", async () => {
-    const line = await postAskFile({ store: store() }, at(askFileHolding(JSON.stringify({ questions: [] }))));
+    const line = await postAskFile({ commentMarks: marks() }, at(askFileHolding(JSON.stringify({ questions: [] }))));
     expect(line).toMatch(/^ · ⚠️ the agent's ask file was not posted: questions: .+\. It must be JSON with the ask_human tool's arguments \(README, "The agent contract"\)\.$/);
     expect(line.split("\n")).toHaveLength(1);
     expect(requests).toEqual([]);
   });
 
   it("says what the ask's own rules refuse, such as an approval with options", async () => {
-    const line = await postAskFile({ store: store() }, at(askFileHolding(JSON.stringify({ kind: "approval", questions: [{ text: "Drop the table?", options: ["yes"] }] }))));
+    const line = await postAskFile({ commentMarks: marks() }, at(askFileHolding(JSON.stringify({ kind: "approval", questions: [{ text: "Drop the table?", options: ["yes"] }] }))));
     expect(line).toContain("an approval has no options");
     expect(requests).toEqual([]);
   });

@@ -7,13 +7,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "v
 import { answerCommand } from "../../../src/cli/commands/answer.js";
 import { EnvironmentError, UsageError } from "../../../src/cli/usage.js";
 import { EscalationError, GitHubError } from "../../../src/errors.js";
-import { GateStore } from "../../../src/gates/store.js";
+import { openStores, type Stores } from "../../../src/store/stores.js";
 import { gateFixture, newGate } from "../../support/gates.js";
 import { RecordingApi } from "../../support/recordingApi.js";
 
 let redis: Redis;
 let prefix: string;
-let store: GateStore;
+let store: Stores;
 const api = new RecordingApi();
 
 const SINGLE = gateFixture({ id: "201", repo: "acme/widgets", issue: 12 });
@@ -34,12 +34,12 @@ beforeAll(async () => {
   await api.start();
   redis = new Redis(inject("redisUrl"), { maxRetriesPerRequest: 1 });
   prefix = `an-${randomUUID().slice(0, 8)}`;
-  store = new GateStore(redis, prefix);
+  store = openStores(redis, prefix);
   for (const gate of [SINGLE, SEVERAL, CLOSED]) {
-    await store.upsertIssue({ repo: gate.repo, issue: gate.issue, installationId: 1, title: "t", body: "", url: "", assignees: [] });
-    await store.openGate(newGate(gate));
+    await store.issues.upsertIssue({ repo: gate.repo, issue: gate.issue, installationId: 1, title: "t", body: "", url: "", assignees: [] });
+    await store.gates.openGate(newGate(gate));
   }
-  expect(await store.cancelGate(CLOSED, "the issue was closed")).toBe(true);
+  expect(await store.gates.cancelGate(CLOSED, "the issue was closed")).toBe(true);
 });
 afterAll(async () => {
   await api.stop();

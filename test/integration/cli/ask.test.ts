@@ -4,7 +4,8 @@ import type { AddressInfo } from "node:net";
 import { delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { projectRoot } from "../../../src/config/projectRoot.js";
-import { parseAskComment, type Ask } from "../../../src/protocol/ask.js";
+import type { Ask } from "../../../src/domain.js";
+import { parseAskComment } from "../../../src/protocol/ask.js";
 import { ensureBuilt } from "../../support/build.js";
 
 const BIN = join(projectRoot, "bin", "escalate");

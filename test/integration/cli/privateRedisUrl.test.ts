@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { GitHubSimulator } from "../../../tools/simulator/index.js";
-import { GateStore } from "../../../src/gates/store.js";
+import { openStores, type Stores } from "../../../src/store/stores.js";
 import { renderAskComment } from "../../../src/protocol/ask.js";
 import { freePort, startPrivateRedis, type PrivateRedis } from "../../../src/redis/privateRedis.js";
 import { writeRedisUrlFile } from "../../../src/redis/urlFile.js";
@@ -22,7 +22,7 @@ import { RecordingApi } from "../../support/recordingApi.js";
 let server: PrivateRedis;
 let dataDir: string;
 let redis: Redis;
-let store: GateStore;
+let store: Stores;
 const prefix = `pr-${randomUUID().slice(0, 8)}`;
 const api = new RecordingApi();
 const GATE = gateFixture({ id: "301", repo: "acme/widgets", issue: 12 });
@@ -33,9 +33,9 @@ beforeAll(async () => {
   dataDir = join(mkdtempSync(join(tmpdir(), "esc-cli-datadir-")), "data");
   server = await startPrivateRedis({ dataDir });
   redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
-  store = new GateStore(redis, prefix);
-  await store.upsertIssue({ repo: GATE.repo, issue: GATE.issue, installationId: 1, title: "Add a cache", body: "", url: "", assignees: [] });
-  expect((await store.openGate(newGate(GATE))).opened).toBe(true);
+  store = openStores(redis, prefix);
+  await store.issues.upsertIssue({ repo: GATE.repo, issue: GATE.issue, installationId: 1, title: "Add a cache", body: "", url: "", assignees: [] });
+  expect((await store.gates.openGate(newGate(GATE))).opened).toBe(true);
 }, 120_000);
 
 afterAll(async () => {
@@ -133,7 +133,7 @@ describe("the CLI without REDIS_URL", () => {
       expect(run.stderr).toBe("");
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/reopened gate \d+ that Redis had lost/);
-      const gate = await store.lastGate({ repo, issue: issue.number });
+      const gate = await store.gates.lastGate({ repo, issue: issue.number });
       expect(gate?.state).toBe("open");
       expect(gate?.ask.questions[0]?.text).toBe("Ship it?");
     } finally {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { statusCommand } from "../../../src/cli/commands/status.js";
 import { EnvironmentError, UsageError } from "../../../src/cli/usage.js";
 import { StoreUnavailableError } from "../../../src/errors.js";
-import { GateStore } from "../../../src/gates/store.js";
+import { openStores } from "../../../src/store/stores.js";
 import { gateFixture, newGate } from "../../support/gates.js";
 
 let redis: Redis;
@@ -19,15 +19,15 @@ const NOW = T0 + 3600_000;
 beforeAll(async () => {
   redis = new Redis(inject("redisUrl"), { maxRetriesPerRequest: 1 });
   prefix = `st-${randomUUID().slice(0, 8)}`;
-  const store = new GateStore(redis, prefix);
+  const store = openStores(redis, prefix);
   const gates = [
     gateFixture({ id: "101", repo: "acme/widgets", issue: 12, askedAt: T0, ask: { timeoutSeconds: 1800 } }),
     gateFixture({ id: "102", repo: "acme/api", issue: 3, askedAt: T0 + 600_000, ask: { kind: "review", questions: [{ text: "Ship it?", options: ["yes", "no"] }] } }),
     gateFixture({ id: "103", repo: "Acme/Widgets", issue: 14, askedAt: T0 + 1200_000, ask: { timeoutSeconds: 7200, questions: [{ text: "Free text?", default: "none" }] } }),
   ];
   for (const gate of gates) {
-    await store.upsertIssue({ repo: gate.repo, issue: gate.issue, installationId: 1, title: `Issue ${gate.issue}`, body: "", url: "", assignees: [] });
-    expect((await store.openGate(newGate(gate))).opened).toBe(true);
+    await store.issues.upsertIssue({ repo: gate.repo, issue: gate.issue, installationId: 1, title: `Issue ${gate.issue}`, body: "", url: "", assignees: [] });
+    expect((await store.gates.openGate(newGate(gate))).opened).toBe(true);
   }
 });
 afterAll(async () => {

@@ -6,13 +6,13 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { AppConfig } from "../../../src/config/appConfig.js";
 import { LoopEvents } from "../../../src/events.js";
-import { GateStore } from "../../../src/gates/store.js";
 import { registerHttp } from "../../../src/http/index.js";
 import { SESSION_COOKIE, SESSION_SECONDS, SessionKey } from "../../../src/http/session.js";
 import type { HttpHandler } from "../../../src/http/route.js";
 import { Queues } from "../../../src/queue/queues.js";
 import { freePort } from "../../../src/redis/privateRedis.js";
 import type { Services } from "../../../src/services.js";
+import { openStores } from "../../../src/store/stores.js";
 import { gateFixture, newGate } from "../../support/gates.js";
 
 const TOKEN = "admin-token-for-tests-0123456789";
@@ -34,7 +34,7 @@ async function serve(redisUrl: string, config: Partial<AppConfig>, redisDown = f
   const queues = new Queues(producer, prefix);
   const services = {
     config: { redisPrefix: prefix, ...config },
-    store: new GateStore(commands, prefix),
+    ...openStores(commands, prefix),
     queues,
     log: pino({ level: "silent" }),
     events: new LoopEvents(() => undefined),
@@ -71,8 +71,8 @@ beforeAll(async () => {
     gateFixture({ id: "301", repo: "acme/widgets", issue: 12, askedAt: T0, ask: { timeoutSeconds: 3600 } }),
     gateFixture({ id: "302", repo: "acme/api", issue: 4, askedAt: T0 + 1000, ask: { questions: [{ text: "<script>alert(1)</script> ok?" }] } }),
   ]) {
-    await app.services.store.upsertIssue({ repo: gate.repo, issue: gate.issue, installationId: 1, title: `Issue ${gate.issue}`, body: "", url: "", assignees: [] });
-    await app.services.store.openGate(newGate(gate));
+    await app.services.issues.upsertIssue({ repo: gate.repo, issue: gate.issue, installationId: 1, title: `Issue ${gate.issue}`, body: "", url: "", assignees: [] });
+    await app.services.gates.openGate(newGate(gate));
   }
 });
 afterAll(async () => {

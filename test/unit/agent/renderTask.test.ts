@@ -2,8 +2,8 @@ import { resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadTemplate, quote, renderTask, type TaskInput } from "../../../src/agent/renderTask.js";
 import { projectRoot } from "../../../src/config/projectRoot.js";
+import type { Gate, RecordedAnswer } from "../../../src/domain.js";
 import { AgentError } from "../../../src/errors.js";
-import type { Gate, RecordedAnswer } from "../../../src/gates/types.js";
 import { validateAsk } from "../../../src/protocol/ask.js";
 
 const T0 = Date.UTC(2025, 0, 15, 9, 30, 0, 123);

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { foldedSha256, loadTemplate, renderTask, type TaskInput } from "../../../src/agent/renderTask.js";
 import { projectRoot } from "../../../src/config/projectRoot.js";
-import type { Gate } from "../../../src/gates/types.js";
+import type { Gate } from "../../../src/domain.js";
 import { validateAsk } from "../../../src/protocol/ask.js";
 import { ANSWER_CHARS, parseStatusComment, renderStatusComment, type StatusState } from "../../../src/protocol/statusComment.js";
 import { readStatusRecord } from "../../../src/reconcile/statusRecord.js";

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { GateStore } from "../../../src/gates/store.js";
+import type { AccessCache } from "../../../src/store/accessCache.js";
 import { isTeamMember } from "../../../src/github/teamMembership.js";
 import { V3, nockGitHub, rateLimited, type GitHubApi } from "../../support/nockGitHub.js";
 
@@ -8,11 +8,11 @@ const PATH = `${V3}/orgs/acme/teams/reviewers/memberships/alice`;
 /** The store's team-membership cache, in memory. */
 function memoryCache() {
   const cached = new Map<string, [boolean, number]>();
-  const store: Pick<GateStore, "cachedTeamMembership" | "cacheTeamMembership"> = {
+  const store: Pick<AccessCache, "cachedTeamMembership" | "cacheTeamMembership"> = {
     cachedTeamMembership: async (team, login) => cached.get(`${team}/${login}`)?.[0],
     cacheTeamMembership: async (team, login, member, ttl) => void cached.set(`${team}/${login}`, [member, ttl]),
   };
-  return { cached, store: store as GateStore };
+  return { cached, store };
 }
 
 describe("isTeamMember, against GitHub's team membership API", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseVote, readVote, renderResolved, renderVoteAck, tally, tallyLine, type Vote } from "../../../src/protocol/approval.js";
+import type { Vote } from "../../../src/domain.js";
+import { parseVote, readVote, renderResolved, renderVoteAck, tally, tallyLine } from "../../../src/protocol/approval.js";
 
 describe("parseVote", () => {
   it.each<[string, ReturnType<typeof parseVote>]>([

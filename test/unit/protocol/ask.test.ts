@@ -1,15 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { Ask, AskInput } from "../../../src/domain.js";
 import { ProtocolError } from "../../../src/errors.js";
-import {
-  newAskId,
-  parseAskComment,
-  questionTimeout,
-  renderAskComment,
-  resolveOptionLabel,
-  validateAsk,
-  type Ask,
-  type AskInput,
-} from "../../../src/protocol/ask.js";
+import { newAskId, parseAskComment, questionTimeout, renderAskComment, resolveOptionLabel, validateAsk } from "../../../src/protocol/ask.js";
 import { findMarker, renderMarker } from "../../../src/protocol/marker.js";
 
 const base = (over: Partial<AskInput> = {}): AskInput => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Question } from "../../../src/protocol/ask.js";
+import type { Question } from "../../../src/domain.js";
 import { describeReading, echoLines, needsEcho, readingSummary, renderEcho } from "../../../src/protocol/echo.js";
 import { parseReply } from "../../../src/protocol/reply.js";
 

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadTemplate, quote, renderTask } from "../../../src/agent/renderTask.js";
 import { projectRoot } from "../../../src/config/projectRoot.js";
-import type { Gate } from "../../../src/gates/types.js";
+import type { Gate } from "../../../src/domain.js";
 import { measureHiddenContent } from "../../../src/loop/hiddenContent.js";
 import { renderAskComment, validateAsk } from "../../../src/protocol/ask.js";
 import { cleanHumanText, type StrippedCounts } from "../../../src/protocol/humanText.js";

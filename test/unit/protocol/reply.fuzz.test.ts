@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { AskSchema, type Question } from "../../../src/domain.js";
 import { ProtocolError } from "../../../src/errors.js";
-import { AskSchema, parseAskComment, type Question } from "../../../src/protocol/ask.js";
+import { parseAskComment } from "../../../src/protocol/ask.js";
 import { codeLineFlags } from "../../../src/protocol/codeBlocks.js";
 import { COMMAND_NAMES, parseCommand } from "../../../src/protocol/commands.js";
 import { parseReply } from "../../../src/protocol/reply.js";

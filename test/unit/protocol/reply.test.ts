@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Question } from "../../../src/protocol/ask.js";
-import { matchOption, optionsNamed, parseReply, type Answer } from "../../../src/protocol/reply.js";
+import type { Answer, Question } from "../../../src/domain.js";
+import { matchOption, optionsNamed, parseReply } from "../../../src/protocol/reply.js";
 
 const q = (text: string, options: string[] = []): Question => ({ text, options });
 const db = q("Which database?", ["SQLite", "Postgres"]);

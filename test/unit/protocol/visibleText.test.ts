@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { renderAskComment, type Ask } from "../../../src/protocol/ask.js";
+import type { Ask } from "../../../src/domain.js";
+import { renderAskComment } from "../../../src/protocol/ask.js";
 import { stripInvisible, visibleReplyText } from "../../../src/protocol/visibleText.js";
 
 const ask: Ask = { v: 1, id: "abcdef123", kind: "question", round: 0, questions: [{ text: "Which database?", options: ["SQLite", "Postgres"] }] };

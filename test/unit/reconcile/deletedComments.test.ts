@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { Gate, RecordedAnswer } from "../../../src/domain.js";
 import type { StatusState } from "../../../src/protocol/statusComment.js";
 import { goneReplies, issueCommentIdOf, withoutDeletedComments } from "../../../src/reconcile/deletedComments.js";
-import type { Gate, RecordedAnswer } from "../../../src/gates/types.js";
 import { gateFixture } from "../../support/gates.js";
 
 const url = (id: number) => `https://github.com/octo/demo/issues/7#issuecomment-${id}`;

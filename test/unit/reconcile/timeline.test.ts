@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { validateAsk, type Ask } from "../../../src/protocol/ask.js";
+import type { Ask } from "../../../src/domain.js";
+import { validateAsk } from "../../../src/protocol/ask.js";
 import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment } from "../../../src/reconcile/timeline.js";
 
 const APP = "escalation[bot]";

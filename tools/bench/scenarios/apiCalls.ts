@@ -100,7 +100,7 @@ async function askThroughApp(rig: Rig, count: number): Promise<number[]> {
     issues.push(issue.number);
   }
   await waitUntil("the gates to open", async () => {
-    for (const issue of issues) if ((await rig.store.lastGate({ repo: REPO, issue }))?.state !== "open") return false;
+    for (const issue of issues) if ((await rig.store.gates.lastGate({ repo: REPO, issue }))?.state !== "open") return false;
     return true;
   }, 60_000);
   await rig.quiesce();

@@ -1,9 +1,11 @@
+import { issueKey } from "../../../src/store/issueKey.js";
+import { notesKey } from "../../../src/store/issueNotes.js";
 import { REPOS, type AppMemory, type Rig } from "../rig.js";
 
 /**
- * (3) The cost of a parked gate, with `count` gates parked at once (seeded in Redis as GateStore
- * writes them, see seedParkedGates): Redis bytes per gate (MEMORY USAGE over the keys GateStore.keys
- * names for it, and used_memory's growth), processes the app holds while they wait, and the app's
+ * (3) The cost of a parked gate, with `count` gates parked at once (seeded in Redis as the store modules
+ * write them, see seedParkedGates): Redis bytes per gate (MEMORY USAGE over the keys the store modules
+ * name for it, and used_memory's growth), processes the app holds while they wait, and the app's
  * memory before and after.
  */
 export interface ParkedCostResult {
@@ -35,17 +37,17 @@ export async function parkMany(rig: Rig, count: number): Promise<{ result: Parke
   const { agents: appProcesses, watchdogs: appWatchdogs } = rig.appDescendants();
   const appMemoryAfter = await rig.app.memory();
 
-  const keys = rig.store.keys;
+  const { gates: { keys }, rounds, statusLog } = rig.store;
   const sample = gates.filter((_, i) => i % Math.max(1, Math.floor(gates.length / SAMPLE)) === 0).slice(0, SAMPLE);
   const sums: Record<string, number> = { gate: 0, issue: 0, issueGates: 0, issueSpawns: 0, issueStatusLog: 0, issueNotes: 0 };
   for (const gate of sample) {
     const ref = { repo: gate.repo, issue: gate.issue };
     sums.gate! += await rig.keyBytes(keys.gate(gate.gateId));
-    sums.issue! += await rig.keyBytes(keys.issue(ref));
+    sums.issue! += await rig.keyBytes(issueKey(rig.prefix, ref));
     sums.issueGates! += await rig.keyBytes(keys.issueGates(ref));
-    sums.issueSpawns! += await rig.keyBytes(keys.issueSpawns(ref));
-    sums.issueStatusLog! += await rig.keyBytes(keys.issueStatusLog(ref));
-    sums.issueNotes! += await rig.keyBytes(keys.issueNotes(ref));
+    sums.issueSpawns! += await rig.keyBytes(rounds.spawnsKey(ref));
+    sums.issueStatusLog! += await rig.keyBytes(statusLog.logKey(ref));
+    sums.issueNotes! += await rig.keyBytes(notesKey(rig.prefix, ref));
   }
   const perGate: Record<string, number> = {};
   for (const [name, sum] of Object.entries(sums)) perGate[name] = sum / sample.length;

@@ -100,11 +100,11 @@ export async function measureRebuild(options: { dir: string; repos: number; gate
   });
   try {
     const open = await waitUntil("every gate open in Redis", async () => {
-      const n = await rig.redis.zcard(rig.store.keys.openGates());
+      const n = await rig.redis.zcard(rig.store.gates.keys.openGates());
       return n >= options.gates ? n : undefined;
     }, 60_000);
     const finished = Math.max(rig.startupReconciledAt, Date.now() - 25);
-    const started = (await rig.store.lastReconcile()) ?? rig.appSpawnedAt;
+    const started = (await rig.store.namespaceMarks.lastReconcile()) ?? rig.appSpawnedAt;
     const calls = rig.sim.calls.filter((c) => c.at >= rig.appSpawnedAt && c.at <= finished);
     const cpu = await rig.cpu();
     const installation = rig.repo("acme/replies").installation_id;
@@ -151,16 +151,16 @@ export async function measureIdlePasses(options: {
   });
   try {
     const fullPassCalls = rig.sim.calls.filter((c) => c.at >= rig.appSpawnedAt && c.at <= rig.startupReconciledAt).length;
-    const fullPassSeconds = (rig.startupReconciledAt - ((await rig.store.lastReconcile()) ?? rig.appSpawnedAt)) / 1000;
+    const fullPassSeconds = (rig.startupReconciledAt - ((await rig.store.namespaceMarks.lastReconcile()) ?? rig.appSpawnedAt)) / 1000;
     const maintenance = rig.queues.find((q) => q.name === QUEUES.maintenance)!;
     // A scheduled pass, as the job scheduler adds it every RECONCILE_INTERVAL: calls from its job to its end.
     const onePass = async (): Promise<{ calls: ReadonlyArray<{ route: string; path: string }>; seconds: number }> => {
       await rig.quiesce();
-      const before = (await rig.store.lastReconcile()) ?? 0;
+      const before = (await rig.store.namespaceMarks.lastReconcile()) ?? 0;
       const from = rig.sim.calls.length;
       const t0 = Date.now();
       await maintenance.add("reconcile", {}, { removeOnComplete: 100, removeOnFail: 100 });
-      await waitUntil("a scheduled reconciliation", async () => ((await rig.store.lastReconcile()) ?? 0) > before, 120_000, 10);
+      await waitUntil("a scheduled reconciliation", async () => ((await rig.store.namespaceMarks.lastReconcile()) ?? 0) > before, 120_000, 10);
       return { calls: rig.sim.calls.slice(from), seconds: (Date.now() - t0) / 1000 };
     };
     const idle: Array<{ calls: ReadonlyArray<{ route: string; path: string }>; seconds: number }> = [];

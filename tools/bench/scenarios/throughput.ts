@@ -32,7 +32,7 @@ export interface ThroughputResult {
 
 export async function measureThroughput(rig: Rig, gates: readonly ParkedGate[], options: { concurrency: number; resumeWindowSeconds: number }): Promise<ThroughputResult> {
   await rig.quiesce({ feedback: false });
-  const openKey = rig.store.keys.openGates();
+  const openKey = rig.store.gates.keys.openGates();
   const parkedAtStart = await rig.redis.zcard(openKey);
   // The replies exist in the simulator (delivered to nobody); the benchmark delivers them itself.
   rig.sim.setWebhookUrl(undefined);

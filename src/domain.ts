@@ -1,7 +1,96 @@
-import type { PermissionLevel } from "../github/permissions.js";
-import type { Ask } from "../protocol/ask.js";
-import type { ApprovalPolicy, ApprovalRule, Vote } from "../protocol/approval.js";
-import type { Answer } from "../protocol/reply.js";
+import { z } from "zod";
+
+/**
+ * The domain's types: asks and their answers, gates, votes, issues as the app records them, notes
+ * and round timings. A leaf: it imports nothing of the app, so every layer (protocol, store, loop,
+ * observers) can name these without depending on another.
+ */
+
+/** A repository permission, lowest first (GitHub's role names). */
+export const PERMISSION_LEVELS = ["none", "read", "triage", "write", "maintain", "admin"] as const;
+export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
+
+/** One question of an ask. `default` is an option label or free text used when nobody answers. */
+export const QuestionSchema = z.object({
+  text: z.string().trim().min(1).max(4000),
+  options: z.array(z.string().trim().min(1).max(300)).max(20).default([]),
+  default: z.string().trim().min(1).max(4000).optional(),
+  timeoutSeconds: z.number().int().positive().max(366 * 86400).optional(),
+});
+export type Question = z.infer<typeof QuestionSchema>;
+
+/**
+ * A repository path the ask is about (a file, or a directory with a trailing `/`): with
+ * `answerers.from: codeowners` its code owners are who may answer.
+ */
+export const AskPathSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(300)
+  .regex(/^[^`\\\x00-\x1f]+$/, "must be a repository path without backticks, backslashes or control characters")
+  .refine((p) => !p.split("/").includes(".."), "must stay inside the repository (no .. segments)");
+/** The ask kind people vote on (approval.ts counts the votes). */
+export const APPROVAL_KIND = "approval";
+
+/** The most approvals an approval gate may need. */
+export const MAX_APPROVERS = 20;
+
+/** The structured ask carried by the hidden marker of an ask comment. */
+export const AskSchema = z.object({
+  v: z.literal(1),
+  id: z.string().regex(/^[A-Za-z0-9_-]{6,64}$/),
+  kind: z.string().regex(/^[a-z][a-z_]{0,39}$/).default("question"),
+  round: z.number().int().min(0).max(100_000),
+  questions: z.array(QuestionSchema).min(1).max(20),
+  timeoutSeconds: z.number().int().positive().max(366 * 86400).optional(),
+  context: z.string().max(4000).optional(),
+  /** Optional, so asks written before paths existed still parse. */
+  paths: z.array(AskPathSchema).min(1).max(20).optional(),
+  /** Approvals an approval gate needs (kind "approval"); the repository may require more. Absent in older asks. */
+  approvers: z.number().int().min(1).max(MAX_APPROVERS).optional(),
+});
+export type Ask = z.infer<typeof AskSchema>;
+export type AskInput = z.input<typeof AskSchema>;
+
+/** The kind of the gate a human's `/reopen` creates: it corrects an earlier answer. */
+export const CORRECTION_KIND = "correction";
+
+/** Approval gates: the policy that counts the votes, and a vote (src/protocol/approval.ts reads and counts them). */
+export const APPROVAL_POLICIES = ["any-deny", "majority"] as const;
+export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
+export type VoteChoice = "approve" | "deny";
+
+export interface Vote {
+  /** The voter's login as GitHub spells it. */
+  login: string;
+  vote: VoteChoice;
+  at: number;
+  commentId: number;
+  url?: string;
+  /** The words after the vote ("deny: not before the freeze"). */
+  note?: string;
+}
+
+/** What it takes to resolve a gate: `required` approvals; a denial decides at once (any-deny) or needs as many (majority). */
+export interface ApprovalRule {
+  required: number;
+  policy: ApprovalPolicy;
+}
+
+/** One question's answer as read from a reply (src/protocol/reply.ts). */
+export interface Answer {
+  /** 0-based index of the question answered. */
+  question: number;
+  /** The answer as the human wrote it (visible text for that question). */
+  text: string;
+  /** The selected option label, when one was selected. */
+  option?: string;
+  /** 0-based index of that option. */
+  optionIndex?: number;
+  /** Free text beside the selected option. */
+  note?: string;
+}
 
 /**
  * open: awaiting a human. answered: answer recorded, resume not yet started.
@@ -86,6 +175,9 @@ export interface Gate {
   /** How often a withdrawn answer opened the answered gate again: part of the next resume's job id. */
   reopened?: number;
 }
+
+/** A gate as the ask creates it, before any answer. */
+export type NewGate = Pick<Gate, "id" | "repo" | "issue" | "installationId" | "round" | "ask" | "askedAt" | "askedBy" | "askUrl"> & Partial<Pick<Gate, "answerers" | "approvalRule">>;
 
 export interface Withdrawal {
   /** Who had given the withdrawn answer. */

@@ -8,7 +8,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe("the write budget in Redis (per installation, shared by replicas)", () => {
   it("grants up to the per-minute budget, then says how long until a slot frees", async () => {
     const store = freshStore();
-    const budget = new WriteBudget(store, { perMinute: 3, minuteMs: 1000, perHour: 100, hourMs: 60_000 });
+    const budget = new WriteBudget(store.writeBudgetLog, { perMinute: 3, minuteMs: 1000, perHour: 100, hourMs: 60_000 });
     for (let i = 0; i < 3; i++) {
       const grant = await budget.take(7);
       expect(grant.granted).toBe(true);
@@ -28,7 +28,7 @@ describe("the write budget in Redis (per installation, shared by replicas)", () 
 
   it("the hour holds however the minutes go, and writes put off are told to come back one after the other", async () => {
     const store = freshStore();
-    const budget = new WriteBudget(store, { perMinute: 100, minuteMs: 1000, perHour: 4, hourMs: 2000 });
+    const budget = new WriteBudget(store.writeBudgetLog, { perMinute: 100, minuteMs: 1000, perHour: 4, hourMs: 2000 });
     for (let i = 0; i < 4; i++) expect((await budget.take(1)).granted).toBe(true);
     const waits: number[] = [];
     for (let i = 0; i < 4; i++) {
@@ -38,12 +38,12 @@ describe("the write budget in Redis (per installation, shared by replicas)", () 
     }
     // Spaced at the hour's pace (2000 ms / 4 = 500 ms), not all at the moment the first slot frees.
     for (let i = 1; i < waits.length; i++) expect(waits[i]! - waits[i - 1]!).toBeGreaterThanOrEqual(450);
-    expect(await store.writesWithin(1, 2000)).toBe(4);
+    expect(await store.writeBudgetLog.writesWithin(1, 2000)).toBe(4);
   });
 
   it("GitHub's pause stops every write of the installation, is listed while it lasts, and backs off when repeated", async () => {
     const store = freshStore();
-    const budget = new WriteBudget(store, { perMinute: 100, minuteMs: 60_000, perHour: 1000, hourMs: 3_600_000 }, () => 0);
+    const budget = new WriteBudget(store.writeBudgetLog, { perMinute: 100, minuteMs: 60_000, perHour: 1000, hourMs: 3_600_000 }, () => 0);
     const first = await budget.limited(5, { kind: "secondary", retryAfterSeconds: 1 });
     expect(first).toBeGreaterThan(900);
     expect(first).toBeLessThanOrEqual(1000);
@@ -55,10 +55,10 @@ describe("the write budget in Redis (per installation, shared by replicas)", () 
     // Limited again right away: twice as long.
     const second = await budget.limited(5, { kind: "secondary", retryAfterSeconds: 1 });
     expect(second).toBeGreaterThan(1900);
-    await store.pauseWrites(5, 10); // a shorter pause never shortens a longer one
+    await store.writeBudgetLog.pauseWrites(5, 10); // a shorter pause never shortens a longer one
     expect((await budget.paused())[0]?.secondsLeft).toBe(2);
     // A write that went through starts the backoff afresh.
     await budget.succeeded(5);
-    expect(await store.addWriteStrike(5, 60)).toBe(1);
+    expect(await store.writeBudgetLog.addWriteStrike(5, 60)).toBe(1);
   });
 });

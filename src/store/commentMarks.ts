@@ -1,0 +1,61 @@
+import type { Redis } from "ioredis";
+import { keyIn } from "../redis/prefix.js";
+import { issueKey, type IssueKeyRef } from "./issueKey.js";
+
+/** Short-lived marks about comments: deleted ones, the app's echoes of a reply, replies the app sends once. */
+export class CommentMarks {
+  readonly #redis: Redis;
+
+  constructor(
+    redis: Redis,
+    readonly prefix: string,
+  ) {
+    this.#redis = redis;
+  }
+
+  /**
+   * String with TTL: the comment was deleted. A webhook of its creation processed after the deletion
+   * (GitHub does not promise order) then records nothing from it.
+   */
+  deletedKey(repo: string, commentId: number): string {
+    return keyIn(this.prefix, `deleted:${repo.toLowerCase()}:${commentId}`);
+  }
+  /** Set with TTL: the app's comments that quote the words of reply `commentId` (its echo), to redact them if it is withdrawn or edited. */
+  echoesKey(ref: IssueKeyRef, commentId: number): string {
+    return `${issueKey(this.prefix, ref)}:echoes:${commentId}`;
+  }
+  /** String with TTL: marks a one-time reply (help text, config warning) as already sent. */
+  onceKey(what: string): string {
+    return keyIn(this.prefix, `once:${what}`);
+  }
+
+  /** The app posted comment `echoId` quoting reply `of` (kept 90 days, like a ladder's steps). */
+  async rememberEcho(ref: IssueKeyRef, of: number, echoId: number): Promise<void> {
+    const key = this.echoesKey(ref, of);
+    await this.#redis.multi().sadd(key, echoId).expire(key, 90 * 86400).exec();
+  }
+
+  /** The app's comments quoting reply `of`. */
+  async echoes(ref: IssueKeyRef, of: number): Promise<number[]> {
+    return (await this.#redis.smembers(this.echoesKey(ref, of))).map(Number);
+  }
+
+  /** Reply `of`'s echoes were redacted. */
+  async forgetEchoes(ref: IssueKeyRef, of: number): Promise<void> {
+    await this.#redis.del(this.echoesKey(ref, of));
+  }
+
+  /** Remembers for a day that the comment was deleted (see deletedKey). */
+  async markCommentDeleted(repo: string, commentId: number): Promise<void> {
+    await this.#redis.set(this.deletedKey(repo, commentId), "1", "EX", 86400);
+  }
+
+  async commentWasDeleted(repo: string, commentId: number): Promise<boolean> {
+    return (await this.#redis.exists(this.deletedKey(repo, commentId))) === 1;
+  }
+
+  /** True only the first time `what` is marked within `ttlSeconds`: for replies that must be sent once. */
+  async firstTime(what: string, ttlSeconds = 30 * 86400): Promise<boolean> {
+    return (await this.#redis.set(this.onceKey(what), "1", "EX", ttlSeconds, "NX")) === "OK";
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * The gate records' Lua scripts: the transitions that must be atomic run as one Redis command each,
+ * so two webhook deliveries, two repliers or two app replicas cannot both win.
+ * Scripts that also write the issue's hash (`openGate`) or its gate list stay one script, here with
+ * the gate they move: splitting them would let a reader see the gate and its issue disagree.
+ */
+
+/** KEYS: gate, openGates, issue, issueGates. ARGV: gateId, askedAt, then field/value pairs. Spans the issue: its `openGate` moves with the gate. */
+export const OPEN_GATE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return {'exists', ''} end
+for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('HSET', KEYS[1], 'state', 'open')
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('RPUSH', KEYS[4], ARGV[1])
+local previous = redis.call('HGET', KEYS[3], 'openGate')
+local superseded = ''
+if previous and previous ~= ARGV[1] then
+  local previousKey = string.gsub(KEYS[1], '[^:]+$', previous)
+  if redis.call('HGET', previousKey, 'state') == 'open' then
+    redis.call('HSET', previousKey, 'state', 'superseded', 'closedReason', 'a newer question was asked')
+    redis.call('ZREM', KEYS[2], previous)
+    superseded = previous
+  end
+end
+redis.call('HSET', KEYS[3], 'openGate', ARGV[1])
+return {'opened', superseded}
+`;
+
+/**
+ * KEYS: gate, openGates, issue. ARGV: gateId, answersJson, by, at, commentId, questionCount.
+ * Merges the given answers (by question index) into an open gate; when every question has one, the
+ * gate becomes answered. Returns {'recorded', reopened} | {'partial', mergedJson} | {'same', state, '',
+ * reopened} (this comment already answered it: a redelivery or retry) | {'taken', state, answeredBy} |
+ * {'missing'}; `reopened` counts the times a withdrawn answer opened the gate again (REVISE_ANSWERS).
+ */
+export const RECORD_ANSWER = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return {'missing'} end
+if state ~= 'open' then
+  if redis.call('HGET', KEYS[1], 'answerCommentId') == ARGV[5] then return {'same', state, '', redis.call('HGET', KEYS[1], 'reopened') or '0'} end
+  return {'taken', state, redis.call('HGET', KEYS[1], 'answeredBy') or ''}
+end
+local byQuestion = {}
+for _, a in ipairs(cjson.decode(redis.call('HGET', KEYS[1], 'answers') or '[]')) do byQuestion[a.question] = a end
+for _, a in ipairs(cjson.decode(ARGV[2])) do byQuestion[a.question] = a end
+local merged = {}
+for q = 0, tonumber(ARGV[6]) - 1 do
+  if byQuestion[q] then table.insert(merged, byQuestion[q]) end
+end
+local encoded = #merged == 0 and '[]' or cjson.encode(merged)
+redis.call('HSET', KEYS[1], 'answers', encoded)
+if #merged < tonumber(ARGV[6]) then return {'partial', encoded} end
+redis.call('HSET', KEYS[1], 'state', 'answered', 'answeredBy', ARGV[3], 'answeredAt', ARGV[4], 'answerCommentId', ARGV[5])
+redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('HGET', KEYS[3], 'openGate') == ARGV[1] then redis.call('HDEL', KEYS[3], 'openGate') end
+return {'recorded', redis.call('HGET', KEYS[1], 'reopened') or '0'}
+`;
+
+/**
+ * KEYS: gate, votes. ARGV: login (lower case), voteJson, vote, commentId.
+ * Records one person's vote on an open approval gate, compare-and-set per person: the first vote
+ * is 'counted'; the same comment again is 'same' (a redelivery or retry); the same vote from
+ * another comment is 'repeated' and not stored again; a different vote is 'changed' and replaces
+ * it. Returns {outcome, vote JSON…} with every vote now recorded, {'closed', state} once the
+ * gate is no longer open, or {'missing'}.
+ */
+export const RECORD_VOTE = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return {'missing'} end
+if state ~= 'open' then return {'closed', state} end
+local outcome = 'counted'
+local previous = redis.call('HGET', KEYS[2], ARGV[1])
+if previous then
+  local old = cjson.decode(previous)
+  if tostring(old.commentId) == ARGV[4] then outcome = 'same'
+  elseif old.vote == ARGV[3] then outcome = 'repeated'
+  else outcome = 'changed' end
+end
+if outcome == 'counted' or outcome == 'changed' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end
+local out = {outcome}
+for _, v in ipairs(redis.call('HVALS', KEYS[2])) do table.insert(out, v) end
+return out
+`;
+
+/**
+ * KEYS: gate, openGates, issue, issueGates. ARGV: commentId, answersJson (what the comment answers
+ * now: '[]' when it was deleted), at, questionCount, gateId.
+ * A reply was edited or deleted: its answers on the gate are replaced by `answersJson`, whatever
+ * the gate's state, so no later round is told the old text. A question it no longer answers is
+ * recorded in `withdrawn` ({by, at, questions}, no text). An answered gate that lost an answer
+ * before its resume began is open again (compare-and-set against the spawn's claim, which needs
+ * 'answered'); `reopened` counts that, so the next answer's resume gets a fresh job id.
+ * Returns {'none', state} (the comment answers nothing here), {'reopened', state} (was answered),
+ * {'replaced', state} or {'missing'}.
+ */
+export const REVISE_ANSWERS = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return {'missing'} end
+local byQuestion, had = {}, {}
+for _, a in ipairs(cjson.decode(redis.call('HGET', KEYS[1], 'answers') or '[]')) do
+  if tostring(a.commentId) == ARGV[1] then had[a.question] = a else byQuestion[a.question] = a end
+end
+if next(had) == nil then return {'none', state} end
+local now = {}
+for _, a in ipairs(cjson.decode(ARGV[2])) do
+  byQuestion[a.question] = a
+  now[a.question] = true
+end
+local lost, by = {}, ''
+for q, a in pairs(had) do
+  if not now[q] then
+    table.insert(lost, q)
+    by = a.by
+  end
+end
+local merged = {}
+for q = 0, tonumber(ARGV[4]) - 1 do
+  if byQuestion[q] then table.insert(merged, byQuestion[q]) end
+end
+redis.call('HSET', KEYS[1], 'answers', #merged == 0 and '[]' or cjson.encode(merged))
+if #lost > 0 then
+  table.sort(lost)
+  local withdrawn = cjson.decode(redis.call('HGET', KEYS[1], 'withdrawn') or '[]')
+  table.insert(withdrawn, {by = by, at = tonumber(ARGV[3]), questions = lost})
+  redis.call('HSET', KEYS[1], 'withdrawn', cjson.encode(withdrawn))
+end
+if state ~= 'answered' or #merged == tonumber(ARGV[4]) then return {'replaced', state} end
+redis.call('HDEL', KEYS[1], 'answeredBy', 'answeredAt', 'answerCommentId')
+redis.call('HINCRBY', KEYS[1], 'reopened', 1)
+local openGate = redis.call('HGET', KEYS[3], 'openGate')
+if (openGate and openGate ~= ARGV[5]) or redis.call('LINDEX', KEYS[4], -1) ~= ARGV[5] then
+  redis.call('HSET', KEYS[1], 'state', 'superseded', 'closedReason', 'a newer question was asked')
+  return {'reopened', 'superseded'}
+end
+redis.call('HSET', KEYS[1], 'state', 'open')
+redis.call('ZADD', KEYS[2], redis.call('HGET', KEYS[1], 'askedAt') or '0', ARGV[5])
+redis.call('HSET', KEYS[3], 'openGate', ARGV[5])
+return {'reopened', 'open'}
+`;
+
+/**
+ * Lua: a spawn job claims an answered gate once; the same job may claim again (BullMQ re-runs a
+ * stalled or interrupted job: that agent died with its worker), any other job may not. Returns
+ * 'claimed', or the gate's state ('missing' when there is none). Also the first step of BEGIN_ROUND (issueRounds.ts).
+ */
+export const CLAIM_FUNCTION = `
+local function claim(gateKey, jobId)
+  local state = redis.call('HGET', gateKey, 'state')
+  if state == 'answered' then
+    redis.call('HSET', gateKey, 'state', 'resuming', 'claim', jobId)
+    return 'claimed'
+  end
+  if (state == 'resuming' or state == 'resumed') and redis.call('HGET', gateKey, 'claim') == jobId then return 'claimed' end
+  return state or 'missing'
+end
+`;
+
+/** KEYS: gate. ARGV: jobId. See CLAIM_FUNCTION. */
+export const CLAIM_RESUME = `${CLAIM_FUNCTION}
+return claim(KEYS[1], ARGV[1])
+`;
+
+/**
+ * KEYS: gate. ARGV: at. The round that resumed the gate ran to its end. Returns 0 when Redis no
+ * longer has the gate (it was wiped while the agent ran), so the caller can restore it as resumed.
+ */
+export const FINISH_RESUME = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'resumed', 'resumedAt', ARGV[1])
+return 1
+`;
+
+/** KEYS: gate, openGates, issue. ARGV: gateId, reason, state (cancelled or superseded). Closes an open gate without a resume. */
+export const CANCEL_GATE = `
+if redis.call('HGET', KEYS[1], 'state') ~= 'open' then return 0 end
+redis.call('HSET', KEYS[1], 'state', ARGV[3] or 'cancelled', 'closedReason', ARGV[2])
+redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('HGET', KEYS[3], 'openGate') == ARGV[1] then redis.call('HDEL', KEYS[3], 'openGate') end
+return 1
+`;
+
+/** KEYS: gate. ARGV: at. The reminder ladder ran out on an open gate: it is overdue from `at` (the first time counts). */
+export const MARK_OVERDUE = `
+if redis.call('HGET', KEYS[1], 'state') ~= 'open' then return 0 end
+redis.call('HSETNX', KEYS[1], 'overdueAt', ARGV[1])
+return 1
+`;
+
+/**
+ * KEYS: gate. ARGV: answersJson, by, at, commentId. The first answer to a superseded gate is kept
+ * (folded into later tasks as such) but resumes nothing. Returns 'recorded', 'same' (this comment
+ * already did: a redelivery), or the gate's state ('taken' when another comment answered it first).
+ */
+export const RECORD_SUPERSEDED_ANSWER = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if state ~= 'superseded' then return state or 'missing' end
+local previous = redis.call('HGET', KEYS[1], 'answerCommentId')
+if previous == ARGV[4] then return 'same' end
+if previous then return 'taken' end
+redis.call('HSET', KEYS[1], 'answers', ARGV[1], 'answeredBy', ARGV[2], 'answeredAt', ARGV[3], 'answerCommentId', ARGV[4])
+return 'recorded'
+`;
+
+/**
+ * KEYS: gate, issueGates, issue. ARGV: gateId, state, then field/value pairs. Re-creates a settled
+ * gate from the issue's status comment after Redis lost it; a gate Redis still has is left alone.
+ */
+export const RESTORE_GATE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('HSET', KEYS[1], 'state', ARGV[2])
+local ids = redis.call('LRANGE', KEYS[2], 0, -1)
+local present = false
+for _, id in ipairs(ids) do if id == ARGV[1] then present = true end end
+if not present then redis.call('RPUSH', KEYS[2], ARGV[1]) end
+return 1
+`;

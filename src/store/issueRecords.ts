@@ -1,0 +1,120 @@
+import type { Redis } from "ioredis";
+import type { BodyEdit, IssueRecord, TitleEdit } from "../domain.js";
+import { issueKey, type IssueKeyRef } from "./issueKey.js";
+import { withScripts, type ScriptArgs } from "./scriptedRedis.js";
+
+/**
+ * KEYS: issue. ARGV: field ("body" or "title"), its editor field, its kept field, the text as GitHub
+ * shows it now, "foreign" or "own", editor, previous text.
+ * An edit of the issue's body or title: by whom it belongs to (the body's author; for the title,
+ * any person), their words again (the kept version is dropped); by anyone else, the last version
+ * of theirs is kept: the previous one, unless that was already someone else's (then whatever was
+ * kept stays, or none).
+ */
+const KEPT_TEXT_EDITED = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
+if ARGV[5] == 'foreign' then
+  if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 0 then redis.call('HSET', KEYS[1], ARGV[3], ARGV[7]) end
+  redis.call('HSET', KEYS[1], ARGV[2], ARGV[6])
+else
+  redis.call('HDEL', KEYS[1], ARGV[2], ARGV[3])
+end
+return 1
+`;
+
+interface IssueCommands { escKeptTextEdited(...args: ScriptArgs): Promise<number> }
+
+/** What the app knows of an issue (its hash, issueKey.ts): title, body and who last changed them, assignees, state, the awaiting label. */
+export class IssueRecords {
+  readonly #redis: Redis & IssueCommands;
+
+  constructor(
+    redis: Redis,
+    readonly prefix: string,
+  ) {
+    this.#redis = withScripts<IssueCommands>(redis, { escKeptTextEdited: { numberOfKeys: 1, lua: KEPT_TEXT_EDITED } });
+  }
+
+  /** The issue's hash. */
+  key(ref: IssueKeyRef): string {
+    return issueKey(this.prefix, ref);
+  }
+
+  /**
+   * Remembers the issue's installation, title and body so a spawn needs no GitHub read. Who last
+   * changed the body is kept as it was, unless `bodyEdit` says (null: its author), in the same write.
+   */
+  async upsertIssue(
+    record: Omit<IssueRecord, "nextRound" | "openGate" | "statusCommentId" | "state" | "bodyEdit" | "titleEdit"> & { state?: string; bodyEdit?: BodyEdit | null; titleEdit?: TitleEdit | null },
+  ): Promise<void> {
+    const key = this.key(record);
+    const write = this.#redis.multi().hset(key, {
+      // No assignees is no field (read back as none): a parked gate's issue hash stays a size smaller.
+      ...(record.assignees.length > 0 ? { assignees: record.assignees.join(",") } : {}),
+      ...(record.state ? { state: record.state } : {}),
+      repo: record.repo,
+      issue: record.issue,
+      installationId: record.installationId,
+      title: record.title,
+      body: record.body,
+      url: record.url,
+      ...(record.author ? { author: record.author } : {}),
+    });
+    if (record.assignees.length === 0) write.hdel(key, "assignees");
+    if (record.bodyEdit === null) write.hdel(key, "bodyEditor", "authorBody");
+    if (record.bodyEdit) write.hset(key, "bodyEditor", record.bodyEdit.editor);
+    if (record.bodyEdit?.authorBody !== undefined) write.hset(key, "authorBody", record.bodyEdit.authorBody);
+    else if (record.bodyEdit) write.hdel(key, "authorBody");
+    if (record.titleEdit === null) write.hdel(key, "titleEditor", "personsTitle");
+    if (record.titleEdit) write.hset(key, { titleEditor: record.titleEdit.editor, personsTitle: record.titleEdit.personsTitle });
+    await write.exec();
+  }
+
+  /** A change of the issue's title (`issues.edited`), by a person or under a bot's name (src/loop/issueTitle.ts). */
+  async issueTitleEdited(ref: IssueKeyRef, edit: { title: string; byBot: boolean; editor: string; previous: string }): Promise<void> {
+    await this.#redis.escKeptTextEdited(this.key(ref), "title", "titleEditor", "personsTitle", edit.title, edit.byBot ? "foreign" : "own", edit.editor, edit.previous);
+  }
+
+  /** An edit of the issue's body (`issues.edited`), by its author or by `editor`, another account (src/loop/issueBody.ts). */
+  async issueBodyEdited(ref: IssueKeyRef, edit: { body: string; byAuthor: boolean; editor: string; previous: string }): Promise<void> {
+    await this.#redis.escKeptTextEdited(this.key(ref), "body", "bodyEditor", "authorBody", edit.body, edit.byAuthor ? "own" : "foreign", edit.editor, edit.previous);
+  }
+
+  async getIssue(ref: IssueKeyRef): Promise<IssueRecord | undefined> {
+    return toIssue(await this.#redis.hgetall(this.key(ref)));
+  }
+
+  /**
+   * Whether the app last put the awaiting label on ("on") or took it off / skipped it ("off"), or is
+   * taking it off ("leaving": its own removal's webhook may come before "off" is written); undefined when unknown.
+   */
+  async awaitingLabel(ref: IssueKeyRef): Promise<"on" | "off" | "leaving" | undefined> {
+    const value = await this.#redis.hget(this.key(ref), "awaitingLabel");
+    return value === "on" || value === "off" || value === "leaving" ? value : undefined;
+  }
+
+  async setAwaitingLabel(ref: IssueKeyRef, value: "on" | "off" | "leaving"): Promise<void> {
+    await this.#redis.hset(this.key(ref), "awaitingLabel", value);
+  }
+}
+
+/** An issue read back from its hash; undefined when Redis has none. */
+export function toIssue(h: Record<string, string>): IssueRecord | undefined {
+  if (!h.repo) return undefined;
+  return {
+    repo: h.repo,
+    issue: Number(h.issue),
+    installationId: Number(h.installationId),
+    title: h.title ?? "",
+    body: h.body ?? "",
+    url: h.url ?? "",
+    ...(h.author ? { author: h.author } : {}),
+    ...(h.titleEditor ? { titleEdit: { editor: h.titleEditor, personsTitle: h.personsTitle ?? "" } } : {}),
+    ...(h.bodyEditor ? { bodyEdit: { editor: h.bodyEditor, ...(h.authorBody !== undefined ? { authorBody: h.authorBody } : {}) } } : {}),
+    assignees: h.assignees ? h.assignees.split(",") : [],
+    state: h.state ?? "open",
+    openGate: h.openGate || undefined,
+    nextRound: Number(h.nextRound ?? 0),
+    statusCommentId: h.statusCommentId ? Number(h.statusCommentId) : undefined,
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * The issue rounds' Lua scripts. BEGIN_ROUND also claims the resumed gate and reads the epoch, and
+ * ROUND_CONTEXT reads the issue's gates and notes: one round trip each for a spawn job's start, so
+ * they stay single scripts, here with the round that drives them.
+ */
+import { CLAIM_FUNCTION } from "./gateScripts.js";
+
+/**
+ * Lua: the round of a spawn job, allocated once per job (a retried job keeps its round) and never
+ * below `lowest` (a resume comes after the round that asked, even when Redis lost the counter); -1
+ * when a new round would pass the issue's limit (`roundLimit`, else `maxRounds`). The round is kept
+ * in the issue's hash under `spawnField` (IssueRounds.spawnField); one allocated before that, in the
+ * issue's spawns hash, still counts.
+ */
+const ALLOCATE_FUNCTION = `
+local function allocate(spawnsKey, issueKey, jobId, maxRounds, lowest, spawnField)
+  local existing = redis.call('HGET', issueKey, spawnField) or redis.call('HGET', spawnsKey, jobId)
+  if existing then return tonumber(existing) end
+  local limit = tonumber(redis.call('HGET', issueKey, 'roundLimit') or maxRounds)
+  local round = math.max(tonumber(redis.call('HGET', issueKey, 'nextRound') or '0'), tonumber(lowest or '0'))
+  if round >= limit then return -1 end
+  redis.call('HSET', issueKey, 'nextRound', round + 1, spawnField, round)
+  return round
+end
+`;
+
+/** KEYS: issueSpawns, issue. ARGV: jobId, roundLimit, lowest, spawnField. See ALLOCATE_FUNCTION. */
+export const ALLOCATE_ROUND = `${ALLOCATE_FUNCTION}
+return allocate(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+`;
+
+/**
+ * KEYS: issue, issueSpawns, epoch, then the gate to claim (a resume) or nothing (a dispatch).
+ * ARGV: jobId, allocate ('1' or '0'), maxRounds, lowest, raiseLimitBy, spawnField (IssueRounds.spawnField).
+ * What a spawn job does in Redis before it starts an agent, in one round trip: claims the gate;
+ * raises the round limit by `raiseLimitBy` past the rounds used (a human answered "retry" to
+ * "rounds exhausted"); unless the issue is closed or `allocate` is '0', allocates the job's round.
+ * Returns {claim, closed (0/1), round (-2: none asked for or closed, -1: limit reached), the issue's
+ * round after it, epoch ('' when unset)}.
+ */
+export const BEGIN_ROUND = `${CLAIM_FUNCTION}${ALLOCATE_FUNCTION}
+local epoch = redis.call('GET', KEYS[3]) or ''
+if KEYS[4] then
+  local claimed = claim(KEYS[4], ARGV[1])
+  if claimed ~= 'claimed' then return {claimed, 0, -2, 0, epoch} end
+end
+local raise = tonumber(ARGV[5])
+if raise > 0 then redis.call('HSET', KEYS[1], 'roundLimit', tonumber(redis.call('HGET', KEYS[1], 'nextRound') or '0') + raise) end
+local closed = redis.call('HGET', KEYS[1], 'state') == 'closed'
+local round = -2
+if not closed and ARGV[2] == '1' then round = allocate(KEYS[2], KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[6]) end
+local current = math.max(0, tonumber(redis.call('HGET', KEYS[1], 'nextRound') or '0') - 1)
+return {'claimed', closed and 1 or 0, round, current, epoch}
+`;
+
+/**
+ * KEYS: issue, issueGates, issueNotes. ARGV: the gate keys' prefix (GateKeys.gatePrefix).
+ * Everything a spawn task is rendered from, in one round trip: {issue hash, notes, then each of
+ * the issue's gates' hashes in ask order}.
+ */
+export const ROUND_CONTEXT = `
+local out = {redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[3], 0, -1)}
+for _, id in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do out[#out + 1] = redis.call('HGETALL', ARGV[1] .. id) end
+return out
+`;
+
+/** KEYS: issue. ARGV: atLeast. Raises the issue's round counter to `atLeast` (a rebuild that saw later rounds). */
+export const RAISE_NEXT_ROUND = `
+if tonumber(redis.call('HGET', KEYS[1], 'nextRound') or '0') < tonumber(ARGV[1]) then redis.call('HSET', KEYS[1], 'nextRound', ARGV[1]) end
+return 1
+`;
