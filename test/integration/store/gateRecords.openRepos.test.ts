@@ -1,8 +1,7 @@
-import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
 import { describe, expect, inject, it } from "vitest";
 import type { Gate } from "../../../src/domain.js";
 import type { Stores } from "../../../src/store/stores.js";
+import { commandsDuring } from "../../support/redisMonitor.js";
 import { storeRedis } from "../../support/storeRedis.js";
 import { answer, newGate, REPO } from "./support.js";
 
@@ -143,32 +142,8 @@ describe("GateRecords: the index of repositories with open gates", () => {
     const store = freshStore();
     for (let i = 0; i < 50; i++) await store.gates.openGate(newGate({ repo: `Octo/Repo-${i % 5}`, issue: 200 + i }));
     await store.gates.openGateRepos(); // builds it
-    const commands = await commandsDuring(store, () => store.gates.openGateRepos());
-    expect(commands).toEqual([["hgetall", store.gates.keys.openGateRepos()]]);
+    const commands = await commandsDuring(inject("redisUrl"), store.gates.keys.prefix, () => store.gates.openGateRepos());
+    expect(commands).toEqual([{ name: "hgetall", args: [store.gates.keys.openGateRepos()], inScript: false }]);
     expect((await store.gates.openGateRepos()).get(99)?.size).toBe(5);
   });
 });
-
-/** The commands Redis ran on `store`'s keys while `act` ran, as MONITOR saw them (command names in lower case). */
-async function commandsDuring(store: Stores, act: () => Promise<unknown>): Promise<string[][]> {
-  const watcher = new Redis(inject("redisUrl"), { maxRetriesPerRequest: 1 });
-  const monitor = await watcher.monitor();
-  const end = `end-${randomUUID()}`;
-  const seen: string[][] = [];
-  const ended = new Promise<void>((resolve) => {
-    monitor.on("monitor", (_time: string, args: string[]) => {
-      if (args[0]?.toLowerCase() === "echo" && args[1] === end) resolve();
-      else if (args.some((a) => a.startsWith(`${store.gates.keys.prefix}:`))) seen.push([args[0]!.toLowerCase(), ...args.slice(1)]);
-    });
-  });
-  try {
-    await act();
-    // MONITOR reports in the order Redis ran them: once this marker is seen, everything before it was.
-    await redis().echo(end);
-    await ended;
-    return seen;
-  } finally {
-    monitor.disconnect();
-    watcher.disconnect();
-  }
-}
