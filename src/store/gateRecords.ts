@@ -235,6 +235,15 @@ export class GateRecords {
     return out;
   }
 
+  /**
+   * Has the next openGateRepos count the open gates afresh: a full reconciliation's mark, so a count
+   * a replica of an earlier version left wrong (it opens and closes gates without counting them,
+   * while a rolling upgrade runs both) is put right at least daily.
+   */
+  async recountOpenGateRepos(): Promise<void> {
+    await this.#redis.hdel(this.keys.openGateRepos(), OPEN_REPOS_BUILT);
+  }
+
   /** The issue's most recent gate, whatever its state. */
   async lastGate(ref: IssueKeyRef): Promise<Gate | undefined> {
     const id = await this.#redis.lindex(this.keys.issueGates(ref), -1);

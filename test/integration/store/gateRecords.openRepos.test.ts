@@ -138,6 +138,18 @@ describe("GateRecords: the index of repositories with open gates", () => {
     await expectIndexRight(store, { 99: ["Octo/Rebuilt"] });
   });
 
+  it("is counted afresh after a recount is asked for, whatever was left wrong in it", async () => {
+    const store = freshStore();
+    await store.gates.openGate(newGate());
+    await store.gates.openGateRepos();
+    // As a replica of an earlier version leaves it: a gate opened and one closed without counting.
+    await redis().hset(store.gates.keys.openGateRepos(), { [`99:${REPO}`]: "3", "99:Octo/Gone": "1" });
+    await store.gates.recountOpenGateRepos();
+    await store.gates.openGate(newGate({ repo: "Octo/Meanwhile", issue: 2 }));
+    await expectIndexRight(store, { 99: [REPO, "Octo/Meanwhile"] });
+    expect((await indexOf(store))[`99:${REPO}`]).toBe("1");
+  });
+
   it("is read in one command once built", async () => {
     const store = freshStore();
     for (let i = 0; i < 50; i++) await store.gates.openGate(newGate({ repo: `Octo/Repo-${i % 5}`, issue: 200 + i }));
