@@ -49,6 +49,7 @@ export async function reconcileAll(services: Services, options: { lookbackMs: nu
     return parsed.success ? [parsed.data] : [];
   });
   const withOpenGates = full ? new Map<number, Set<string>>() : await services.gates.openGateRepos();
+  if (full) await services.gates.recountOpenGateRepos();
   for (const installation of installations) {
     report.installations++;
     try {

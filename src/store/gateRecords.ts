@@ -1,8 +1,8 @@
 import type { Redis } from "ioredis";
 import type { Gate, GateState, NewGate, RecordedAnswer, Vote } from "../domain.js";
 import { keyIn } from "../redis/prefix.js";
-import { gateFields, toGate } from "./gateHash.js";
-import { CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, MARK_OVERDUE, OPEN_GATE, RECORD_ANSWER, RECORD_SUPERSEDED_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS } from "./gateScripts.js";
+import { gateFields, pairs, toGate } from "./gateHash.js";
+import { CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, INDEX_OPEN_REPOS, MARK_OVERDUE, OPEN_GATE, OPEN_REPOS_BUILT, RECORD_ANSWER, RECORD_SUPERSEDED_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS } from "./gateScripts.js";
 import { issueKey, type IssueKeyRef } from "./issueKey.js";
 import { withScripts, type ScriptArgs } from "./scriptedRedis.js";
 
@@ -45,6 +45,15 @@ export class GateKeys {
   openGates(): string {
     return keyIn(this.prefix, "gates:open");
   }
+  /**
+   * Hash: the repositories with open gates, '<installationId>:<repo as written>' → how many are open
+   * there, and the field `built` once it counts every open gate (INDEX_OPEN_REPOS builds it, where a
+   * Redis written before it existed, or wiped, has none); kept in the scripts that add a gate to the
+   * open gates or take one out. What a scheduled reconciliation reads, in one command.
+   */
+  openGateRepos(): string {
+    return keyIn(this.prefix, "gates:openRepos");
+  }
   /** List: the issue's gate ids in ask order, the history folded into each spawn task. */
   issueGates(ref: IssueKeyRef): string {
     return `${issueKey(this.prefix, ref)}:gates`;
@@ -62,25 +71,27 @@ interface GateCommands {
   escFinishResume(...args: ScriptArgs): Promise<number>;
   escMarkOverdue(...args: ScriptArgs): Promise<number>;
   escRecordSupersededAnswer(...args: ScriptArgs): Promise<string>;
+  escIndexOpenRepos(...args: ScriptArgs): Promise<string[]>;
 }
 
 const GATE_SCRIPTS = {
-  escOpenGate: { numberOfKeys: 4, lua: OPEN_GATE },
-  escRecordAnswer: { numberOfKeys: 3, lua: RECORD_ANSWER },
+  escOpenGate: { numberOfKeys: 5, lua: OPEN_GATE },
+  escRecordAnswer: { numberOfKeys: 4, lua: RECORD_ANSWER },
   escRecordVote: { numberOfKeys: 2, lua: RECORD_VOTE },
-  escReviseAnswers: { numberOfKeys: 4, lua: REVISE_ANSWERS },
+  escReviseAnswers: { numberOfKeys: 5, lua: REVISE_ANSWERS },
   escClaimResume: { numberOfKeys: 1, lua: CLAIM_RESUME },
-  escCancelGate: { numberOfKeys: 3, lua: CANCEL_GATE },
+  escCancelGate: { numberOfKeys: 4, lua: CANCEL_GATE },
   escRestoreGate: { numberOfKeys: 3, lua: RESTORE_GATE },
   escFinishResume: { numberOfKeys: 1, lua: FINISH_RESUME },
   escMarkOverdue: { numberOfKeys: 1, lua: MARK_OVERDUE },
   escRecordSupersededAnswer: { numberOfKeys: 1, lua: RECORD_SUPERSEDED_ANSWER },
+  escIndexOpenRepos: { numberOfKeys: 2, lua: INDEX_OPEN_REPOS },
 };
 
 const byTime = (a: Vote, b: Vote) => a.at - b.at || a.commentId - b.commentId;
 
 /**
- * Gates in Redis (their hashes, votes, ladder steps, the open index, each issue's gate list) and
+ * Gates in Redis (their hashes, votes, ladder steps, the open gates and their repositories, each issue's gate list) and
  * their atomic transitions. The only writer of those keys, but for a spawn job's claim, which
  * IssueRounds.beginRound makes in the same script that allocates its round.
  */
@@ -97,7 +108,7 @@ export class GateRecords {
   async openGate(gate: NewGate): Promise<{ opened: boolean; superseded?: string }> {
     const ref = { repo: gate.repo, issue: gate.issue };
     const fields = gateFields(gate);
-    const [outcome, superseded] = await this.#redis.escOpenGate(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, ref), this.keys.issueGates(ref), gate.id, gate.askedAt, ...Object.entries(fields).flat());
+    const [outcome, superseded] = await this.#redis.escOpenGate(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, ref), this.keys.issueGates(ref), this.keys.openGateRepos(), gate.id, gate.askedAt, ...Object.entries(fields).flat());
     return { opened: outcome === "opened", superseded: superseded || undefined };
   }
 
@@ -111,7 +122,7 @@ export class GateRecords {
    * one. Idempotent for the same answering comment (`commentId` may be a synthetic id like "timeout-…").
    */
   async recordAnswer(gate: Gate, answers: RecordedAnswer[], by: string, commentId: number | string, at: number): Promise<RecordResult> {
-    const [outcome, second, third, fourth] = await this.#redis.escRecordAnswer(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, gate), gate.id, JSON.stringify(answers), by, at, commentId, gate.ask.questions.length);
+    const [outcome, second, third, fourth] = await this.#redis.escRecordAnswer(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, gate), this.keys.openGateRepos(), gate.id, JSON.stringify(answers), by, at, commentId, gate.ask.questions.length);
     if (outcome === "recorded") return { outcome, reopened: Number(second ?? 0) };
     if (outcome === "partial") return { outcome, answers: JSON.parse(second ?? "[]") as RecordedAnswer[] };
     if (outcome === "same") return { outcome, state: second as GateState, reopened: Number(fourth ?? 0) };
@@ -143,7 +154,7 @@ export class GateRecords {
    */
   async reviseAnswers(gate: Pick<Gate, "id" | "repo" | "issue" | "ask">, commentId: number, answers: RecordedAnswer[], at: number): Promise<ReviseResult> {
     const ref = { repo: gate.repo, issue: gate.issue };
-    const [outcome, state] = await this.#redis.escReviseAnswers(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, ref), this.keys.issueGates(ref), commentId, JSON.stringify(answers), at, gate.ask.questions.length, gate.id);
+    const [outcome, state] = await this.#redis.escReviseAnswers(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, ref), this.keys.issueGates(ref), this.keys.openGateRepos(), commentId, JSON.stringify(answers), at, gate.ask.questions.length, gate.id);
     return outcome === "missing" ? { outcome } : { outcome: outcome as "none" | "reopened" | "replaced", state: state as GateState };
   }
 
@@ -183,12 +194,12 @@ export class GateRecords {
   }
 
   async cancelGate(gate: Pick<Gate, "id" | "repo" | "issue">, reason: string): Promise<boolean> {
-    return (await this.#redis.escCancelGate(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, gate), gate.id, reason, "cancelled")) === 1;
+    return (await this.#redis.escCancelGate(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, gate), this.keys.openGateRepos(), gate.id, reason, "cancelled")) === 1;
   }
 
   /** The open gate's question no longer stands (edited, or new commits on its pull request); false when it was not open. */
   async supersedeGate(gate: Pick<Gate, "id" | "repo" | "issue">, reason: string): Promise<boolean> {
-    return (await this.#redis.escCancelGate(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, gate), gate.id, reason, "superseded")) === 1;
+    return (await this.#redis.escCancelGate(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, gate), this.keys.openGateRepos(), gate.id, reason, "superseded")) === 1;
   }
 
   /** Keeps the first answer given to a superseded gate (see RECORD_SUPERSEDED_ANSWER). */
@@ -206,20 +217,31 @@ export class GateRecords {
     return (await this.#redis.escRestoreGate(this.keys.gate(gate.id), this.keys.issueGates(ref), issueKey(this.keys.prefix, ref), gate.id, gate.state, ...Object.entries(fields).flat())) === 1;
   }
 
-  /** The repositories (as written, by installation) where a gate is open: what a periodic reconciliation always reads. */
+  /**
+   * The repositories (as written, by installation) where a gate is open: what a periodic
+   * reconciliation always reads. One HGETALL of their index; the first read where it was never
+   * built (a Redis written before it existed, or wiped) builds it from the open gates, once.
+   */
   async openGateRepos(): Promise<Map<number, Set<string>>> {
-    const ids = await this.#redis.zrange(this.keys.openGates(), 0, -1);
-    const pipeline = this.#redis.pipeline();
-    for (const id of ids) pipeline.hmget(this.keys.gate(id), "installationId", "repo");
+    const read = await this.#redis.hgetall(this.keys.openGateRepos());
+    const index = OPEN_REPOS_BUILT in read ? read : pairs(await this.#redis.escIndexOpenRepos(this.keys.openGateRepos(), this.keys.openGates(), this.keys.gatePrefix()));
     const out = new Map<number, Set<string>>();
-    for (const [, row] of (await pipeline.exec()) ?? []) {
-      const [installationId, repo] = (row ?? []) as Array<string | null>;
-      if (!installationId || !repo) continue;
-      const repos = out.get(Number(installationId)) ?? new Set<string>();
-      repos.add(repo);
-      out.set(Number(installationId), repos);
+    for (const field of Object.keys(index)) {
+      const at = field.indexOf(":");
+      if (field === OPEN_REPOS_BUILT || at < 0) continue;
+      const installationId = Number(field.slice(0, at));
+      out.set(installationId, (out.get(installationId) ?? new Set<string>()).add(field.slice(at + 1)));
     }
     return out;
+  }
+
+  /**
+   * Has the next openGateRepos count the open gates afresh: a full reconciliation's mark, so a count
+   * a replica of an earlier version left wrong (it opens and closes gates without counting them,
+   * while a rolling upgrade runs both) is put right at least daily.
+   */
+  async recountOpenGateRepos(): Promise<void> {
+    await this.#redis.hdel(this.keys.openGateRepos(), OPEN_REPOS_BUILT);
   }
 
   /** The issue's most recent gate, whatever its state. */

@@ -3,14 +3,59 @@
  * so two webhook deliveries, two repliers or two app replicas cannot both win.
  * Scripts that also write the issue's hash (`openGate`) or its gate list stay one script, here with
  * the gate they move: splitting them would let a reader see the gate and its issue disagree.
+ * Every script that adds a gate to the open gates (ZADD) or takes one out (ZREM) counts it in the
+ * index of repositories with open gates (COUNT_OPEN_FUNCTION) in the same script.
  */
 
-/** KEYS: gate, openGates, issue, issueGates. ARGV: gateId, askedAt, then field/value pairs. Spans the issue: its `openGate` moves with the gate. */
-export const OPEN_GATE = `
+/** The field of the open-repositories index that marks it complete (see GateKeys.openGateRepos); no repository's field is named so. */
+export const OPEN_REPOS_BUILT = "built";
+
+/**
+ * Lua: counts the gate at `gateKey` into (`delta` 1) or out of (-1) the index of repositories with
+ * open gates, by its installation and repository ('<installationId>:<repo>' → open gates there; a
+ * repository's last one gone, its field goes). Called only where ZADD added, or ZREM removed, the
+ * gate from the open gates, so the index counts exactly their members. Until the index is built
+ * (INDEX_OPEN_REPOS: a Redis written before it existed, or wiped) it is left alone: the build counts them all.
+ */
+const COUNT_OPEN_FUNCTION = `
+local function countOpen(indexKey, gateKey, delta)
+  if redis.call('HEXISTS', indexKey, '${OPEN_REPOS_BUILT}') == 0 then return end
+  local at = redis.call('HMGET', gateKey, 'installationId', 'repo')
+  if not at[1] or not at[2] then return end
+  local field = at[1] .. ':' .. at[2]
+  if redis.call('HINCRBY', indexKey, field, delta) <= 0 then redis.call('HDEL', indexKey, field) end
+end
+`;
+
+/**
+ * KEYS: openRepos, openGates. ARGV: the gate keys' prefix (GateKeys.gatePrefix). Builds the index of
+ * repositories with open gates from the open gates, once (it is then marked built and kept by every
+ * transition), and returns it as HGETALL does. One script, so no transition lands between the count
+ * and the mark; it reads each open gate's installation and repository once, for the index's lifetime.
+ */
+export const INDEX_OPEN_REPOS = `
+if redis.call('HEXISTS', KEYS[1], '${OPEN_REPOS_BUILT}') == 0 then
+  redis.call('DEL', KEYS[1])
+  local counts = {}
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+    local at = redis.call('HMGET', ARGV[1] .. id, 'installationId', 'repo')
+    if at[1] and at[2] then
+      local field = at[1] .. ':' .. at[2]
+      counts[field] = (counts[field] or 0) + 1
+    end
+  end
+  for field, n in pairs(counts) do redis.call('HSET', KEYS[1], field, n) end
+  redis.call('HSET', KEYS[1], '${OPEN_REPOS_BUILT}', '1')
+end
+return redis.call('HGETALL', KEYS[1])
+`;
+
+/** KEYS: gate, openGates, issue, issueGates, openRepos. ARGV: gateId, askedAt, then field/value pairs. Spans the issue: its `openGate` moves with the gate. */
+export const OPEN_GATE = `${COUNT_OPEN_FUNCTION}
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'exists', ''} end
 for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('HSET', KEYS[1], 'state', 'open')
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+if redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1]) == 1 then countOpen(KEYS[5], KEYS[1], 1) end
 redis.call('RPUSH', KEYS[4], ARGV[1])
 local previous = redis.call('HGET', KEYS[3], 'openGate')
 local superseded = ''
@@ -18,7 +63,7 @@ if previous and previous ~= ARGV[1] then
   local previousKey = string.gsub(KEYS[1], '[^:]+$', previous)
   if redis.call('HGET', previousKey, 'state') == 'open' then
     redis.call('HSET', previousKey, 'state', 'superseded', 'closedReason', 'a newer question was asked')
-    redis.call('ZREM', KEYS[2], previous)
+    if redis.call('ZREM', KEYS[2], previous) == 1 then countOpen(KEYS[5], previousKey, -1) end
     superseded = previous
   end
 end
@@ -27,13 +72,13 @@ return {'opened', superseded}
 `;
 
 /**
- * KEYS: gate, openGates, issue. ARGV: gateId, answersJson, by, at, commentId, questionCount.
+ * KEYS: gate, openGates, issue, openRepos. ARGV: gateId, answersJson, by, at, commentId, questionCount.
  * Merges the given answers (by question index) into an open gate; when every question has one, the
  * gate becomes answered. Returns {'recorded', reopened} | {'partial', mergedJson} | {'same', state, '',
  * reopened} (this comment already answered it: a redelivery or retry) | {'taken', state, answeredBy} |
  * {'missing'}; `reopened` counts the times a withdrawn answer opened the gate again (REVISE_ANSWERS).
  */
-export const RECORD_ANSWER = `
+export const RECORD_ANSWER = `${COUNT_OPEN_FUNCTION}
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return {'missing'} end
 if state ~= 'open' then
@@ -51,7 +96,7 @@ local encoded = #merged == 0 and '[]' or cjson.encode(merged)
 redis.call('HSET', KEYS[1], 'answers', encoded)
 if #merged < tonumber(ARGV[6]) then return {'partial', encoded} end
 redis.call('HSET', KEYS[1], 'state', 'answered', 'answeredBy', ARGV[3], 'answeredAt', ARGV[4], 'answerCommentId', ARGV[5])
-redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then countOpen(KEYS[4], KEYS[1], -1) end
 if redis.call('HGET', KEYS[3], 'openGate') == ARGV[1] then redis.call('HDEL', KEYS[3], 'openGate') end
 return {'recorded', redis.call('HGET', KEYS[1], 'reopened') or '0'}
 `;
@@ -83,7 +128,7 @@ return out
 `;
 
 /**
- * KEYS: gate, openGates, issue, issueGates. ARGV: commentId, answersJson (what the comment answers
+ * KEYS: gate, openGates, issue, issueGates, openRepos. ARGV: commentId, answersJson (what the comment answers
  * now: '[]' when it was deleted), at, questionCount, gateId.
  * A reply was edited or deleted: its answers on the gate are replaced by `answersJson`, whatever
  * the gate's state, so no later round is told the old text. A question it no longer answers is
@@ -93,7 +138,7 @@ return out
  * Returns {'none', state} (the comment answers nothing here), {'reopened', state} (was answered),
  * {'replaced', state} or {'missing'}.
  */
-export const REVISE_ANSWERS = `
+export const REVISE_ANSWERS = `${COUNT_OPEN_FUNCTION}
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return {'missing'} end
 local byQuestion, had = {}, {}
@@ -133,7 +178,7 @@ if (openGate and openGate ~= ARGV[5]) or redis.call('LINDEX', KEYS[4], -1) ~= AR
   return {'reopened', 'superseded'}
 end
 redis.call('HSET', KEYS[1], 'state', 'open')
-redis.call('ZADD', KEYS[2], redis.call('HGET', KEYS[1], 'askedAt') or '0', ARGV[5])
+if redis.call('ZADD', KEYS[2], redis.call('HGET', KEYS[1], 'askedAt') or '0', ARGV[5]) == 1 then countOpen(KEYS[5], KEYS[1], 1) end
 redis.call('HSET', KEYS[3], 'openGate', ARGV[5])
 return {'reopened', 'open'}
 `;
@@ -170,11 +215,11 @@ redis.call('HSET', KEYS[1], 'state', 'resumed', 'resumedAt', ARGV[1])
 return 1
 `;
 
-/** KEYS: gate, openGates, issue. ARGV: gateId, reason, state (cancelled or superseded). Closes an open gate without a resume. */
-export const CANCEL_GATE = `
+/** KEYS: gate, openGates, issue, openRepos. ARGV: gateId, reason, state (cancelled or superseded). Closes an open gate without a resume. */
+export const CANCEL_GATE = `${COUNT_OPEN_FUNCTION}
 if redis.call('HGET', KEYS[1], 'state') ~= 'open' then return 0 end
 redis.call('HSET', KEYS[1], 'state', ARGV[3] or 'cancelled', 'closedReason', ARGV[2])
-redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then countOpen(KEYS[4], KEYS[1], -1) end
 if redis.call('HGET', KEYS[3], 'openGate') == ARGV[1] then redis.call('HDEL', KEYS[3], 'openGate') end
 return 1
 `;
@@ -204,6 +249,8 @@ return 'recorded'
 /**
  * KEYS: gate, issueGates, issue. ARGV: gateId, state, then field/value pairs. Re-creates a settled
  * gate from the issue's status comment after Redis lost it; a gate Redis still has is left alone.
+ * Never an open gate (a lost open gate is opened again through OPEN_GATE), so the open gates and
+ * their repositories' index are not touched.
  */
 export const RESTORE_GATE = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end

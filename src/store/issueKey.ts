@@ -10,7 +10,7 @@ export interface IssueKeyRef {
  * IssueRecords the record itself (installation, title, body, assignees, state, author, who last
  * changed the body or title, `awaitingLabel`: "on"/"off"/"leaving" as the app last put the label
  * on or took it off); GateRecords `openGate`; IssueRounds `nextRound`, `roundLimit` and the round of
- * each spawn job (IssueRounds.spawnField); StatusLog `statusCommentId`, `statusRendered`,
+ * each spawn job still to run (IssueRounds.spawnField); StatusLog `statusCommentId`, `statusRendered`,
  * `statusSeq`; FeedbackOrder `feedbackSeq` (the write order's counter).
  * Also the stem of every per-issue key, whichever aggregate owns it.
  */

@@ -6,12 +6,15 @@ import { issueKey, type IssueKeyRef } from "./issueKey.js";
 import { toIssue } from "./issueRecords.js";
 import { notesKey } from "./issueNotes.js";
 import { epochKey } from "./namespaceMarks.js";
-import { ALLOCATE_ROUND, BEGIN_ROUND, RAISE_NEXT_ROUND, ROUND_CONTEXT } from "./roundScripts.js";
+import { ALLOCATE_ROUND, BEGIN_ROUND, MARK_ROUND_DONE, RAISE_NEXT_ROUND, ROUND_CONTEXT } from "./roundScripts.js";
 import { withScripts, type ScriptArgs } from "./scriptedRedis.js";
 
 /** What a spawn job found and did in Redis before starting its agent (IssueRounds.beginRound). */
 export interface RoundStart {
-  /** "claimed" (also when there was no gate to claim), else the gate's state ("missing" when Redis has none). */
+  /**
+   * "claimed" (also when there was no gate to claim); "done" when the job's round already ran to its
+   * end (markRoundDone); else the gate's state ("missing" when Redis has none).
+   */
   claim: string;
   /** The issue is closed: no round was allocated. */
   closed: boolean;
@@ -39,6 +42,7 @@ interface RoundCommands {
   escBeginRound(...args: ScriptArgs): Promise<[string, number, number, number, string]>;
   escRoundContext(...args: ScriptArgs): Promise<string[][]>;
   escRaiseNextRound(...args: ScriptArgs): Promise<number>;
+  escMarkRoundDone(...args: ScriptArgs): Promise<number>;
 }
 
 const ROUND_SCRIPTS = {
@@ -46,6 +50,7 @@ const ROUND_SCRIPTS = {
   escBeginRound: { lua: BEGIN_ROUND }, // 3 or 4 keys: the number comes first
   escRoundContext: { numberOfKeys: 3, lua: ROUND_CONTEXT },
   escRaiseNextRound: { numberOfKeys: 1, lua: RAISE_NEXT_ROUND },
+  escMarkRoundDone: { numberOfKeys: 3, lua: MARK_ROUND_DONE },
 };
 
 /** An issue's agent rounds: the round counter and limit (in the issue's hash), each spawn job's round, rounds run to their end, round timings. */
@@ -63,15 +68,16 @@ export class IssueRounds {
 
   /**
    * Field of the issue's hash: the round of spawn job `jobId`, so a retried job keeps its round
-   * number. In the issue's hash rather than a hash of its own: one key less per issue (a parked
-   * gate's Redis, tools/bench/README.md).
+   * number, until its round runs to its end (markRoundDone removes it). In the issue's hash rather
+   * than a hash of its own: one key less per issue (a parked gate's Redis, tools/bench/README.md).
    */
   static spawnField(jobId: string): string {
     return `spawn:${jobId}`;
   }
   /**
    * Hash: spawn job id → round, as written before the round of a job moved into the issue's hash
-   * (spawnField); still read, so a job allocated before an upgrade keeps its round.
+   * (spawnField); still read, so a job allocated before an upgrade keeps its round, and its field
+   * removed when that round ends.
    */
   spawnsKey(ref: IssueKeyRef): string {
     return `${issueKey(this.prefix, ref)}:spawns`;
@@ -100,7 +106,7 @@ export class IssueRounds {
    * round when `allocate` is given and the claim held and the issue is open. See BEGIN_ROUND.
    */
   async beginRound(ref: IssueKeyRef, jobId: string, options: { claimGate?: string; allocate?: { maxRounds: number; lowest: number }; raiseLimitBy?: number }): Promise<RoundStart> {
-    const keys = [issueKey(this.prefix, ref), this.spawnsKey(ref), epochKey(this.prefix), ...(options.claimGate === undefined ? [] : [this.#gateKeys.gate(options.claimGate)])];
+    const keys = [issueKey(this.prefix, ref), this.spawnsKey(ref), epochKey(this.prefix), this.roundsDoneKey(ref), ...(options.claimGate === undefined ? [] : [this.#gateKeys.gate(options.claimGate)])];
     const [claim, closed, round, currentRound, epoch] = await this.#redis.escBeginRound(
       keys.length,
       ...keys,
@@ -126,9 +132,12 @@ export class IssueRounds {
     };
   }
 
-  /** The spawn job's round ran to its end (success, final failure, or /stop): a re-run of the job skips it. */
+  /**
+   * The spawn job's round ran to its end (success, final failure, or /stop): a re-run of the job
+   * skips it, and the job's round (spawnField) is dropped with it. See MARK_ROUND_DONE.
+   */
   async markRoundDone(ref: IssueKeyRef, jobId: string): Promise<void> {
-    await this.#redis.sadd(this.roundsDoneKey(ref), jobId);
+    await this.#redis.escMarkRoundDone(this.roundsDoneKey(ref), issueKey(this.prefix, ref), this.spawnsKey(ref), jobId, IssueRounds.spawnField(jobId));
   }
 
   async roundDone(ref: IssueKeyRef, jobId: string): Promise<boolean> {

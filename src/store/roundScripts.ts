@@ -30,18 +30,21 @@ return allocate(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 `;
 
 /**
- * KEYS: issue, issueSpawns, epoch, then the gate to claim (a resume) or nothing (a dispatch).
+ * KEYS: issue, issueSpawns, epoch, roundsDone, then the gate to claim (a resume) or nothing (a dispatch).
  * ARGV: jobId, allocate ('1' or '0'), maxRounds, lowest, raiseLimitBy, spawnField (IssueRounds.spawnField).
- * What a spawn job does in Redis before it starts an agent, in one round trip: claims the gate;
+ * What a spawn job does in Redis before it starts an agent, in one round trip: nothing when the
+ * job's round already ran to its end (its round's field is gone then, MARK_ROUND_DONE: allocating
+ * again would hand it a new round); else claims the gate;
  * raises the round limit by `raiseLimitBy` past the rounds used (a human answered "retry" to
  * "rounds exhausted"); unless the issue is closed or `allocate` is '0', allocates the job's round.
- * Returns {claim, closed (0/1), round (-2: none asked for or closed, -1: limit reached), the issue's
- * round after it, epoch ('' when unset)}.
+ * Returns {claim ('done' when the round already ran), closed (0/1), round (-2: none asked for or
+ * closed, -1: limit reached), the issue's round after it, epoch ('' when unset)}.
  */
 export const BEGIN_ROUND = `${CLAIM_FUNCTION}${ALLOCATE_FUNCTION}
 local epoch = redis.call('GET', KEYS[3]) or ''
-if KEYS[4] then
-  local claimed = claim(KEYS[4], ARGV[1])
+if redis.call('SISMEMBER', KEYS[4], ARGV[1]) == 1 then return {'done', 0, -2, 0, epoch} end
+if KEYS[5] then
+  local claimed = claim(KEYS[5], ARGV[1])
   if claimed ~= 'claimed' then return {claimed, 0, -2, 0, epoch} end
 end
 local raise = tonumber(ARGV[5])
@@ -51,6 +54,20 @@ local round = -2
 if not closed and ARGV[2] == '1' then round = allocate(KEYS[2], KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[6]) end
 local current = math.max(0, tonumber(redis.call('HGET', KEYS[1], 'nextRound') or '0') - 1)
 return {'claimed', closed and 1 or 0, round, current, epoch}
+`;
+
+/**
+ * KEYS: roundsDone, issue, issueSpawns. ARGV: jobId, spawnField (IssueRounds.spawnField).
+ * The spawn job's round ran to its end: a re-run of the job stops at the done set (roundDone,
+ * BEGIN_ROUND), so its round is no longer read and its field leaves the issue's hash (and the
+ * spawns hash of before, which goes with its last field). The hash then holds the rounds of jobs
+ * still to run, not one field per job of the issue's life, and stays a listpack.
+ */
+export const MARK_ROUND_DONE = `
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[2])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return 1
 `;
 
 /**

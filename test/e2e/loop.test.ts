@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import { isContentCreating } from "../../tools/simulator/index.js";
@@ -87,6 +88,15 @@ describe("the escalation loop end to end", () => {
     expect(ask.reactions).toEqual([]);
     const lines = await loop.app.services.statusLog.statusLines({ repo: REPO, issue });
     expect(lines.join("\n")).toMatch(/asked a question[\s\S]*round 1: agent started with the answer of @maintainer[\s\S]*round 1: agent finished/);
+    // Both rounds ran to their end: the issue's hash keeps neither job's round (src/store/issueRounds.ts).
+    const redis = new Redis(loop.config.redisUrl);
+    try {
+      const fields = await redis.hkeys(loop.app.services.issues.key({ repo: REPO, issue }));
+      expect(fields.filter((f) => f.startsWith("spawn:"))).toEqual([]);
+      expect(await redis.scard(loop.app.services.rounds.roundsDoneKey({ repo: REPO, issue }))).toBe(2);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it("an answer given as the option's number selects that option", async () => {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { renderAskComment, validateAsk } from "../../src/protocol/ask.js";
 import { reconcileAll } from "../../src/reconcile/reconcileAll.js";
 import { startLoop, waitFor, type Loop } from "../support/harness.js";
+import { commandsDuring } from "../support/redisMonitor.js";
 
 const IDLE = Array.from({ length: 12 }, (_, i) => `acme/idle-${i}`);
 const GATED = "acme/gated";
@@ -87,7 +88,17 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     sim.comment(IDLE[3]!, lost.number, sim.botLogin, ask("lost-1"));
     sim.setWebhookUrl(`${loop.app.url}/api/github/webhooks`);
     const activeBefore = sim.calls.length;
-    const active = await pass();
+    // The repositories with open gates are one read of their index (built by the pass before), not one per open gate.
+    let active: Awaited<ReturnType<typeof pass>> | undefined;
+    const { redisUrl, redisPrefix } = loop.config;
+    const commands = await commandsDuring(redisUrl, redisPrefix, async () => (active = await pass()));
+    const index = loop.app.services.gates.keys.openGateRepos();
+    // (The gate the pass opens again is counted into it by its script: those commands run inside it.)
+    expect(commands.filter((c) => !c.inScript && c.args[0] === index)).toEqual([{ name: "hgetall", args: [index], inScript: false }]);
+    const openGates = loop.app.services.gates.keys.openGates();
+    const perGate = (c: (typeof commands)[number]) => (c.name === "zrange" && c.args[0] === openGates) || (c.name === "hmget" && c.args.slice(1).join() === "installationId,repo");
+    expect(commands.filter((c) => !c.inScript && perGate(c))).toEqual([]);
+    if (!active) throw new Error("the pass returned no report");
     expect(active.mode).toBe("incremental");
     expect(active.errors).toEqual([]);
     expect(reposRead(activeBefore)).toEqual(new Set([GATED, IDLE[3]]));

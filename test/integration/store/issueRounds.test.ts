@@ -180,5 +180,42 @@ describe("IssueRounds: a spawn job's round, kept in the issue's hash", () => {
     expect(await store.rounds.beginRound(ref, "resume-old", { allocate: { maxRounds: 10, lowest: 0 } })).toMatchObject({ round: 2, currentRound: 2 });
     expect(await store.rounds.allocateRound(ref, "dispatch-new", 10)).toBe(3);
     expect(await store.rounds.currentRound(ref)).toBe(3);
+    // Its round run to its end, the old field goes too, and the spawns hash with its last one.
+    await store.rounds.markRoundDone(ref, "dispatch-old");
+    expect(await redis().hkeys(store.rounds.spawnsKey(ref))).toEqual(["resume-old"]);
+    await store.rounds.markRoundDone(ref, "resume-old");
+    expect(await redis().exists(store.rounds.spawnsKey(ref))).toBe(0);
+  });
+
+  it("leaves the issue's hash when the job's round runs to its end; a re-run of the job then begins nothing", async () => {
+    const store = freshStore();
+    const issue = store.issues.key(ref);
+    expect((await store.rounds.beginRound(ref, "dispatch-1", { allocate: { maxRounds: 10, lowest: 0 } })).round).toBe(0);
+    expect((await store.rounds.beginRound(ref, "dispatch-2", { allocate: { maxRounds: 10, lowest: 0 } })).round).toBe(1);
+    await store.rounds.markRoundDone(ref, "dispatch-1");
+    expect(await redis().hexists(issue, IssueRounds.spawnField("dispatch-1"))).toBe(0);
+    expect(await redis().hget(issue, IssueRounds.spawnField("dispatch-2"))).toBe("1"); // still to run: a retry keeps its round
+    expect(await store.rounds.roundDone(ref, "dispatch-1")).toBe(true);
+    // A re-run that got past its roundDone check before the round was marked: no new round, no claim.
+    const gate = newGate();
+    await store.gates.openGate(gate);
+    await store.gates.recordAnswer((await store.gates.getGate(gate.id))!, answer(), "alice", 500, 5_000);
+    await store.rounds.markRoundDone(ref, "resume-1");
+    expect(await store.rounds.beginRound(ref, "resume-1", { claimGate: gate.id, allocate: { maxRounds: 10, lowest: 0 } })).toMatchObject({ claim: "done", round: undefined, exhausted: false });
+    expect(await store.rounds.beginRound(ref, "dispatch-1", { allocate: { maxRounds: 10, lowest: 0 } })).toMatchObject({ claim: "done", round: undefined });
+    expect((await store.gates.getGate(gate.id))?.state).toBe("answered");
+    expect(await store.rounds.currentRound(ref)).toBe(1);
+  });
+
+  it("keeps the issue's hash a listpack however many rounds the issue runs", async () => {
+    const store = await withIssue(freshStore());
+    for (let i = 0; i < 300; i++) {
+      const jobId = `dispatch-acme/widgets#7-c${3_000_000_000 + i}`;
+      expect((await store.rounds.beginRound(ref, jobId, { allocate: { maxRounds: LIMIT, lowest: 0 } })).round).toBe(i);
+      await store.rounds.markRoundDone(ref, jobId);
+    }
+    expect(await redis().hlen(store.issues.key(ref))).toBeLessThan(20);
+    expect(await redis().object("ENCODING", store.issues.key(ref))).toBe("listpack");
+    expect(await store.rounds.currentRound(ref)).toBe(299);
   });
 });

@@ -20,12 +20,13 @@ describe("the store's key names", () => {
   const ref = { repo: "Octo/Demo", issue: 7 };
 
   it("gate records", () => {
-    expect([s.gates.keys.gate("g1"), s.gates.keys.gatePrefix(), s.gates.keys.gateLadder("g1"), s.gates.keys.gateVotes("g1"), s.gates.keys.openGates(), s.gates.keys.issueGates(ref)]).toEqual([
+    expect([s.gates.keys.gate("g1"), s.gates.keys.gatePrefix(), s.gates.keys.gateLadder("g1"), s.gates.keys.gateVotes("g1"), s.gates.keys.openGates(), s.gates.keys.openGateRepos(), s.gates.keys.issueGates(ref)]).toEqual([
       "p:gate:g1",
       "p:gate:",
       "p:ladder:g1",
       "p:gate:g1:votes",
       "p:gates:open",
+      "p:gates:openRepos",
       "p:issue:octo/demo#7:gates",
     ]);
   });

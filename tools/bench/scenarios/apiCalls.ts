@@ -65,6 +65,7 @@ export function keyKind(prefix: string, key: string): string {
   const rest = key.slice(prefix.length + 1);
   if (rest.startsWith("gate:")) return "gate hash";
   if (rest === "gates:open") return "open-gates index";
+  if (rest === "gates:openRepos") return "open-gates repositories index";
   const issue = /^issue:[^#]+#\d+(?::(\w+))?$/.exec(rest);
   if (issue) return issue[1] ? `issue ${issue[1]}` : "issue hash";
   const [head = rest, second = ""] = rest.split(":");
