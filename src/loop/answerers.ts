@@ -5,6 +5,7 @@ import { isTeamMember } from "../github/teamMembership.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";
+import type { Outcome } from "./outcome.js";
 
 /**
  * Who may answer a new gate (README, "Who can answer"): with `answerers.from: codeowners` and an
@@ -66,7 +67,7 @@ export function whoCanAnswer(answerers: GateAnswerers | undefined): string {
  * Undefined when the comment's author may answer `gate`; otherwise the reply is not recorded and
  * the author is told, once per gate, who may answer instead.
  */
-export async function refusedAnswer(services: Services, event: CommentEvent, gate: Gate): Promise<string | undefined> {
+export async function refusedAnswer(services: Services, event: CommentEvent, gate: Gate): Promise<Outcome | undefined> {
   const login = event.comment.author.login;
   if (await mayAnswer(services, gate, login)) return undefined;
   const owners = gate.answerers!.codeOwners!;
@@ -82,5 +83,5 @@ export async function refusedAnswer(services: Services, event: CommentEvent, gat
     );
   }
   services.log.info({ repo: event.repo, issue: event.issue.number, gate: gate.id, login }, "reply refused: not a code owner");
-  return "refused: not a code owner";
+  return { kind: "refused", why: "not a code owner" };
 }

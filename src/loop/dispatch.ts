@@ -2,13 +2,14 @@ import { jobIds } from "../queue/names.js";
 import type { InboundEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";
+import type { Outcome } from "./outcome.js";
 
 /** `/agent` or the dispatch label: spawn a round with the issue as the task, unless a question is open. */
-export async function dispatch(services: Services, event: InboundEvent, by: string, commentId?: number): Promise<string> {
+export async function dispatch(services: Services, event: InboundEvent, by: string, commentId?: number): Promise<Outcome> {
   const issue = await services.issues.getIssue({ repo: event.repo, issue: event.issue.number });
   if (issue?.openGate) {
     await sendFeedback(services, targetOf(event), [], `@${by} asked for the agent, but a question is open; answer it (or \`/cancel\` it) first`);
-    return "dispatch refused: gate open";
+    return { kind: "refusedWhileOpen", command: "dispatch" };
   }
   const { settings } = await services.settings(event.installationId, event.repo);
   await services.queues.addSpawn(
@@ -16,5 +17,5 @@ export async function dispatch(services: Services, event: InboundEvent, by: stri
     jobIds.dispatch(event.repo, event.issue.number, commentId ? `c${commentId}` : event.deliveryId),
     settings.maxAttempts,
   );
-  return "dispatched";
+  return { kind: "dispatched" };
 }

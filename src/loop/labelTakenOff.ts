@@ -3,6 +3,7 @@ import type { Gate } from "../domain.js";
 import type { InboundEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { sendFeedback, targetOf } from "./feedback.js";
+import type { Outcome } from "./outcome.js";
 
 type Unlabeled = Extract<InboundEvent, { kind: "unlabeled" }>;
 
@@ -15,18 +16,18 @@ type Unlabeled = Extract<InboundEvent, { kind: "unlabeled" }>;
  * untouched (a label is never an answer) and the label goes back on, so people still find the
  * question, and a rebuild after a Redis wipe does not read the issue's events as the round having ended.
  */
-export async function labelTakenOff(services: Services, event: Unlabeled, settings: RepoSettings): Promise<string> {
-  if (event.label.toLowerCase() !== settings.labels.awaiting.toLowerCase()) return "ignored: other label";
+export async function labelTakenOff(services: Services, event: Unlabeled, settings: RepoSettings): Promise<Outcome> {
+  if (event.label.toLowerCase() !== settings.labels.awaiting.toLowerCase()) return { kind: "ignored", reason: "other label" };
   const ref = { repo: event.repo, issue: event.issue.number };
   const issue = await services.issues.getIssue(ref);
   const waiting = issue?.openGate ? await services.gates.getGate(issue.openGate) : undefined;
   const gate: Gate | undefined = waiting?.state === "open" ? waiting : await runningRound(services, ref);
-  if (!gate) return "ignored: no question waits and no round that took an answer runs";
+  if (!gate) return { kind: "ignored", reason: "no question waits and no round that took an answer runs" };
   // "off": the app took it off itself before this question opened (its own webhook, late); the
   // question's label-on write is still to come. "leaving": the app is taking it off now.
   const recorded = await services.issues.awaitingLabel(ref);
-  if (recorded === "off" || recorded === "leaving") return "ignored: the app took it off";
-  if (await showsLabel(services, event, settings.labels.awaiting)) return "ignored: the label is on again";
+  if (recorded === "off" || recorded === "leaving") return { kind: "ignored", reason: "the app took it off" };
+  if (await showsLabel(services, event, settings.labels.awaiting)) return { kind: "ignored", reason: "the label is on again" };
   const open = gate.state === "open";
   services.log.warn({ repo: event.repo, issue: event.issue.number, gate: gate.id, by: event.sender.login, state: gate.state }, `the awaiting label was taken off under a bot's name while ${open ? "a question waits" : "the round that took its answer runs"}; putting it back`);
   // GitHub no longer shows it: the label-on write must not be coalesced as already done.
@@ -40,7 +41,7 @@ export async function labelTakenOff(services: Services, event: Unlabeled, settin
       : `the label \`${settings.labels.awaiting}\` was taken off by @${event.sender.login} while the round that took gate ${gate.id}'s answer runs; the app did not do it, so it was put back (it comes off when that round ends)`,
     `relabel-${event.deliveryId}`,
   );
-  return open ? "label put back: a question waits" : "label put back: the answered round runs";
+  return { kind: "labelPutBack", gateId: gate.id, while: open ? "a question waits" : "the answered round runs" };
 }
 
 /** The issue's newest gate while the round that takes its answer is still to end (answered, or claimed by its spawn). */

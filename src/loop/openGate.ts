@@ -5,11 +5,12 @@ import type { Services } from "../services.js";
 import { answerersFor } from "./answerers.js";
 import { approvalRule, isApprovalGate } from "./approvalGate.js";
 import { sendFeedback, targetOf } from "./feedback.js";
+import type { Outcome } from "./outcome.js";
 import { scheduleLadder } from "./reminderLadder.js";
 import { scheduleTimeout } from "./timeouts.js";
 
 /** An agent's ask comment arrived: record the gate, schedule its timeout, then label and acknowledge it. */
-export async function openGate(services: Services, event: CommentEvent, ask: Ask, settings: RepoSettings): Promise<string> {
+export async function openGate(services: Services, event: CommentEvent, ask: Ask, settings: RepoSettings): Promise<Outcome> {
   const ref = { repo: event.repo, issue: event.issue.number };
   const round = await services.rounds.currentRound(ref);
   const { opened, superseded } = await services.gates.openGate({
@@ -25,7 +26,7 @@ export async function openGate(services: Services, event: CommentEvent, ask: Ask
     answerers: await answerersFor(services, event.installationId, event.repo, ask, settings),
     ...(isApprovalGate({ ask }) ? { approvalRule: approvalRule(ask, settings) } : {}),
   });
-  if (!opened) return "gate already open";
+  if (!opened) return { kind: "gateAlreadyOpen", gateId: String(event.comment.id) };
   const gate = await services.gates.getGate(String(event.comment.id));
   if (gate) {
     services.events.notify("gate.opened", { gate });
@@ -47,5 +48,5 @@ export async function openGate(services: Services, event: CommentEvent, ask: Ask
     { quiet: !superseded },
   );
   services.log.info({ repo: event.repo, issue: event.issue.number, gate: event.comment.id, round }, "gate opened");
-  return "gate opened";
+  return { kind: "gateOpened", gateId: String(event.comment.id) };
 }
