@@ -7,11 +7,24 @@ import { parseReply } from "../protocol/reply.js";
 import { jobIds } from "../queue/names.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
-import { refusedAnswer } from "./answerers.js";
-import { sendFeedback, targetOf, type IssueTarget } from "./feedback.js";
-import { reportHiddenContent } from "./hiddenContent.js";
+import { refusedAnswer, type RefusalPorts } from "./answerers.js";
+import { sendFeedback, targetOf, type FeedbackPorts, type IssueTarget } from "./feedback.js";
+import { reportHiddenContent, type HiddenContentPorts } from "./hiddenContent.js";
 import type { Outcome } from "./outcome.js";
-import { echoKeys, forgetJobs, redactEchoes, withdrawalLine } from "./withdrawals.js";
+import { echoKeys, forgetJobs, redactEchoes, withdrawalLine, type ForgetPorts } from "./withdrawals.js";
+
+/** What recording answers touches: the gate, the resume's spawn job, the observers, the issue's feedback (and, for a withdrawn answer, its queued jobs). */
+export type AnswerPorts = FeedbackPorts &
+  ForgetPorts &
+  Pick<Services, "events" | "settings"> & {
+    gates: Pick<Services["gates"], "recordAnswer" | "getGate" | "reviseAnswers">;
+    commentMarks: Pick<Services["commentMarks"], "commentWasDeleted">;
+    queues: Pick<Services["queues"], "addSpawn">;
+    log: Pick<Services["log"], "info">;
+  };
+
+/** What reading a human's reply as an answer touches, beyond recording it. */
+export type ReplyPorts = AnswerPorts & RefusalPorts & HiddenContentPorts & { github: Pick<Services["github"], "identity"> };
 
 export interface AnswerSource {
   by: string;
@@ -28,7 +41,7 @@ export interface AnswerSource {
  * Records answers on a gate atomically and, once every question has one, queues the resume. The
  * spawn job id comes from the gate, so duplicates of any kind collapse to one spawn.
  */
-export async function applyAnswers(services: Services, target: IssueTarget, gate: Gate, answers: RecordedAnswer[], source: AnswerSource): Promise<Outcome> {
+export async function applyAnswers(services: AnswerPorts, target: IssueTarget, gate: Gate, answers: RecordedAnswer[], source: AnswerSource): Promise<Outcome> {
   // Only a real comment is stored as the answering comment: a synthetic id would read back as NaN
   // and make the status comment's hidden state unreadable. "" still makes a retried timeout "same".
   const answeringComment = typeof source.commentId === "number" ? source.commentId : "";
@@ -97,7 +110,7 @@ function echoOf(source: AnswerSource): { echoOf?: number } {
  * The answer's comment was deleted before this event of its creation was processed (GitHub does not
  * promise order): the answer just recorded is withdrawn again, before any resume was queued.
  */
-async function withdrawDeleted(services: Services, target: IssueTarget, gate: Gate, commentId: number, by: string): Promise<Outcome> {
+async function withdrawDeleted(services: AnswerPorts, target: IssueTarget, gate: Gate, commentId: number, by: string): Promise<Outcome> {
   const at = Date.now();
   const revised = await services.gates.reviseAnswers(gate, commentId, [], at);
   if (revised.outcome === "missing" || revised.outcome === "none") return { kind: "answerWithdrawn", how: "deleted early" };
@@ -109,7 +122,7 @@ async function withdrawDeleted(services: Services, target: IssueTarget, gate: Ga
 }
 
 /** A permitted human's comment while a gate is open (or was answered moments ago). */
-export async function answerFromReply(services: Services, event: CommentEvent, gate: Gate, body = event.comment.body): Promise<Outcome> {
+export async function answerFromReply(services: ReplyPorts, event: CommentEvent, gate: Gate, body = event.comment.body): Promise<Outcome> {
   const parsed = parseReply(body, gate.ask.questions, appMentionNames((await services.github.identity()).botLogin));
   // People talking among themselves: no reply, no refusal, the gate keeps waiting.
   if (parsed.verdict.kind === "discussion") return { kind: "discussion", why: parsed.verdict.why };

@@ -17,7 +17,7 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
  * skip what the issue already shows). Nothing waits in a process: an answer leaves the steps to
  * find the gate closed.
  */
-export async function scheduleLadder(services: Services, gate: Gate, ladder: readonly ReminderStep[]): Promise<void> {
+export async function scheduleLadder(services: { queues: Pick<Services["queues"], "addLadderStep"> }, gate: Gate, ladder: readonly ReminderStep[]): Promise<void> {
   for (const [step, rung] of ladder.entries()) {
     const job: LadderJob = { gateId: gate.id, step, ...(rung.mention ? { mention: rung.mention } : {}), ...(rung.then ? { then: rung.then } : {}) };
     await services.queues.addLadderStep(job, gate.askedAt + rung.afterSeconds * 1000 - Date.now());

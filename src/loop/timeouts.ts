@@ -12,7 +12,7 @@ function deadlines(gate: Gate, fallbackSeconds: number | undefined): Array<numbe
 }
 
 /** Schedules the gate's next timeout after `elapsedSeconds`, if any question has one still ahead. */
-export async function scheduleTimeout(services: Services, gate: Gate, fallbackSeconds: number | undefined, elapsedSeconds = 0, sequence = 0): Promise<void> {
+export async function scheduleTimeout(services: { queues: Pick<Services["queues"], "addTimeout"> }, gate: Gate, fallbackSeconds: number | undefined, elapsedSeconds = 0, sequence = 0): Promise<void> {
   const ahead = deadlines(gate, fallbackSeconds).filter((d): d is number => d !== undefined && d > elapsedSeconds);
   if (ahead.length === 0) return;
   const next = Math.min(...ahead);
