@@ -5,7 +5,7 @@ import { appMentionNames } from "../protocol/addressing.js";
 import { readVote, renderLateVote, renderNotAVote, renderResolved, renderVoteAck, tally } from "../protocol/approval.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
-import { applyAnswers } from "./answerGate.js";
+import { applyAnswers, type ReplyPorts } from "./answerGate.js";
 import { sendFeedback, targetOf } from "./feedback.js";
 import { reportHiddenContent } from "./hiddenContent.js";
 import type { Outcome } from "./outcome.js";
@@ -19,12 +19,15 @@ export function approvalRule(ask: Ask, settings: RepoSettings): ApprovalRule {
   return { required: Math.max(ask.approvers ?? 1, settings.approvals.approvers), policy: settings.approvals.policy };
 }
 
+/** What counting a vote touches, beyond what reading a reply as an answer does. */
+export type VotePorts = ReplyPorts & { gates: Pick<Services["gates"], "recordVote"> };
+
 /**
  * A permitted human's reply on an approval gate: a vote, recorded once per person in Redis; the
  * vote that meets the policy resolves the gate (approved or denied) and queues the agent's resume
  * like an answer does. Every acknowledgement goes through the feedback queue, after the resume.
  */
-export async function voteFromReply(services: Services, event: CommentEvent, gate: Gate, settings: RepoSettings): Promise<Outcome> {
+export async function voteFromReply(services: VotePorts, event: CommentEvent, gate: Gate, settings: RepoSettings): Promise<Outcome> {
   const by = event.comment.author.login;
   const target = targetOf(event);
   const identity = await services.github.identity();

@@ -1,7 +1,7 @@
 import type { BodyEdit } from "../domain.js";
 import type { IssueEditedEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
-import { sendFeedback, targetOf } from "./feedback.js";
+import { sendFeedback, targetOf, type FeedbackPorts } from "./feedback.js";
 import { wordsKept } from "./foreignChanges.js";
 import type { Outcome } from "./outcome.js";
 
@@ -42,12 +42,20 @@ export function bodyForTask(record: { body: string; bodyEdit?: BodyEdit }): { bo
   return told.kind === "kept" ? { body: told.text, bodyChangedBy: { editor: told.editor, kept: true } } : { body: "", bodyChangedBy: { editor: told.editor, kept: false } };
 }
 
+/** What recording a body edit touches: the issue's record, the App's identity, the once-per-edit mark, the issue's feedback. */
+export type IssueBodyPorts = FeedbackPorts & {
+  github: Pick<Services["github"], "identity">;
+  issues: Pick<Services["issues"], "getIssue" | "issueBodyEdited">;
+  commentMarks: Pick<Services["commentMarks"], "firstTime">;
+  log: Pick<Services["log"], "warn">;
+};
+
 /**
  * `issues.edited`: records whose words the body now is, before the payload's body is stored (a task
  * rendered in between never quotes another account's edit as the author's). Another account's
  * change of an issue the app has worked on is said once per edit on its status comment, and logged.
  */
-export async function issueEdited(services: Services, event: IssueEditedEvent): Promise<Outcome> {
+export async function issueEdited(services: IssueBodyPorts, event: IssueEditedEvent): Promise<Outcome> {
   if (event.previousBody === undefined) return { kind: "ignored", reason: "the body did not change" };
   const ref = { repo: event.repo, issue: event.issue.number };
   const foreign = bodyChangedByAnother(event, (await services.github.identity()).botLogin);

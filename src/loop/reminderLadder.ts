@@ -4,12 +4,19 @@ import { sealOf } from "../protocol/marker.js";
 import { renderOverdueComment, renderReminderComment } from "../protocol/reminders.js";
 import type { LadderJob } from "../queue/jobs.js";
 import type { Services } from "../services.js";
-import { defaultAnswers } from "./answerGate.js";
+import { defaultAnswers, type AnswerPorts } from "./answerGate.js";
 import { sendFeedback } from "./feedback.js";
 import type { Outcome } from "./outcome.js";
 import { takeDefaults } from "./timeouts.js";
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+
+/** What a due step of the ladder reads and writes: the gate and its posted steps, the repository's settings, the answers it takes. */
+export type LadderPorts = AnswerPorts &
+  Pick<Services, "settings"> & {
+    gates: Pick<Services["gates"], "markOverdue" | "ladderStepPosted" | "markLadderStepsPosted">;
+    config: Pick<Services["config"], "stateKey">;
+  };
 
 /**
  * Schedules every step of the repository's reminder ladder as a delayed job, timed from the ask (a
@@ -25,7 +32,7 @@ export async function scheduleLadder(services: { queues: Pick<Services["queues"]
 }
 
 /** A step of a gate's reminder ladder is due: a reminder, or (the last) the defaults or the overdue mark. */
-export async function processLadderStep(services: Services, job: LadderJob): Promise<Outcome> {
+export async function processLadderStep(services: LadderPorts, job: LadderJob): Promise<Outcome> {
   const gate = await services.gates.getGate(job.gateId);
   if (gate?.state !== "open") return { kind: "gateNoLongerOpen" };
   const { settings } = await services.settings(gate.installationId, gate.repo);
@@ -43,7 +50,7 @@ export async function processLadderStep(services: Services, job: LadderJob): Pro
   return { kind: "overdue" };
 }
 
-async function remind(services: Services, gate: Gate, job: LadderJob, unanswered: number[], settings: RepoSettings): Promise<Outcome> {
+async function remind(services: LadderPorts, gate: Gate, job: LadderJob, unanswered: number[], settings: RepoSettings): Promise<Outcome> {
   const issue = await services.issues.getIssue(gate);
   const people = new Set<string>();
   for (const who of job.mention ?? []) {
@@ -63,7 +70,7 @@ async function remind(services: Services, gate: Gate, job: LadderJob, unanswered
 }
 
 /** Posts a step's comment unless the issue already shows it (a retried job, or a rebuild after Redis loss). */
-async function postOnce(services: Services, gate: Gate, step: number, body: string, statusLine: string): Promise<boolean> {
+async function postOnce(services: LadderPorts, gate: Gate, step: number, body: string, statusLine: string): Promise<boolean> {
   if (await services.gates.ladderStepPosted(gate.id, step)) return false;
   const target = { installationId: gate.installationId, repo: gate.repo, issue: gate.issue };
   await sendFeedback(services, target, [{ type: "comment", body }], statusLine, `ladder-${gate.id}-${step}`);

@@ -2,9 +2,12 @@ import type { Gate, RecordedAnswer } from "../domain.js";
 import { questionTimeout } from "../protocol/ask.js";
 import { formatDuration } from "../protocol/duration.js";
 import type { Services } from "../services.js";
-import { applyAnswers, defaultAnswers } from "./answerGate.js";
+import { applyAnswers, defaultAnswers, type AnswerPorts } from "./answerGate.js";
 import { sendFeedback } from "./feedback.js";
 import type { Outcome } from "./outcome.js";
+
+/** What a due timeout reads and writes: the gate, the repository's settings, the issue's assignees, the answers it takes. */
+export type TimeoutPorts = AnswerPorts & Pick<Services, "settings"> & { queues: Pick<Services["queues"], "addTimeout"> };
 
 /** Seconds after the ask at which each question times out (undefined: never). */
 function deadlines(gate: Gate, fallbackSeconds: number | undefined): Array<number | undefined> {
@@ -25,7 +28,7 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
  * Takes `defaults` for a gate nobody answered in time, said in a visible comment; the next task
  * marks them as an ASSUMPTION. `key` makes the answer and the comment once-only per occasion.
  */
-export async function takeDefaults(services: Services, gate: Gate, defaults: RecordedAnswer[], key: string): Promise<Outcome> {
+export async function takeDefaults(services: AnswerPorts, gate: Gate, defaults: RecordedAnswer[], key: string): Promise<Outcome> {
   const target = { installationId: gate.installationId, repo: gate.repo, issue: gate.issue };
   const now = Date.now();
   const outcome = await applyAnswers(services, target, gate, defaults, { by: "escalation", commentId: `timeout-${key}`, at: now, receivedAt: now });
@@ -47,7 +50,7 @@ export async function takeDefaults(services: Services, gate: Gate, defaults: Rec
  * as an ASSUMPTION in the next task; questions without one get a reminder and the gate stays open.
  * Nothing resolves without a visible record.
  */
-export async function processTimeout(services: Services, gateId: string, sequence: number): Promise<Outcome> {
+export async function processTimeout(services: TimeoutPorts, gateId: string, sequence: number): Promise<Outcome> {
   const gate = await services.gates.getGate(gateId);
   if (gate?.state !== "open") return { kind: "gateNoLongerOpen" };
   const target = { installationId: gate.installationId, repo: gate.repo, issue: gate.issue };
