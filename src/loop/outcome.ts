@@ -69,6 +69,7 @@ export type Outcome =
   | { kind: "noteRecorded" }
   | { kind: "noteEmpty" }
   | { kind: "noteRevised" }
+  /** early: deleted before its creation was processed, so withdrawn as soon as it was recorded. */
   | { kind: "noteWithdrawn"; early: boolean }
   | { kind: "dispatched" }
   | { kind: "retryQueued" }
