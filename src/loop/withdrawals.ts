@@ -21,7 +21,7 @@ export function echoKeys(gateId: string, commentId: number): string[] {
 
 /** The queues that hold a withdrawn text, and the write order that waits for their feedback jobs. */
 export interface ForgetPorts {
-  queues: Pick<Services["queues"], "inbound" | "feedback">;
+  queues: { inbound: Pick<Services["queues"]["inbound"], "remove">; feedback: Pick<Services["queues"]["feedback"], "remove"> };
   feedbackOrder: Pick<Services["feedbackOrder"], "feedbackDone">;
   log: Pick<Services["log"], "warn">;
 }

@@ -1,8 +1,9 @@
 import type { RepoSettings } from "../../src/config/repoConfig.js";
-import type { Ask, Gate, IssueRecord, NewGate } from "../../src/domain.js";
+import type { Ask, Gate, IssueRecord, NewGate, RecordedAnswer } from "../../src/domain.js";
 import { LoopEvents, type LoopEventMap } from "../../src/events.js";
 import type { FeedbackPorts } from "../../src/loop/feedback.js";
 import type { FeedbackOp, InboundEvent } from "../../src/queue/jobs.js";
+import type { RecordResult } from "../../src/store/gateRecords.js";
 
 /**
  * In-memory fakes of the loop's narrow ports (the `*Ports` types of src/loop/): a transition runs
@@ -67,6 +68,21 @@ export class FakeRecords {
     getGate: (id: string): Promise<Gate | undefined> => Promise.resolve(this.#copy(id)),
     lastGate: (ref: Ref): Promise<Gate | undefined> => Promise.resolve(this.#copy(this.#order.findLast((id) => keyOf(this.#gates.get(id)!) === keyOf(ref)))),
     supersedeGate: (g: Pick<Gate, "id">, reason: string): Promise<boolean> => Promise.resolve(this.#close(g.id, "superseded", reason)),
+    /** As the store's script: answers merge by question; the last one answers the gate, once. */
+    recordAnswer: (g: Pick<Gate, "id">, answers: RecordedAnswer[], by: string, commentId: number | string, at: number): Promise<RecordResult> => {
+      const stored = this.#gates.get(g.id);
+      if (!stored) return Promise.resolve({ outcome: "missing" });
+      if (stored.state !== "open") {
+        return Promise.resolve(stored.answerCommentId === commentId || commentId === "" ? { outcome: "same", state: stored.state, reopened: 0 } : { outcome: "taken", state: stored.state, answeredBy: stored.answeredBy ?? "" });
+      }
+      const merged = [...stored.answers.filter((a) => !answers.some((n) => n.question === a.question)), ...answers];
+      if (merged.length < stored.ask.questions.length) {
+        this.#gates.set(g.id, { ...stored, answers: merged });
+        return Promise.resolve({ outcome: "partial", answers: merged });
+      }
+      this.#gates.set(g.id, { ...stored, answers: merged, state: "answered", answeredBy: by, answeredAt: at, ...(typeof commentId === "number" ? { answerCommentId: commentId } : {}) });
+      return Promise.resolve({ outcome: "recorded", reopened: 0 });
+    },
     openGate: (g: NewGate): Promise<{ opened: boolean; superseded?: string }> => {
       if (this.#gates.has(g.id)) return Promise.resolve({ opened: false });
       const before = this.#order.findLast((id) => keyOf(this.#gates.get(id)!) === keyOf(g) && this.#gates.get(id)!.state === "open");
