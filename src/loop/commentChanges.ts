@@ -6,12 +6,21 @@ import { readingSummary } from "../protocol/echo.js";
 import { parseReply } from "../protocol/reply.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
-import { answerFromReply } from "./answerGate.js";
+import { answerFromReply, type ReplyPorts } from "./answerGate.js";
 import { isApprovalGate } from "./approvalGate.js";
 import { sendFeedback, targetOf } from "./feedback.js";
-import { changedByAnother, foreignChange } from "./foreignChanges.js";
+import { changedByAnother, foreignChange, type ForeignChangePorts } from "./foreignChanges.js";
 import { combined, type Outcome } from "./outcome.js";
 import { echoKeys, forgetJobs, redactEchoes, withdrawalLine } from "./withdrawals.js";
+
+/** What an edited or deleted comment touches: the gates and notes it gave, its queued jobs and echoes, the issue's feedback. */
+export type CommentChangePorts = ReplyPorts &
+  ForeignChangePorts &
+  Pick<Services, "events"> & {
+    gates: Pick<Services["gates"], "getGate" | "issueGates" | "reviseAnswers" | "cancelGate">;
+    notes: Pick<Services["notes"], "notes" | "reviseNote">;
+    commentMarks: Pick<Services["commentMarks"], "markCommentDeleted">;
+  };
 
 /**
  * Reads the replies after a reopened gate's question again, in order, as a rebuild from GitHub does
@@ -26,7 +35,7 @@ export type ReadAgain = () => Promise<Outcome>;
  * so every later round gets the edited text (a round already running keeps what it started with).
  * An edit that no longer answers a question withdraws that answer, as a deletion does.
  */
-export async function commentEdited(services: Services, event: CommentEvent, readAgain: ReadAgain): Promise<Outcome> {
+export async function commentEdited(services: CommentChangePorts, event: CommentEvent, readAgain: ReadAgain): Promise<Outcome> {
   const target = targetOf(event);
   const by = event.comment.author.login;
   const note = noteText(event.comment.body);
@@ -83,7 +92,7 @@ export async function commentEdited(services: Services, event: CommentEvent, rea
  * /note its author deleted is withdrawn: no later round is told its text, and Redis keeps no copy of
  * it. Deleted by anyone else (the agent's token acts as the App's bot), it stands (foreignChanges.ts).
  */
-export async function commentDeleted(services: Services, event: CommentEvent, settings: RepoSettings, readAgain: ReadAgain): Promise<Outcome> {
+export async function commentDeleted(services: CommentChangePorts, event: CommentEvent, settings: RepoSettings, readAgain: ReadAgain): Promise<Outcome> {
   const asked = await services.gates.getGate(String(event.comment.id));
   if (!asked && changedByAnother(event)) return foreignChange(services, event);
   // First: a creation processed after this (out of order) then records nothing (see applyAnswers).
@@ -114,7 +123,7 @@ export async function commentDeleted(services: Services, event: CommentEvent, se
   return combined(outcomes, { kind: "ignored", reason: "deleted comment was no question, answer or note" });
 }
 
-async function questionDeleted(services: Services, event: CommentEvent, settings: RepoSettings, gate: Gate): Promise<Outcome> {
+async function questionDeleted(services: CommentChangePorts, event: CommentEvent, settings: RepoSettings, gate: Gate): Promise<Outcome> {
   if (gate.state !== "open") return { kind: "ignored", reason: "deleted comment was no open question" };
   if (!(await services.gates.cancelGate(gate, "the question comment was deleted"))) return { kind: "ignored", reason: "gate already settled" };
   services.events.notify("gate.closed", { gate, state: "cancelled", reason: "the question comment was deleted" });
@@ -128,7 +137,7 @@ async function questionDeleted(services: Services, event: CommentEvent, settings
 }
 
 /** The issue's newest gate the comment answered (a reply answers one gate), if any. */
-async function gateAnsweredBy(services: Pick<Services, "gates">, event: CommentEvent): Promise<Gate | undefined> {
+async function gateAnsweredBy(services: Pick<CommentChangePorts, "gates">, event: CommentEvent): Promise<Gate | undefined> {
   const gates = await services.gates.issueGates({ repo: event.repo, issue: event.issue.number });
   return gates.findLast((g) => g.answers.some((a) => a.commentId === event.comment.id));
 }
@@ -140,7 +149,7 @@ function noteText(body: string): string {
 }
 
 /** Replaces (with "": withdraws) the note the comment left, if it left one; the event that brought the old text goes. */
-async function noteRevised(services: Services, event: CommentEvent, text: string, deliveryId?: string): Promise<boolean> {
+async function noteRevised(services: CommentChangePorts, event: CommentEvent, text: string, deliveryId?: string): Promise<boolean> {
   const ref = { repo: event.repo, issue: event.issue.number };
   const before = (await services.notes.notes(ref)).filter((n) => n.url === event.comment.url);
   if (before.length === 0) return false;
