@@ -12,17 +12,26 @@ import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerFromReply, applyAnswers, defaultAnswers } from "./answerGate.js";
 import { refusedAnswer, whoCanAnswer } from "./answerers.js";
-import { approvalRule, isApprovalGate, voteFromReply } from "./approvalGate.js";
-import { dispatch } from "./dispatch.js";
-import { sendFeedback, targetOf } from "./feedback.js";
+import { approvalRule, isApprovalGate, voteFromReply, type VotePorts } from "./approvalGate.js";
+import { dispatch, type DispatchPorts } from "./dispatch.js";
+import { sendFeedback, targetOf, type FeedbackPorts } from "./feedback.js";
 import type { Outcome } from "./outcome.js";
 
-type Handler = (services: Services, event: CommentEvent, args: string, settings: RepoSettings) => Promise<Outcome>;
+/** What the commands touch: answers and votes, dispatches, notes, the running agent, and the gates they open, cancel or describe. */
+export type CommandPorts = VotePorts &
+  DispatchPorts &
+  Pick<Services, "agents"> & {
+    gates: Pick<Services["gates"], "lastGate" | "cancelGate" | "openGate" | "votes">;
+    notes: Pick<Services["notes"], "addNote" | "reviseNote" | "notes">;
+    rounds: Pick<Services["rounds"], "currentRound">;
+  };
 
-const reply = (services: Services, event: CommentEvent, body: string, statusLine?: string) =>
+type Handler = (services: CommandPorts, event: CommentEvent, args: string, settings: RepoSettings) => Promise<Outcome>;
+
+const reply = (services: FeedbackPorts, event: CommentEvent, body: string, statusLine?: string) =>
   sendFeedback(services, targetOf(event), [{ type: "comment", body }], statusLine, `reply-${event.comment.id}`);
 
-async function openGateOf(services: Pick<Services, "gates">, event: CommentEvent): Promise<Gate | undefined> {
+async function openGateOf(services: { gates: Pick<Services["gates"], "lastGate"> }, event: CommentEvent): Promise<Gate | undefined> {
   const gate = await services.gates.lastGate({ repo: event.repo, issue: event.issue.number });
   return gate?.state === "open" ? gate : undefined;
 }
@@ -121,7 +130,7 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
 };
 
 /** Runs a slash command from a permitted human. An unknown one gets the help text, once per person and issue. */
-export async function runCommand(services: Services, event: CommentEvent, command: Command, settings: RepoSettings): Promise<Outcome> {
+export async function runCommand(services: CommandPorts, event: CommentEvent, command: Command, settings: RepoSettings): Promise<Outcome> {
   if (command.name === "unknown") {
     const first = await services.commentMarks.firstTime(`help:${event.repo.toLowerCase()}#${event.issue.number}:${event.comment.author.login.toLowerCase()}`);
     if (first) await reply(services, event, `Unknown command \`/${command.raw}\`.\n\n${HELP_TEXT}`);
@@ -135,7 +144,7 @@ export async function runCommand(services: Services, event: CommentEvent, comman
  * correction gate with the same questions is recorded as answered and resumes like any other, so
  * the one-spawn-per-answer rule holds and the history shows both.
  */
-async function reopen(services: Services, event: CommentEvent, args: string): Promise<Outcome> {
+async function reopen(services: CommandPorts, event: CommentEvent, args: string): Promise<Outcome> {
   const last = await services.gates.lastGate({ repo: event.repo, issue: event.issue.number });
   if (!last || last.state === "open" || last.state === "cancelled" || last.state === "superseded") {
     await reply(services, event, last?.state === "open" ? "The question is still open: just answer it." : "There is no answered question to reopen.");
@@ -167,7 +176,7 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
   return applyAnswers(services, targetOf(event), gate, [...corrected, ...kept], { by, commentId: event.comment.id, at: when, receivedAt: event.receivedAt, url: event.comment.url });
 }
 
-async function describeStatus(services: Pick<Services, "gates" | "notes" | "rounds">, event: CommentEvent, settings: RepoSettings): Promise<string> {
+async function describeStatus(services: Pick<CommandPorts, "gates" | "notes" | "rounds">, event: CommentEvent, settings: RepoSettings): Promise<string> {
   const ref = { repo: event.repo, issue: event.issue.number };
   const [gate, round, notes] = await Promise.all([services.gates.lastGate(ref), services.rounds.currentRound(ref), services.notes.notes(ref)]);
   const lines = [`**Escalation status** · round ${round} · ${notes.length} note(s) from humans`];
