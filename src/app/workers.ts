@@ -2,6 +2,7 @@ import { DelayedError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { withDeadline } from "../deadline.js";
 import { handleInbound } from "../loop/handleInbound.js";
+import { describeOutcome } from "../loop/outcome.js";
 import { processLadderStep } from "../loop/reminderLadder.js";
 import { processTimeout } from "../loop/timeouts.js";
 import { reconcileAll } from "../reconcile/reconcileAll.js";
@@ -58,7 +59,8 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
   );
   const inbound = new Worker(
     QUEUES.inbound,
-    async (job: Job) => handleInbound(services, InboundEventSchema.parse(job.data)),
+    // The job keeps the outcome in words: what operators read in the queue, as before it was typed.
+    async (job: Job) => describeOutcome(await handleInbound(services, InboundEventSchema.parse(job.data))),
     { connection, prefix, concurrency: 8, ...RECOVERY },
     ClosableConnection,
   );
@@ -105,9 +107,9 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
   const timeouts = new Worker(
     QUEUES.timeouts,
     async (job: Job) => {
-      if (job.name === "ladder") return processLadderStep(services, LadderJobSchema.parse(job.data));
+      if (job.name === "ladder") return describeOutcome(await processLadderStep(services, LadderJobSchema.parse(job.data)));
       const { gateId, sequence } = TimeoutJobSchema.parse(job.data);
-      return processTimeout(services, gateId, sequence);
+      return describeOutcome(await processTimeout(services, gateId, sequence));
     },
     { connection, prefix, concurrency: 4, ...RECOVERY },
     ClosableConnection,

@@ -7,10 +7,24 @@ import { parseReply } from "../protocol/reply.js";
 import { jobIds } from "../queue/names.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
-import { refusedAnswer } from "./answerers.js";
-import { sendFeedback, targetOf, type IssueTarget } from "./feedback.js";
-import { reportHiddenContent } from "./hiddenContent.js";
-import { echoKeys, forgetJobs, redactEchoes, withdrawalLine } from "./withdrawals.js";
+import { refusedAnswer, type RefusalPorts } from "./answerers.js";
+import { sendFeedback, targetOf, type FeedbackPorts, type IssueTarget } from "./feedback.js";
+import { reportHiddenContent, type HiddenContentPorts } from "./hiddenContent.js";
+import type { Outcome } from "./outcome.js";
+import { echoKeys, forgetJobs, redactEchoes, withdrawalLine, type ForgetPorts } from "./withdrawals.js";
+
+/** What recording answers touches: the gate, the resume's spawn job, the observers, the issue's feedback (and, for a withdrawn answer, its queued jobs). */
+export type AnswerPorts = FeedbackPorts &
+  ForgetPorts &
+  Pick<Services, "events" | "settings"> & {
+    gates: Pick<Services["gates"], "recordAnswer" | "getGate" | "reviseAnswers">;
+    commentMarks: Pick<Services["commentMarks"], "commentWasDeleted">;
+    queues: Pick<Services["queues"], "addSpawn">;
+    log: Pick<Services["log"], "info">;
+  };
+
+/** What reading a human's reply as an answer touches, beyond recording it. */
+export type ReplyPorts = AnswerPorts & RefusalPorts & HiddenContentPorts & { github: Pick<Services["github"], "identity"> };
 
 export interface AnswerSource {
   by: string;
@@ -27,7 +41,7 @@ export interface AnswerSource {
  * Records answers on a gate atomically and, once every question has one, queues the resume. The
  * spawn job id comes from the gate, so duplicates of any kind collapse to one spawn.
  */
-export async function applyAnswers(services: Services, target: IssueTarget, gate: Gate, answers: RecordedAnswer[], source: AnswerSource): Promise<string> {
+export async function applyAnswers(services: AnswerPorts, target: IssueTarget, gate: Gate, answers: RecordedAnswer[], source: AnswerSource): Promise<Outcome> {
   // Only a real comment is stored as the answering comment: a synthetic id would read back as NaN
   // and make the status comment's hidden state unreadable. "" still makes a retried timeout "same".
   const answeringComment = typeof source.commentId === "number" ? source.commentId : "";
@@ -44,9 +58,9 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
         },
       ], undefined, `taken-${source.commentId}`);
     }
-    return "already answered";
+    return { kind: "alreadyAnswered" };
   }
-  if (result.outcome === "missing") return "gate vanished";
+  if (result.outcome === "missing") return { kind: "gateVanished" };
   if ((result.outcome === "recorded" || result.outcome === "partial") && typeof source.commentId === "number" && (await services.commentMarks.commentWasDeleted(target.repo, source.commentId))) {
     return withdrawDeleted(services, target, gate, source.commentId, source.by);
   }
@@ -59,10 +73,10 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
       `answers recorded for ${answers.map((a) => `question ${a.question + 1}`).join(", ")} of gate ${gate.id} by @${source.by}; ${remaining.length} still open`,
       `partial-${gate.id}-${source.commentId}`,
     );
-    return "answer partial";
+    return { kind: "answerPartial" };
   }
   // "same" is a redelivery or a retried job: enqueue again only if the resume has not begun.
-  if (result.outcome === "same" && result.state !== "answered") return "answer already resumed";
+  if (result.outcome === "same" && result.state !== "answered") return { kind: "answerAlreadyResumed" };
   if (result.outcome === "recorded") {
     const merged = (await services.gates.getGate(gate.id)) ?? gate;
     services.events.notify("gate.answered", { gate: merged, by: source.by, source: answers.every((a) => a.source === "default") ? "default" : "human" });
@@ -84,7 +98,7 @@ export async function applyAnswers(services: Services, target: IssueTarget, gate
       { quiet: true },
     );
   }
-  return "answer recorded";
+  return { kind: "answerRecorded" };
 }
 
 /** The reply a comment quoting its words echoes, so the words can be taken off GitHub again (see redactEchoes). */
@@ -96,22 +110,22 @@ function echoOf(source: AnswerSource): { echoOf?: number } {
  * The answer's comment was deleted before this event of its creation was processed (GitHub does not
  * promise order): the answer just recorded is withdrawn again, before any resume was queued.
  */
-async function withdrawDeleted(services: Services, target: IssueTarget, gate: Gate, commentId: number, by: string): Promise<string> {
+async function withdrawDeleted(services: AnswerPorts, target: IssueTarget, gate: Gate, commentId: number, by: string): Promise<Outcome> {
   const at = Date.now();
   const revised = await services.gates.reviseAnswers(gate, commentId, [], at);
-  if (revised.outcome === "missing" || revised.outcome === "none") return "answer withdrawn: its comment was deleted";
+  if (revised.outcome === "missing" || revised.outcome === "none") return { kind: "answerWithdrawn", how: "deleted early" };
   services.events.notify("gate.revised", { gateId: gate.id, at });
   await forgetJobs(services, target, [], echoKeys(gate.id, commentId));
   await redactEchoes(services, target, commentId, "deleted");
   await sendFeedback(services, target, [], withdrawalLine(gate.id, revised, `the answer of @${by} to gate ${gate.id} was withdrawn (its comment was deleted)`));
-  return "answer withdrawn: its comment was deleted";
+  return { kind: "answerWithdrawn", how: "deleted early" };
 }
 
 /** A permitted human's comment while a gate is open (or was answered moments ago). */
-export async function answerFromReply(services: Services, event: CommentEvent, gate: Gate, body = event.comment.body): Promise<string> {
+export async function answerFromReply(services: ReplyPorts, event: CommentEvent, gate: Gate, body = event.comment.body): Promise<Outcome> {
   const parsed = parseReply(body, gate.ask.questions, appMentionNames((await services.github.identity()).botLogin));
   // People talking among themselves: no reply, no refusal, the gate keeps waiting.
-  if (parsed.verdict.kind === "discussion") return `discussion: ${parsed.verdict.why}`;
+  if (parsed.verdict.kind === "discussion") return { kind: "discussion", why: parsed.verdict.why };
   const refused = await refusedAnswer(services, event, gate);
   if (refused) return refused;
   // Hidden content never reaches the agent (parseReply reads only visible text); say what was removed.
@@ -122,9 +136,9 @@ export async function answerFromReply(services: Services, event: CommentEvent, g
     if (gate.state === "open" && (await services.commentMarks.firstTime(`how-to-answer:${gate.id}:${by.toLowerCase()}`))) {
       await sendFeedback(services, targetOf(event), [{ type: "comment", body: renderHowToAnswer(by, gate.ask.questions) }], undefined, `how-to-answer-${gate.id}-${by.toLowerCase()}`);
     }
-    return `not an answer: ${parsed.verdict.why}`;
+    return { kind: "notAnAnswer", why: parsed.verdict.why };
   }
-  if (parsed.answers.length === 0) return "reply had no answer";
+  if (parsed.answers.length === 0) return { kind: "noAnswer" };
   const at = Date.parse(event.comment.createdAt) || event.receivedAt;
   const place = event.comment.in;
   const answers: RecordedAnswer[] = parsed.answers.map((answer) => ({

@@ -4,7 +4,8 @@ import { ownersOf } from "../github/codeowners.js";
 import { isTeamMember } from "../github/teamMembership.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
-import { sendFeedback, targetOf } from "./feedback.js";
+import { sendFeedback, targetOf, type FeedbackPorts } from "./feedback.js";
+import type { Outcome } from "./outcome.js";
 
 /**
  * Who may answer a new gate (README, "Who can answer"): with `answerers.from: codeowners` and an
@@ -12,7 +13,7 @@ import { sendFeedback, targetOf } from "./feedback.js";
  * paths together); otherwise, or when no owner is known, anyone with the minimum permission. The
  * configured users and teams may always answer.
  */
-export async function answerersFor(services: Services, installationId: number, repo: string, ask: Ask, settings: RepoSettings): Promise<GateAnswerers> {
+export async function answerersFor(services: Pick<Services, "codeowners">, installationId: number, repo: string, ask: Ask, settings: RepoSettings): Promise<GateAnswerers> {
   const configured = { users: settings.answerers.users, teams: settings.answerers.teams };
   const byPermission = { ...configured, minimumPermission: settings.answerers.minimumPermission };
   if (settings.answerers.from !== "codeowners" || !ask.paths) return byPermission;
@@ -30,7 +31,7 @@ export async function answerersFor(services: Services, installationId: number, r
 }
 
 /** Whether `login` (already allowed to steer the issue) may answer this gate: only its code owners when it has some. */
-async function mayAnswer(services: Pick<Services, "accessCache" | "config" | "github">, gate: Gate, login: string): Promise<boolean> {
+async function mayAnswer(services: Pick<RefusalPorts, "accessCache" | "config" | "github">, gate: Gate, login: string): Promise<boolean> {
   const answerers = gate.answerers;
   if (!answerers?.codeOwners) return true;
   const lower = login.toLowerCase();
@@ -62,11 +63,20 @@ export function whoCanAnswer(answerers: GateAnswerers | undefined): string {
   return `Who can answer: anyone with ${answerers.minimumPermission ?? "write"} access${listed ? `, and ${listed}` : ""}.`;
 }
 
+/** What deciding who may answer reads (team membership through GitHub, cached), and the once-per-gate refusal it writes. */
+export type RefusalPorts = FeedbackPorts &
+  Pick<Services, "accessCache"> & {
+    config: Pick<Services["config"], "permissionCacheSeconds">;
+    github: Pick<Services["github"], "installation">;
+    commentMarks: Pick<Services["commentMarks"], "firstTime">;
+    log: Pick<Services["log"], "info">;
+  };
+
 /**
  * Undefined when the comment's author may answer `gate`; otherwise the reply is not recorded and
  * the author is told, once per gate, who may answer instead.
  */
-export async function refusedAnswer(services: Services, event: CommentEvent, gate: Gate): Promise<string | undefined> {
+export async function refusedAnswer(services: RefusalPorts, event: CommentEvent, gate: Gate): Promise<Outcome | undefined> {
   const login = event.comment.author.login;
   if (await mayAnswer(services, gate, login)) return undefined;
   const owners = gate.answerers!.codeOwners!;
@@ -82,5 +92,5 @@ export async function refusedAnswer(services: Services, event: CommentEvent, gat
     );
   }
   services.log.info({ repo: event.repo, issue: event.issue.number, gate: gate.id, login }, "reply refused: not a code owner");
-  return "refused: not a code owner";
+  return { kind: "refused", why: "not a code owner" };
 }

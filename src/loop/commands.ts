@@ -12,16 +12,26 @@ import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerFromReply, applyAnswers, defaultAnswers } from "./answerGate.js";
 import { refusedAnswer, whoCanAnswer } from "./answerers.js";
-import { approvalRule, isApprovalGate, voteFromReply } from "./approvalGate.js";
-import { dispatch } from "./dispatch.js";
-import { sendFeedback, targetOf } from "./feedback.js";
+import { approvalRule, isApprovalGate, voteFromReply, type VotePorts } from "./approvalGate.js";
+import { dispatch, type DispatchPorts } from "./dispatch.js";
+import { sendFeedback, targetOf, type FeedbackPorts } from "./feedback.js";
+import type { Outcome } from "./outcome.js";
 
-type Handler = (services: Services, event: CommentEvent, args: string, settings: RepoSettings) => Promise<string>;
+/** What the commands touch: answers and votes, dispatches, notes, the running agent, and the gates they open, cancel or describe. */
+export type CommandPorts = VotePorts &
+  DispatchPorts &
+  Pick<Services, "agents"> & {
+    gates: Pick<Services["gates"], "lastGate" | "cancelGate" | "openGate" | "votes">;
+    notes: Pick<Services["notes"], "addNote" | "reviseNote" | "notes">;
+    rounds: Pick<Services["rounds"], "currentRound">;
+  };
 
-const reply = (services: Services, event: CommentEvent, body: string, statusLine?: string) =>
+type Handler = (services: CommandPorts, event: CommentEvent, args: string, settings: RepoSettings) => Promise<Outcome>;
+
+const reply = (services: FeedbackPorts, event: CommentEvent, body: string, statusLine?: string) =>
   sendFeedback(services, targetOf(event), [{ type: "comment", body }], statusLine, `reply-${event.comment.id}`);
 
-async function openGateOf(services: Pick<Services, "gates">, event: CommentEvent): Promise<Gate | undefined> {
+async function openGateOf(services: { gates: Pick<Services["gates"], "lastGate"> }, event: CommentEvent): Promise<Gate | undefined> {
   const gate = await services.gates.lastGate({ repo: event.repo, issue: event.issue.number });
   return gate?.state === "open" ? gate : undefined;
 }
@@ -33,19 +43,19 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
 
   answer: async (services, event, _args, settings) => {
     const gate = await openGateOf(services, event);
-    if (!gate) return "ignored: /answer without an open gate";
+    if (!gate) return { kind: "ignored", reason: "/answer without an open gate" };
     return isApprovalGate(gate) ? voteFromReply(services, event, gate, settings) : answerFromReply(services, event, gate);
   },
 
   defaults: async (services, event) => {
     const gate = await openGateOf(services, event);
-    if (!gate) return "ignored: /defaults without an open gate";
+    if (!gate) return { kind: "ignored", reason: "/defaults without an open gate" };
     const refused = await refusedAnswer(services, event, gate);
     if (refused) return refused;
     const answers = defaultAnswers(gate, event.comment.author.login, at(event), "human").map((a) => ({ ...a, note: "accepted the default with /defaults", commentId: event.comment.id, url: event.comment.url }));
     if (answers.length === 0) {
       await reply(services, event, `@${event.comment.author.login} the open question has no defaults left to accept; please answer it.`);
-      return "defaults: none";
+      return { kind: "noDefaults" };
     }
     return applyAnswers(services, targetOf(event), gate, answers, { by: event.comment.author.login, commentId: event.comment.id, at: at(event), receivedAt: event.receivedAt, url: event.comment.url });
   },
@@ -53,32 +63,32 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
   note: async (services, event, args) => {
     if (!args.trim()) {
       await reply(services, event, "`/note` needs the guidance after it, e.g. `/note keep the public API unchanged`.");
-      return "note: empty";
+      return { kind: "noteEmpty" };
     }
     const ref = { repo: event.repo, issue: event.issue.number };
     await services.notes.addNote(ref, { by: event.comment.author.login, at: at(event), url: event.comment.url, text: args.trim(), round: await services.rounds.currentRound(ref), deliveryId: event.deliveryId });
     // Deleted before this event was processed (GitHub does not promise order): withdrawn at once.
     if (await services.commentMarks.commentWasDeleted(event.repo, event.comment.id)) {
       await services.notes.reviseNote(ref, event.comment.url, "");
-      return "note withdrawn: its comment was deleted";
+      return { kind: "noteWithdrawn", early: true };
     }
     await sendFeedback(services, targetOf(event), [{ type: "react", commentId: event.comment.id, content: "+1" }], `note from @${event.comment.author.login} recorded; it is folded into the next round`, `note-${event.comment.id}`);
-    return "note recorded";
+    return { kind: "noteRecorded" };
   },
 
   stop: async (services, event) => {
     await services.agents.requestStop(event.repo, event.issue.number, event.comment.author.login, "command");
     await sendFeedback(services, targetOf(event), [{ type: "react", commentId: event.comment.id, content: "+1" }], `@${event.comment.author.login} asked to stop the running agent`, `stop-${event.comment.id}`);
-    return "stop requested";
+    return { kind: "stopRequested" };
   },
 
   cancel: async (services, event, _args, settings) => {
     const gate = await openGateOf(services, event);
     if (!gate) {
       await reply(services, event, "There is no open question to cancel.");
-      return "cancel: nothing open";
+      return { kind: "nothingToCancel", why: "nothing open" };
     }
-    if (!(await services.gates.cancelGate(gate, `cancelled by @${event.comment.author.login}`))) return "cancel: already settled";
+    if (!(await services.gates.cancelGate(gate, `cancelled by @${event.comment.author.login}`))) return { kind: "nothingToCancel", why: "already settled" };
     services.events.notify("gate.closed", { gate, state: "cancelled", reason: `cancelled by @${event.comment.author.login}` });
     await sendFeedback(
       services,
@@ -87,44 +97,44 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
       `gate ${gate.id} cancelled by @${event.comment.author.login}; the agent is not resumed`,
       `cancel-${event.comment.id}`,
     );
-    return "gate cancelled";
+    return { kind: "gateCancelled", why: "command" };
   },
 
   retry: async (services, event, _args, settings) => {
     if (await openGateOf(services, event)) {
       await reply(services, event, "A question is open: answer it (or `/cancel` it) before `/retry`.");
-      return "retry refused: gate open";
+      return { kind: "refusedWhileOpen", command: "retry" };
     }
     await services.queues.addSpawn(
       { installationId: event.installationId, repo: event.repo, issue: event.issue.number, trigger: { type: "dispatch", by: event.comment.author.login, commentId: event.comment.id, retry: true }, receivedAt: event.receivedAt },
       jobIds.retry(event.repo, event.issue.number, event.comment.id),
       settings.maxAttempts,
     );
-    return "retry queued";
+    return { kind: "retryQueued" };
   },
 
   reopen: async (services, event, args) => reopen(services, event, args),
 
   status: async (services, event, _args, settings) => {
     await reply(services, event, await describeStatus(services, event, settings));
-    return "status replied";
+    return { kind: "replied", with: "status" };
   },
 
   // People talking among themselves: nothing is recorded and nothing is said back.
-  discuss: () => Promise.resolve("discussion: not an answer"),
+  discuss: () => Promise.resolve({ kind: "discussion", why: "not an answer" }),
 
   help: async (services, event) => {
     await reply(services, event, HELP_TEXT);
-    return "help replied";
+    return { kind: "replied", with: "help" };
   },
 };
 
 /** Runs a slash command from a permitted human. An unknown one gets the help text, once per person and issue. */
-export async function runCommand(services: Services, event: CommentEvent, command: Command, settings: RepoSettings): Promise<string> {
+export async function runCommand(services: CommandPorts, event: CommentEvent, command: Command, settings: RepoSettings): Promise<Outcome> {
   if (command.name === "unknown") {
     const first = await services.commentMarks.firstTime(`help:${event.repo.toLowerCase()}#${event.issue.number}:${event.comment.author.login.toLowerCase()}`);
     if (first) await reply(services, event, `Unknown command \`/${command.raw}\`.\n\n${HELP_TEXT}`);
-    return `unknown command /${command.raw}`;
+    return { kind: "unknownCommand", raw: command.raw };
   }
   return HANDLERS[command.name](services, event, command.args, settings);
 }
@@ -134,23 +144,23 @@ export async function runCommand(services: Services, event: CommentEvent, comman
  * correction gate with the same questions is recorded as answered and resumes like any other, so
  * the one-spawn-per-answer rule holds and the history shows both.
  */
-async function reopen(services: Services, event: CommentEvent, args: string): Promise<string> {
+async function reopen(services: CommandPorts, event: CommentEvent, args: string): Promise<Outcome> {
   const last = await services.gates.lastGate({ repo: event.repo, issue: event.issue.number });
   if (!last || last.state === "open" || last.state === "cancelled" || last.state === "superseded") {
     await reply(services, event, last?.state === "open" ? "The question is still open: just answer it." : "There is no answered question to reopen.");
-    return "reopen: nothing to correct";
+    return { kind: "reopenDeclined", why: "nothing to correct" };
   }
   const refused = await refusedAnswer(services, event, last);
   if (refused) return refused;
   if (isApprovalGate(last)) {
     // One person's /reopen must not overturn what the approval policy decided.
     await reply(services, event, "An approval is not corrected with `/reopen`: each vote counts once. `/retry` runs the agent again, and it asks for approval anew.");
-    return "reopen: refused on an approval";
+    return { kind: "reopenDeclined", why: "refused on an approval" };
   }
   const parsed = parseReply(args, last.ask.questions);
   if (parsed.answers.length === 0) {
     await reply(services, event, "`/reopen` needs the corrected answer after it, e.g. `/reopen 2` or `/reopen 1. Postgres`.");
-    return "reopen: no answer";
+    return { kind: "reopenDeclined", why: "no answer" };
   }
   const by = event.comment.author.login;
   const when = at(event);
@@ -159,14 +169,14 @@ async function reopen(services: Services, event: CommentEvent, args: string): Pr
   const ref = { repo: event.repo, issue: event.issue.number };
   await services.gates.openGate({ id, repo: event.repo, issue: event.issue.number, installationId: event.installationId, round: await services.rounds.currentRound(ref), ask, askedAt: when, askedBy: by, askUrl: event.comment.url, answerers: last.answerers });
   const gate = await services.gates.getGate(id);
-  if (!gate) return "reopen: gate vanished";
+  if (!gate) return { kind: "reopenDeclined", why: "gate vanished" };
   const corrected = parsed.answers.map((a) => ({ ...a, by, at: when, source: "human" as const, commentId: event.comment.id, url: event.comment.url, deliveryId: event.deliveryId }));
   const kept = last.answers.filter((a) => !corrected.some((c) => c.question === a.question));
   await sendFeedback(services, targetOf(event), [], `@${by} reopened gate ${last.id} with a correction, read as ${readingSummary(parsed.answers, last.ask.questions)}; the agent is re-spawned with it`);
   return applyAnswers(services, targetOf(event), gate, [...corrected, ...kept], { by, commentId: event.comment.id, at: when, receivedAt: event.receivedAt, url: event.comment.url });
 }
 
-async function describeStatus(services: Pick<Services, "gates" | "notes" | "rounds">, event: CommentEvent, settings: RepoSettings): Promise<string> {
+async function describeStatus(services: Pick<CommandPorts, "gates" | "notes" | "rounds">, event: CommentEvent, settings: RepoSettings): Promise<string> {
   const ref = { repo: event.repo, issue: event.issue.number };
   const [gate, round, notes] = await Promise.all([services.gates.lastGate(ref), services.rounds.currentRound(ref), services.notes.notes(ref)]);
   const lines = [`**Escalation status** · round ${round} · ${notes.length} note(s) from humans`];

@@ -13,6 +13,15 @@ export function targetOf(event: { installationId: number; repo: string; issue: {
   return { installationId: event.installationId, repo: event.repo, issue: event.issue.number };
 }
 
+/** What sendFeedback writes through: the issue's status log and write order, and the feedback queue. */
+export interface FeedbackPorts {
+  config: Pick<Services["config"], "statusDebounceMs">;
+  statusLog: Pick<Services["statusLog"], "appendStatusLine" | "markStatusPending">;
+  issues: Pick<Services["issues"], "getIssue">;
+  feedbackOrder: Pick<Services["feedbackOrder"], "enqueueFeedback" | "feedbackPutOff">;
+  queues: Pick<Services["queues"], "addFeedback">;
+}
+
 export interface FeedbackOptions {
   /**
    * The status line repeats what the issue already shows (the label, the agent's own output): it is
@@ -32,7 +41,7 @@ export interface FeedbackOptions {
  * scheduled `STATUS_DEBOUNCE` after the first line and shows every line added meanwhile, so quick
  * transitions cost one edit; quiet lines (the happy path's) ride along with the next render.
  */
-export async function sendFeedback(services: Services, target: IssueTarget, ops: FeedbackOp[], statusLine?: string, key?: string, options: FeedbackOptions = {}): Promise<void> {
+export async function sendFeedback(services: FeedbackPorts, target: IssueTarget, ops: FeedbackOp[], statusLine?: string, key?: string, options: FeedbackOptions = {}): Promise<void> {
   let seq: number | undefined;
   if (statusLine !== undefined) {
     seq = await services.statusLog.appendStatusLine(target, `${new Date().toISOString().replace(/\.\d+Z$/, "Z")} · ${statusLine}`);
@@ -49,7 +58,7 @@ export async function sendFeedback(services: Services, target: IssueTarget, ops:
 }
 
 /** One render per burst of lines: the first line schedules it, the lines added before it runs join it. */
-async function scheduleStatusRender(services: Pick<Services, "config" | "queues" | "statusLog">, target: IssueTarget, seq: number): Promise<void> {
+async function scheduleStatusRender(services: Pick<FeedbackPorts, "config" | "queues" | "statusLog">, target: IssueTarget, seq: number): Promise<void> {
   const debounceMs = services.config.statusDebounceMs;
   if (!(await services.statusLog.markStatusPending(target, debounceMs + 60_000))) return;
   await services.queues.addFeedback(target, [{ type: "status", seq }], `status-${seq}`, debounceMs);

@@ -1,7 +1,8 @@
 import type { Gate } from "../domain.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
-import { sendFeedback, targetOf } from "./feedback.js";
+import { sendFeedback, targetOf, type FeedbackPorts } from "./feedback.js";
+import type { Decided, Outcome } from "./outcome.js";
 
 /**
  * Whether a comment's edit or deletion was made by someone other than its author: GitHub names who
@@ -17,8 +18,13 @@ export function wordsKept(by: string, changed: string, author: string): string {
   return `⚠️ @${by} ${changed} of @${author}; the app keeps @${author}'s own words. Only @${author} can change it.`;
 }
 
-/** What a human's comment decided that another account's edit or deletion must not change. */
-type Decided = "answer" | "vote" | "note";
+/** What keeping a human's words touches: their answers, votes and notes, the once-per-change mark, the issue's feedback. */
+export type ForeignChangePorts = FeedbackPorts & {
+  gates: Pick<Services["gates"], "issueGates" | "votes" | "reviseAnswers">;
+  notes: Pick<Services["notes"], "notes" | "keepDeletedNote">;
+  commentMarks: Pick<Services["commentMarks"], "firstTime">;
+  log: Pick<Services["log"], "debug" | "warn">;
+};
 
 /**
  * Another account edited or deleted a human's comment: it is neither a revision nor a withdrawal of
@@ -26,7 +32,7 @@ type Decided = "answer" | "vote" | "note";
  * Redis, in later tasks and in the status record; a deleted answer or note is marked so a rebuild
  * does not withdraw it either. Said once on the issue, and logged.
  */
-export async function foreignChange(services: Services, event: CommentEvent): Promise<string> {
+export async function foreignChange(services: ForeignChangePorts, event: CommentEvent): Promise<Outcome> {
   const author = event.comment.author.login;
   const by = event.sender.login;
   const verb = event.action === "deleted" ? "deleted" : "edited";
@@ -34,7 +40,7 @@ export async function foreignChange(services: Services, event: CommentEvent): Pr
   const fields = { repo: event.repo, issue: event.issue.number, comment: event.comment.id, author, by, action: event.action };
   if (!decided) {
     services.log.debug(fields, "a comment that decided nothing was changed by someone other than its author");
-    return `ignored: ${verb} by @${by}, not by its author @${author}`;
+    return { kind: "ignored", reason: "changed by another", verb, by, author };
   }
   const { what, gate } = decided;
   services.log.warn({ ...fields, what }, "a human's decision was changed by someone other than its author; it stands as they wrote it");
@@ -44,10 +50,10 @@ export async function foreignChange(services: Services, event: CommentEvent): Pr
   if (await services.commentMarks.firstTime(`foreign-${verb}:${event.repo.toLowerCase()}#${event.issue.number}:${event.comment.id}`)) {
     await sendFeedback(services, targetOf(event), [], wordsKept(by, `${verb} the ${what}`, author));
   }
-  return `kept: ${what} ${verb} by @${by}, not by its author`;
+  return { kind: "wordsKept", what, verb, by };
 }
 
-async function whatItDecided(services: Pick<Services, "gates" | "notes">, event: CommentEvent): Promise<{ what: Decided; gate?: Gate } | undefined> {
+async function whatItDecided(services: Pick<ForeignChangePorts, "gates" | "notes">, event: CommentEvent): Promise<{ what: Decided; gate?: Gate } | undefined> {
   const ref = { repo: event.repo, issue: event.issue.number };
   const [gates, notes] = await Promise.all([services.gates.issueGates(ref), services.notes.notes(ref)]);
   const gate = gates.findLast((g) => g.answers.some((a) => a.commentId === event.comment.id));
@@ -59,7 +65,7 @@ async function whatItDecided(services: Pick<Services, "gates" | "notes">, event:
 }
 
 /** The answers stay, marked with who deleted their comment, so a rebuild keeps them too (src/reconcile/deletedComments.ts). */
-async function keepDeletedAnswer(services: Pick<Services, "gates">, gate: Gate, commentId: number, by: string): Promise<void> {
+async function keepDeletedAnswer(services: Pick<ForeignChangePorts, "gates">, gate: Gate, commentId: number, by: string): Promise<void> {
   const kept = gate.answers.filter((a) => a.commentId === commentId).map((a) => ({ ...a, deletedBy: by }));
   await services.gates.reviseAnswers(gate, commentId, kept, Date.now());
 }

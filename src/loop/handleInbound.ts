@@ -19,14 +19,15 @@ import { openGate } from "./openGate.js";
 import { labelTakenOff } from "./labelTakenOff.js";
 import { maySteer } from "./maySteer.js";
 import { answerSuperseded, commitsPushed, questionEdited } from "./staleQuestions.js";
+import { combined, type Outcome } from "./outcome.js";
 import { reconcileIssue, type IssueSnapshot } from "../reconcile/reconcileIssue.js";
 import { agentLogin } from "../github/agentLogins.js";
 
 /** Reconciliation's replays run through this same path. */
 export const replayWith = (services: Services) => (event: InboundEvent) => handleInbound(services, event);
 
-/** Processes one recorded webhook event. Returns a short outcome for logs and tests. */
-export async function handleInbound(services: Services, event: InboundEvent): Promise<string> {
+/** Processes one recorded webhook event. Returns what it did (src/loop/outcome.ts). */
+export async function handleInbound(services: Services, event: InboundEvent): Promise<Outcome> {
   const ref = { repo: event.repo, issue: event.issue.number };
   // Whose words an edited body is, recorded before the payload's body is stored.
   const edited = event.kind === "edited" ? await issueEdited(services, event) : undefined;
@@ -48,10 +49,10 @@ export async function handleInbound(services: Services, event: InboundEvent): Pr
     case "closed":
       return closeIssue(services, event, settings);
     case "edited":
-      return [titled, edited].filter((o) => o !== undefined && !o.startsWith("ignored")).join("; ") || (edited ?? "ignored: not an edit");
+      return combined([titled, edited], edited ?? { kind: "ignored", reason: "not an edit" });
     case "labeled":
-      if (event.label.toLowerCase() !== settings.labels.dispatch.toLowerCase()) return "ignored: other label";
-      if (!(await maySteer(services, event, event.sender.login, event.sender.type, settings))) return "ignored: sender may not dispatch";
+      if (event.label.toLowerCase() !== settings.labels.dispatch.toLowerCase()) return { kind: "ignored", reason: "other label" };
+      if (!(await maySteer(services, event, event.sender.login, event.sender.type, settings))) return { kind: "ignored", reason: "sender may not dispatch" };
       return dispatch(services, event, event.sender.login);
     case "unlabeled":
       return labelTakenOff(services, event, settings);
@@ -62,33 +63,33 @@ export async function handleInbound(services: Services, event: InboundEvent): Pr
   }
 }
 
-async function handleComment(services: Services, event: CommentEvent, settings: RepoSettings): Promise<string> {
+async function handleComment(services: Services, event: CommentEvent, settings: RepoSettings): Promise<Outcome> {
   const author = event.comment.author;
   // A withdrawn answer that reopened its gate: the replies after the question are read again as a
   // rebuild reads them (GitHub no longer has the deleted one), so the next answer given is taken.
-  const readAgain = async () => {
+  const readAgain = async (): Promise<Outcome> => {
     const octokit = await services.github.installation(event.installationId);
     const changes = await reconcileIssue(services, replayWith(services), octokit, event.installationId, event.repo, snapshotOf(event), settings);
-    return `replies read again: ${changes.length} change(s)`;
+    return { kind: "repliesReadAgain", changes: changes.length };
   };
   if (event.action === "deleted") return commentDeleted(services, event, settings, readAgain);
   const identity = await services.github.identity();
   const isAgent = agentLogin(identity.botLogin, services.config.agentLogins)(author.login);
   if (isAgent) {
     // Asks are issue comments; an agent's review says nothing the loop reads.
-    if (event.comment.in) return "ignored: agent review";
+    if (event.comment.in) return { kind: "ignored", reason: "agent review" };
     if (event.action === "edited") return questionEdited(services, event, settings);
     const ask = readAsk(services, event);
-    return ask ? openGate(services, event, ask, settings) : "ignored: agent comment without a valid ask";
+    return ask ? openGate(services, event, ask, settings) : { kind: "ignored", reason: "agent comment without a valid ask" };
   }
   // Only its author revises what a comment said; anyone else's edit leaves it as they wrote it.
   if (event.action === "edited" && changedByAnother(event)) return foreignChange(services, event);
   // Only the App or a configured agent may open a gate; a marker from anyone else is plain text.
-  if (!(await maySteer(services, event, author.login, author.type, settings))) return "ignored: author may not steer";
+  if (!(await maySteer(services, event, author.login, author.type, settings))) return { kind: "ignored", reason: "author may not steer" };
   if (event.action === "edited") return commentEdited(services, event, readAgain);
   const command = parseCommand(event.comment.body);
   // Commands are read in issue comments only: their acknowledgements react to the command's comment.
-  if (command && command.name !== "answer") return event.comment.in ? "ignored: a command in a review" : runCommand(services, event, command, settings);
+  if (command && command.name !== "answer") return event.comment.in ? { kind: "ignored", reason: "a command in a review" } : runCommand(services, event, command, settings);
   const gate = await gateToAnswer(services, event);
   if (gate) return isApprovalGate(gate) ? voteFromReply(services, event, gate, settings) : answerFromReply(services, event, gate);
   const last = await services.gates.lastGate({ repo: event.repo, issue: event.issue.number });
@@ -101,9 +102,9 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
     // which replays this reply too, instead of waiting for the next scheduled reconciliation.
     const octokit = await services.github.installation(event.installationId);
     const changes = await reconcileIssue(services, replayWith(services), octokit, event.installationId, event.repo, snapshotOf(event), settings);
-    return `rebuilt from GitHub: ${changes.length} change(s)`;
+    return { kind: "rebuilt", changes: changes.length };
   }
-  return "ignored: no open gate";
+  return { kind: "ignored", reason: "no open gate" };
 }
 
 /** Replies this close behind another human's answer are racing it, not starting a new discussion. */
@@ -137,10 +138,10 @@ function readAsk(services: Services, event: CommentEvent): Ask | undefined {
 }
 
 /** Closing the issue cancels its open gate and stops its agent; reopening resumes nothing. */
-async function closeIssue(services: Services, event: InboundEvent, settings: RepoSettings): Promise<string> {
+async function closeIssue(services: Services, event: InboundEvent, settings: RepoSettings): Promise<Outcome> {
   await services.agents.requestStop(event.repo, event.issue.number, event.sender.login, "issue-closed");
   const issue = await services.issues.getIssue({ repo: event.repo, issue: event.issue.number });
-  if (!issue?.openGate) return "closed: nothing open";
+  if (!issue?.openGate) return { kind: "issueClosed", gate: "none open" };
   const gate = await services.gates.getGate(issue.openGate);
   const cancelled = gate ? await services.gates.cancelGate(gate, "the issue was closed") : false;
   if (gate && cancelled) {
@@ -152,7 +153,7 @@ async function closeIssue(services: Services, event: InboundEvent, settings: Rep
       `issue closed by @${event.sender.login}: gate ${gate.id} cancelled, no resume`,
     );
   }
-  return cancelled ? "closed: gate cancelled" : "closed: gate already settled";
+  return { kind: "issueClosed", gate: cancelled ? "cancelled" : "already settled" };
 }
 
 /** An invalid `.github/escalation.yml` gets one comment naming the problem; the defaults apply meanwhile. */

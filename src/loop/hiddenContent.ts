@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { cleanHumanText, type StrippedCounts } from "../protocol/humanText.js";
 import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
-import { sendFeedback, targetOf } from "./feedback.js";
+import { sendFeedback, targetOf, type FeedbackPorts } from "./feedback.js";
 
 /** Below this many hidden characters a reply is never called "mostly hidden" (a stray zero-width space is no news). */
 const MIN_HIDDEN_CHARS = 20;
@@ -29,11 +29,14 @@ export function measureHiddenContent(body: string): HiddenContentReport {
   return { stripped, hiddenChars, visibleChars, mostlyHidden: hiddenChars >= MIN_HIDDEN_CHARS && hiddenChars > visibleChars };
 }
 
+/** What reporting hidden content touches: the log, the once-per-text mark, the issue's feedback. */
+export type HiddenContentPorts = FeedbackPorts & { log: Pick<Services["log"], "info" | "warn">; commentMarks: Pick<Services["commentMarks"], "firstTime"> };
+
 /**
  * Logs what was stripped from a human's reply before it could reach an agent and, when most of the
  * reply was hidden content, says so on the issue: the human may not know their reply carried it.
  */
-export async function reportHiddenContent(services: Services, event: CommentEvent, body: string): Promise<HiddenContentReport> {
+export async function reportHiddenContent(services: HiddenContentPorts, event: CommentEvent, body: string): Promise<HiddenContentReport> {
   const report = measureHiddenContent(body);
   const total = (Object.values(report.stripped) as number[]).reduce((sum, n) => sum + n, 0);
   if (total === 0) return report;

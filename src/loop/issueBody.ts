@@ -1,8 +1,9 @@
 import type { BodyEdit } from "../domain.js";
 import type { IssueEditedEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
-import { sendFeedback, targetOf } from "./feedback.js";
+import { sendFeedback, targetOf, type FeedbackPorts } from "./feedback.js";
 import { wordsKept } from "./foreignChanges.js";
+import type { Outcome } from "./outcome.js";
 
 /**
  * The issue's body is its author's words: the task quotes it as theirs. The agent's token acts as
@@ -41,18 +42,26 @@ export function bodyForTask(record: { body: string; bodyEdit?: BodyEdit }): { bo
   return told.kind === "kept" ? { body: told.text, bodyChangedBy: { editor: told.editor, kept: true } } : { body: "", bodyChangedBy: { editor: told.editor, kept: false } };
 }
 
+/** What recording a body edit touches: the issue's record, the App's identity, the once-per-edit mark, the issue's feedback. */
+export type IssueBodyPorts = FeedbackPorts & {
+  github: Pick<Services["github"], "identity">;
+  issues: Pick<Services["issues"], "getIssue" | "issueBodyEdited">;
+  commentMarks: Pick<Services["commentMarks"], "firstTime">;
+  log: Pick<Services["log"], "warn">;
+};
+
 /**
  * `issues.edited`: records whose words the body now is, before the payload's body is stored (a task
  * rendered in between never quotes another account's edit as the author's). Another account's
  * change of an issue the app has worked on is said once per edit on its status comment, and logged.
  */
-export async function issueEdited(services: Services, event: IssueEditedEvent): Promise<string> {
-  if (event.previousBody === undefined) return "ignored: the body did not change";
+export async function issueEdited(services: IssueBodyPorts, event: IssueEditedEvent): Promise<Outcome> {
+  if (event.previousBody === undefined) return { kind: "ignored", reason: "the body did not change" };
   const ref = { repo: event.repo, issue: event.issue.number };
   const foreign = bodyChangedByAnother(event, (await services.github.identity()).botLogin);
   const before = await services.issues.getIssue(ref);
   await services.issues.issueBodyEdited(ref, { body: event.issue.body, byAuthor: !foreign, editor: event.sender.login, previous: event.previousBody });
-  if (!foreign) return "recorded: the body edited by its author";
+  if (!foreign) return { kind: "bodyEdited", editor: event.sender.login, byAuthor: true };
   const author = event.issue.author ?? "ghost";
   const kept = taskBody((await services.issues.getIssue(ref)) ?? { body: event.issue.body }).kind === "kept";
   services.log.warn({ ...ref, author, by: event.sender.login, kept }, "the issue's body was changed by someone other than its author; the task keeps the author's words");
@@ -62,5 +71,5 @@ export async function issueEdited(services: Services, event: IssueEditedEvent): 
       : `⚠️ @${event.sender.login} edited the issue's body of @${author}; the agent's task leaves it out until @${author} edits it.`;
     await sendFeedback(services, targetOf(event), [], line);
   }
-  return `kept: the body edited by @${event.sender.login}, not by its author`;
+  return { kind: "bodyEdited", editor: event.sender.login, byAuthor: false };
 }

@@ -4,12 +4,22 @@ import type { CommentEvent } from "../queue/jobs.js";
 import type { Services } from "../services.js";
 import { answerersFor } from "./answerers.js";
 import { approvalRule, isApprovalGate } from "./approvalGate.js";
-import { sendFeedback, targetOf } from "./feedback.js";
+import { sendFeedback, targetOf, type FeedbackPorts } from "./feedback.js";
+import type { Outcome } from "./outcome.js";
 import { scheduleLadder } from "./reminderLadder.js";
 import { scheduleTimeout } from "./timeouts.js";
 
+/** What opening a gate touches: the issue's round and gates, its timeout and ladder jobs, the observers, the issue's feedback. */
+export type OpenGatePorts = FeedbackPorts &
+  Pick<Services, "codeowners" | "events"> & {
+    rounds: Pick<Services["rounds"], "currentRound">;
+    gates: Pick<Services["gates"], "openGate" | "getGate">;
+    queues: Pick<Services["queues"], "addTimeout" | "addLadderStep">;
+    log: Pick<Services["log"], "info">;
+  };
+
 /** An agent's ask comment arrived: record the gate, schedule its timeout, then label and acknowledge it. */
-export async function openGate(services: Services, event: CommentEvent, ask: Ask, settings: RepoSettings): Promise<string> {
+export async function openGate(services: OpenGatePorts, event: CommentEvent, ask: Ask, settings: RepoSettings): Promise<Outcome> {
   const ref = { repo: event.repo, issue: event.issue.number };
   const round = await services.rounds.currentRound(ref);
   const { opened, superseded } = await services.gates.openGate({
@@ -25,7 +35,7 @@ export async function openGate(services: Services, event: CommentEvent, ask: Ask
     answerers: await answerersFor(services, event.installationId, event.repo, ask, settings),
     ...(isApprovalGate({ ask }) ? { approvalRule: approvalRule(ask, settings) } : {}),
   });
-  if (!opened) return "gate already open";
+  if (!opened) return { kind: "gateAlreadyOpen", gateId: String(event.comment.id) };
   const gate = await services.gates.getGate(String(event.comment.id));
   if (gate) {
     services.events.notify("gate.opened", { gate });
@@ -47,5 +57,5 @@ export async function openGate(services: Services, event: CommentEvent, ask: Ask
     { quiet: !superseded },
   );
   services.log.info({ repo: event.repo, issue: event.issue.number, gate: event.comment.id, round }, "gate opened");
-  return "gate opened";
+  return { kind: "gateOpened", gateId: String(event.comment.id) };
 }

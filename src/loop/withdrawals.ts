@@ -1,7 +1,7 @@
 import type { ReviseResult } from "../store/gateRecords.js";
 import { jobIds } from "../queue/names.js";
 import type { Services } from "../services.js";
-import { sendFeedback, type IssueTarget } from "./feedback.js";
+import { sendFeedback, type FeedbackPorts, type IssueTarget } from "./feedback.js";
 
 /** What became of the gate after an answer was withdrawn, for the status line (never the text). */
 export function withdrawalLine(gateId: string, revised: Exclude<ReviseResult, { outcome: "missing" }>, what: string): string {
@@ -19,12 +19,19 @@ export function echoKeys(gateId: string, commentId: number): string[] {
   return [`echo-${commentId}`, `partial-${gateId}-${commentId}`];
 }
 
+/** The queues that hold a withdrawn text, and the issue's write order that waits for their feedback jobs. */
+export interface ForgetPorts {
+  queues: { inbound: Pick<Services["queues"]["inbound"], "remove">; feedback: Pick<Services["queues"]["feedback"], "remove"> };
+  feedbackOrder: Pick<Services["feedbackOrder"], "feedbackDone">;
+  log: Pick<Services["log"], "warn">;
+}
+
 /**
  * Removes the queued jobs that still hold a withdrawn or replaced text: the webhook events that
  * brought it and the app's echoes of it (an echo not yet posted is then never posted). A job running
  * this moment cannot be removed; it ends within moments and is kept at most an hour (src/queue/queues.ts).
  */
-export async function forgetJobs(services: Pick<Services, "feedbackOrder" | "log" | "queues">, target: IssueTarget, deliveryIds: readonly (string | undefined)[], feedbackKeys: readonly string[]): Promise<void> {
+export async function forgetJobs(services: ForgetPorts, target: IssueTarget, deliveryIds: readonly (string | undefined)[], feedbackKeys: readonly string[]): Promise<void> {
   const ref = { repo: target.repo, issue: target.issue };
   const remove = async (queue: { remove(id: string): Promise<number> }, id: string): Promise<boolean> => {
     try {
@@ -48,7 +55,7 @@ export async function forgetJobs(services: Pick<Services, "feedbackOrder" | "log
  * the quote: the reply was deleted, or edited (the words shown were the old ones). No mention, so
  * nobody is notified again.
  */
-export async function redactEchoes(services: Services, target: IssueTarget, commentId: number, why: "deleted" | "edited"): Promise<void> {
+export async function redactEchoes(services: FeedbackPorts, target: IssueTarget, commentId: number, why: "deleted" | "edited"): Promise<void> {
   const body =
     why === "deleted"
       ? "📝 The reply this comment quoted was deleted; its words are no longer shown here."

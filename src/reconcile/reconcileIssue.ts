@@ -3,6 +3,7 @@ import type { Ask, Gate, RecordedAnswer, Withdrawal } from "../domain.js";
 import { ProtocolError } from "../errors.js";
 import { sendFeedback } from "../loop/feedback.js";
 import { approvalRule } from "../loop/approvalGate.js";
+import { describeOutcome, recordsChange, type Outcome } from "../loop/outcome.js";
 import { maySteer } from "../loop/maySteer.js";
 import type { InboundEvent } from "../queue/jobs.js";
 import { parseAskComment } from "../protocol/ask.js";
@@ -28,7 +29,7 @@ import { agentLogin } from "../github/agentLogins.js";
 import type { IssueHistory } from "./issueHistories.js";
 
 /** Runs an event through the webhook's path (handleInbound): how replies are replayed, taking no import of it. */
-export type Replay = (event: InboundEvent) => Promise<string>;
+export type Replay = (event: InboundEvent) => Promise<Outcome>;
 
 /** What reconciliation needs of an issue, as GitHub's REST API returns it. */
 export interface IssueSnapshot {
@@ -175,7 +176,7 @@ export async function reconcileIssue(
         await services.issues.setAwaitingLabel(ref, "on");
       }
       const outcome = await replay({ ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
-      changes.push(`${repo}#${issue.number}: reopened gate ${comment.id} that Redis had lost (${outcome})`);
+      changes.push(`${repo}#${issue.number}: reopened gate ${comment.id} that Redis had lost (${describeOutcome(outcome)})`);
     } else {
       await services.gates.restoreGate({ ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number), closedReason: "a newer question was asked" });
     }
@@ -187,13 +188,13 @@ export async function reconcileIssue(
     const author = { login: gone.by, type: "User" };
     const comment = { id: gone.id, body: "", url: gone.url, createdAt: new Date().toISOString(), author };
     const outcome = await replay({ ...base, kind: "comment", action: "deleted", deliveryId: `reconcile-deleted-${gone.id}`, sender: author, comment });
-    changes.push(`${repo}#${issue.number}: comment ${gone.id} of @${gone.by} is gone from GitHub: ${outcome}`);
+    changes.push(`${repo}#${issue.number}: comment ${gone.id} of @${gone.by} is gone from GitHub: ${describeOutcome(outcome)}`);
   }
 
   const open = await services.gates.lastGate(ref);
   if (open?.state === "open" && issue.state === "closed") {
     const outcome = await replay({ ...base, kind: "closed", deliveryId: `reconcile-closed-${issue.number}`, sender: { login: "reconcile", type: "Bot" } });
-    changes.push(`${repo}#${issue.number}: issue is closed; ${outcome}`);
+    changes.push(`${repo}#${issue.number}: issue is closed; ${describeOutcome(outcome)}`);
     return changes;
   }
   if (open?.state === "open" || (open?.state === "answered" && open.answerCommentId !== undefined)) {
@@ -212,7 +213,7 @@ export async function reconcileIssue(
       const command = parseCommand(comment.body);
       if (command && !REPLAYABLE.has(command.name)) continue;
       const outcome = await replay({ ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
-      if (/recorded|partial|cancelled|dispatched|queued/.test(outcome)) changes.push(`${repo}#${issue.number}: replayed comment ${comment.id} by @${comment.user.login}: ${outcome}`);
+      if (recordsChange(outcome)) changes.push(`${repo}#${issue.number}: replayed comment ${comment.id} by @${comment.user.login}: ${describeOutcome(outcome)}`);
       const now = await services.gates.getGate(open.id);
       if (now?.state !== "open") break;
     }
