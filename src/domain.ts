@@ -115,7 +115,7 @@ export interface RecordedAnswer extends Answer {
   sha256?: string;
   /** An approval gate's outcome (the answer's text is "approved" or "denied") and the votes that decided it. */
   approval?: ApprovalRecord;
-  /** Its comment was deleted by this account, not by its author: the answer stands (src/loop/foreignChanges.ts). */
+  /** Its comment was deleted by this account, not by its author: the answer stands (src/gates/foreignChanges.ts). */
   deletedBy?: string;
 }
 
@@ -200,7 +200,7 @@ export interface HumanNote {
   sha256?: string;
   /** Its comment was deleted: the text is gone (""), later tasks say only that a note was withdrawn. */
   withdrawn?: boolean;
-  /** Its comment was deleted by this account, not by its author: the note stands (src/loop/foreignChanges.ts). */
+  /** Its comment was deleted by this account, not by its author: the note stands (src/gates/foreignChanges.ts). */
   deletedBy?: string;
 }
 
@@ -215,7 +215,7 @@ export interface BodyEdit {
 
 /**
  * The issue's title was last changed under a bot's name (the agent acts as the App's bot), by
- * `editor`: `personsTitle` is the last title a person gave it (src/loop/issueTitle.ts).
+ * `editor`: `personsTitle` is the last title a person gave it (src/gates/issueTitle.ts).
  */
 export interface TitleEdit {
   editor: string;

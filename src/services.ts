@@ -8,7 +8,7 @@ import type { Codeowners } from "./github/codeowners.js";
 import type { AgentToken, TokenPermissions } from "./github/agentToken.js";
 import type { RepositoryInfo } from "./workspace/repositoryInfo.js";
 import type { InstallationOctokit } from "./github/octokit.js";
-import type { Queues } from "./queue/queues.js";
+import type { Queues } from "./jobs/queues.js";
 import type { Sandbox } from "./sandbox/sandbox.js";
 import type { Stores } from "./store/stores.js";
 

@@ -13,7 +13,7 @@ export interface TaskInput {
   /**
    * `author` is the login that opened the issue, when known. `bodyChangedBy`: the body GitHub shows
    * was last changed by `editor`, not its author; `body` is then the author's own last version
-   * (`kept`) or, when that is unknown, left out (src/loop/issueBody.ts).
+   * (`kept`) or, when that is unknown, left out (src/gates/issueBody.ts).
    */
   issue: { number: number; title: string; body: string; url: string; author?: string; bodyChangedBy?: { editor: string; kept: boolean } };
   gates: readonly Gate[];

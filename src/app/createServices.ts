@@ -11,7 +11,7 @@ import { repositoryInfoLoader } from "../workspace/repositoryInfo.js";
 import { appIdentityLoader } from "../github/appIdentity.js";
 import { CodeownersLoader } from "../github/codeownersLoader.js";
 import { RepoSettingsLoader } from "../github/repoSettings.js";
-import type { Queues } from "../queue/queues.js";
+import type { Queues } from "../jobs/queues.js";
 import type { Services } from "../services.js";
 import { openStores } from "../store/stores.js";
 

@@ -5,11 +5,11 @@ import type { Logger } from "pino";
 import { Server } from "probot";
 import { orphanWatchdog } from "../agent/watchdog.js";
 import type { AppConfig } from "../config/appConfig.js";
-import { registerWebhooks } from "../handlers/registerWebhooks.js";
+import { registerWebhooks } from "../webhook/registerWebhooks.js";
 import { registerHttp } from "../http/index.js";
 import { startMirror } from "../mirror/mirror.js";
-import { commandConnection, producerConnection, workerConnection } from "../queue/connection.js";
-import { Queues } from "../queue/queues.js";
+import { commandConnection, producerConnection, workerConnection } from "../jobs/connection.js";
+import { Queues } from "../jobs/queues.js";
 import { refuseCluster } from "../redis/refuseCluster.js";
 import { withDeadline } from "../deadline.js";
 import { startSandbox, type Sandbox } from "../sandbox/sandbox.js";
@@ -18,7 +18,7 @@ import { EGRESS_DIR, startEgressProxy, type EgressEndpoints, type EgressProxy } 
 import { egressPolicy } from "../sandbox/egress/policy.js";
 import { withQuietAccessLog } from "./accessLog.js";
 import { createServices, probotClass, type OctokitSwitches } from "./createServices.js";
-import { startWorkers, type LoopWorkers } from "./workers.js";
+import { startWorkers, type LoopWorkers } from "../jobs/startWorkers.js";
 
 export interface StartAppOptions {
   config: AppConfig & { redisUrl: string };

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { SlackConfig } from "../config/appConfig.js";
 import type { LoopEventMap } from "../events.js";
-import { commandConnection, producerConnection, workerConnection } from "../queue/connection.js";
+import { commandConnection, producerConnection, workerConnection } from "../jobs/connection.js";
 import { keyIn } from "../redis/prefix.js";
 import type { Services } from "../services.js";
 import { renderGateMessage } from "./message.js";

@@ -1,5 +1,5 @@
 import type { BodyEdit } from "../domain.js";
-import { sendFeedback, type IssueTarget } from "../loop/feedback.js";
+import { sendFeedback, type IssueTarget } from "../status/feedback.js";
 import type { Services } from "../services.js";
 import { authorsText, readEditHistories, type GraphqlPort } from "./editHistory.js";
 import type { ReplySnapshot } from "./reviewReplies.js";

@@ -1,5 +1,5 @@
 import { APPROVAL_KIND, type Gate, type HumanNote } from "../domain.js";
-import type { StatusState } from "../protocol/statusComment.js";
+import type { StatusState } from "../status/statusComment.js";
 
 /** The issue comment an answer's or note's URL points at (GitHub's html_url ends in `#issuecomment-<id>`). */
 export function issueCommentIdOf(url: string | undefined): number | undefined {

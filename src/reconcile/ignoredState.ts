@@ -1,4 +1,4 @@
-import { sendFeedback, type IssueTarget } from "../loop/feedback.js";
+import { sendFeedback, type IssueTarget } from "../status/feedback.js";
 import { createHash } from "node:crypto";
 import { MAX_IGNORED_PER_NOTICE, noticedComments, renderIgnoredNotice, type IgnoredWhy } from "../protocol/ignoredNotice.js";
 import { readSignedMarker, type MarkerSeal, type SignedKind } from "../protocol/marker.js";

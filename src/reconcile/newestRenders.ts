@@ -1,7 +1,7 @@
 import type { MarkerSeal } from "../protocol/marker.js";
-import { parseStatusComment } from "../protocol/statusComment.js";
+import { parseStatusComment } from "../status/statusComment.js";
 import { readEditHistories, type GraphqlPort } from "./editHistory.js";
-import type { FoundRecord, StatusComment } from "./statusRecord.js";
+import type { FoundRecord, StatusComment } from "../status/statusRecord.js";
 
 /** Versions read per status comment: the app edits it at every status line, the agent may edit it too. */
 export const STATUS_EDITS_READ = 100;

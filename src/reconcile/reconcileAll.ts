@@ -1,5 +1,5 @@
-import { replayWith } from "../loop/handleInbound.js";
-import { botJudge } from "../loop/issueTitle.js";
+import { replayWith } from "../gates/handleInbound.js";
+import { botJudge } from "../gates/issueTitle.js";
 import type { Services } from "../services.js";
 import type { InstallationOctokit } from "../github/octokit.js";
 import { atOnce } from "./atOnce.js";

@@ -4,8 +4,8 @@ import { appMentionNames } from "../protocol/addressing.js";
 import { readVote, tally } from "../protocol/approval.js";
 import { parseCommand } from "../protocol/commands.js";
 import { parseReply } from "../protocol/reply.js";
-import type { StatusState } from "../protocol/statusComment.js";
-import type { ReplyPlace } from "../queue/jobs.js";
+import type { StatusState } from "../status/statusComment.js";
+import type { ReplyPlace } from "../jobs/payloads.js";
 
 type GateRecord = StatusState["gates"][number];
 

@@ -14,7 +14,7 @@ interface Actor { login: string; type: string }
 
 /**
  * Whose title the issue shows, from its events, for a rebuild that has no record of the live edits
- * (src/loop/issueTitle.ts): null when a person gave it or it never changed; else the bot that changed
+ * (src/gates/issueTitle.ts): null when a person gave it or it never changed; else the bot that changed
  * it last and the last title a person gave it (the one the issue was opened with, when no person
  * changed it since).
  */

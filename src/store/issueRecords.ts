@@ -70,12 +70,12 @@ export class IssueRecords {
     await write.exec();
   }
 
-  /** A change of the issue's title (`issues.edited`), by a person or under a bot's name (src/loop/issueTitle.ts). */
+  /** A change of the issue's title (`issues.edited`), by a person or under a bot's name (src/gates/issueTitle.ts). */
   async issueTitleEdited(ref: IssueKeyRef, edit: { title: string; byBot: boolean; editor: string; previous: string }): Promise<void> {
     await this.#redis.escKeptTextEdited(this.key(ref), "title", "titleEditor", "personsTitle", edit.title, edit.byBot ? "foreign" : "own", edit.editor, edit.previous);
   }
 
-  /** An edit of the issue's body (`issues.edited`), by its author or by `editor`, another account (src/loop/issueBody.ts). */
+  /** An edit of the issue's body (`issues.edited`), by its author or by `editor`, another account (src/gates/issueBody.ts). */
   async issueBodyEdited(ref: IssueKeyRef, edit: { body: string; byAuthor: boolean; editor: string; previous: string }): Promise<void> {
     await this.#redis.escKeptTextEdited(this.key(ref), "body", "bodyEditor", "authorBody", edit.body, edit.byAuthor ? "own" : "foreign", edit.editor, edit.previous);
   }

@@ -35,7 +35,7 @@ export class StatusLog {
     return `${issueKey(this.prefix, ref)}:statusPending`;
   }
 
-  /** The next status render's place among the issue's renders (src/protocol/statusComment.ts `seq`). */
+  /** The next status render's place among the issue's renders (src/status/statusComment.ts `seq`). */
   async nextStatusSeq(ref: IssueKeyRef, now: number): Promise<number> {
     return Number(await this.#redis.escNextStatusSeq(issueKey(this.prefix, ref), now));
   }

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SimComment } from "../../tools/simulator/index.js";
 import { noticedComments } from "../../src/protocol/ignoredNotice.js";
-import { parseStatusComment } from "../../src/protocol/statusComment.js";
+import { parseStatusComment } from "../../src/status/statusComment.js";
 import { reconcileAll } from "../../src/reconcile/reconcileAll.js";
 import { REPO, WEBHOOK_SECRET, startLoop, waitFor, type Loop } from "../support/harness.js";
 import { sealFor } from "../support/seal.js";

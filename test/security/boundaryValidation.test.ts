@@ -1,7 +1,7 @@
 import { Webhooks } from "@octokit/webhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { renderMarker } from "../../src/protocol/marker.js";
-import { jobIds } from "../../src/queue/names.js";
+import { jobIds } from "../../src/jobs/names.js";
 import { REPO, SecureLoop, WEBHOOK_SECRET } from "./support.js";
 
 /**

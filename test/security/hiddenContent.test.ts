@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
-import { parseStatusComment } from "../../src/protocol/statusComment.js";
+import { parseStatusComment } from "../../src/status/statusComment.js";
 import { reconcileAll } from "../../src/reconcile/reconcileAll.js";
 import { REPO, SecureLoop, WEBHOOK_SECRET, waitFor } from "./support.js";
 import { sealFor } from "../support/seal.js";

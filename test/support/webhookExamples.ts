@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import type { HandledEventName } from "../../src/handlers/handledEvents.js";
-import { toInboundEvent } from "../../src/handlers/toInboundEvent.js";
+import type { HandledEventName } from "../../src/webhook/handledEvents.js";
+import { toInboundEvent } from "../../src/webhook/toInboundEvent.js";
 
 // Real payloads contributed to octokit/webhooks. Read as data (the file is 4 MB; typing it as a JSON
 // module would make tsc slow) and narrowed to what these tests touch.

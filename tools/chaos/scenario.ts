@@ -1,4 +1,4 @@
-import { jobIds, QUEUES } from "../../src/queue/names.js";
+import { jobIds, QUEUES } from "../../src/jobs/names.js";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import type { SimComment } from "../simulator/index.js";
 import type { AgentTracker } from "./agents.js";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { replyId } from "../../../src/github/replyIds.js";
-import { jobIds } from "../../../src/queue/names.js";
+import { jobIds } from "../../../src/jobs/names.js";
 import { Gates, REPO, waitFor } from "./support.js";
 
 /**

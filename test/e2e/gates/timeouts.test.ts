@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { parseStatusComment } from "../../../src/protocol/statusComment.js";
+import { parseStatusComment } from "../../../src/status/statusComment.js";
 import { Gates, REPO, waitFor } from "./support.js";
 import { sealFor } from "../../support/seal.js";
 import { WEBHOOK_SECRET } from "../../support/harness.js";

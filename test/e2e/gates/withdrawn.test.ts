@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseStatusComment } from "../../../src/protocol/statusComment.js";
-import { jobIds } from "../../../src/queue/names.js";
+import { parseStatusComment } from "../../../src/status/statusComment.js";
+import { jobIds } from "../../../src/jobs/names.js";
 import { Gates, REPO, waitFor } from "./support.js";
 import { sealFor } from "../../support/seal.js";
 import { WEBHOOK_SECRET } from "../../support/harness.js";

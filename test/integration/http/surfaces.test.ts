@@ -9,7 +9,7 @@ import { LoopEvents } from "../../../src/events.js";
 import { registerHttp } from "../../../src/http/index.js";
 import { SESSION_COOKIE, SESSION_SECONDS, SessionKey } from "../../../src/http/session.js";
 import type { HttpHandler } from "../../../src/http/route.js";
-import { Queues } from "../../../src/queue/queues.js";
+import { Queues } from "../../../src/jobs/queues.js";
 import { freePort } from "../../../src/redis/privateRedis.js";
 import type { Services } from "../../../src/services.js";
 import { openStores } from "../../../src/store/stores.js";

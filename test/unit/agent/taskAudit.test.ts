@@ -5,8 +5,8 @@ import { foldedSha256, loadTemplate, renderTask, type TaskInput } from "../../..
 import { projectRoot } from "../../../src/config/projectRoot.js";
 import type { Gate } from "../../../src/domain.js";
 import { validateAsk } from "../../../src/protocol/ask.js";
-import { ANSWER_CHARS, parseStatusComment, renderStatusComment, type StatusState } from "../../../src/protocol/statusComment.js";
-import { readStatusRecord } from "../../../src/reconcile/statusRecord.js";
+import { ANSWER_CHARS, parseStatusComment, renderStatusComment, type StatusState } from "../../../src/status/statusComment.js";
+import { readStatusRecord } from "../../../src/status/statusRecord.js";
 import { testSeal } from "../../support/seal.js";
 
 const seal = testSeal();

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadTemplate, quote, renderTask } from "../../../src/agent/renderTask.js";
 import { projectRoot } from "../../../src/config/projectRoot.js";
 import type { Gate } from "../../../src/domain.js";
-import { measureHiddenContent } from "../../../src/loop/hiddenContent.js";
+import { measureHiddenContent } from "../../../src/gates/hiddenContent.js";
 import { renderAskComment, validateAsk } from "../../../src/protocol/ask.js";
 import { cleanHumanText, type StrippedCounts } from "../../../src/protocol/humanText.js";
 import { findMarker, hasMarker } from "../../../src/protocol/marker.js";

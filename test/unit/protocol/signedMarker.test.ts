@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { noticedComments, renderIgnoredNotice } from "../../../src/protocol/ignoredNotice.js";
 import { findMarker, readSignedMarker, renderMarker, renderSignedMarker, sealOf } from "../../../src/protocol/marker.js";
 import { StateKey } from "../../../src/protocol/stateKey.js";
-import { readStatusComment, renderStatusComment } from "../../../src/protocol/statusComment.js";
+import { readStatusComment, renderStatusComment } from "../../../src/status/statusComment.js";
 
 const key = StateKey.derive("a-server-secret-the-agent-never-sees");
 const seal = sealOf(key, { repo: "acme/widgets", issue: 7 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Gate, RecordedAnswer } from "../../../src/domain.js";
-import type { StatusState } from "../../../src/protocol/statusComment.js";
+import type { StatusState } from "../../../src/status/statusComment.js";
 import { goneReplies, issueCommentIdOf, withoutDeletedComments } from "../../../src/reconcile/deletedComments.js";
 import { gateFixture } from "../../support/gates.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
-import { renderStatusComment, type StatusState } from "../../../src/protocol/statusComment.js";
+import { renderStatusComment, type StatusState } from "../../../src/status/statusComment.js";
 import { newestRenders, STATUS_EDITS_READ } from "../../../src/reconcile/newestRenders.js";
-import type { FoundRecord } from "../../../src/reconcile/statusRecord.js";
+import type { FoundRecord } from "../../../src/status/statusRecord.js";
 import { testSeal } from "../../support/seal.js";
 
 const seal = testSeal();

@@ -1,0 +1,29 @@
+import type { Gate } from "../domain.js";
+import { newAskId, renderAskComment, validateAsk } from "../protocol/ask.js";
+import type { Services } from "../services.js";
+import { sendFeedback, type IssueTarget } from "../status/feedback.js";
+
+/** Gates the app itself raises when a bounded ladder runs out; answering "retry" grants another run. */
+export const LADDER_KINDS = ["attempts_exhausted", "rounds_exhausted"] as const;
+export type LadderKind = (typeof LADDER_KINDS)[number];
+export const RETRY = "retry";
+export const GIVE_UP = "give up";
+
+export function isLadderGate(gate: Gate): boolean {
+  return (LADDER_KINDS as readonly string[]).includes(gate.ask.kind);
+}
+
+/** True when the human chose to run again (the option "retry", or a reply starting with it). */
+export function choseRetry(gate: Gate): boolean {
+  const answer = gate.answers[0];
+  return (answer?.option ?? answer?.text ?? "").trim().toLowerCase() === RETRY;
+}
+
+/**
+ * Posts the app's own ask comment for an exhausted ladder. It arrives back by webhook from the
+ * App's bot account and opens a gate like an agent's ask, so the same path answers it.
+ */
+export async function raiseLadderGate(services: Services, target: IssueTarget, kind: LadderKind, question: string, context: string, round: number): Promise<void> {
+  const ask = validateAsk({ v: 1, id: newAskId(), kind, round, questions: [{ text: question, options: [RETRY, GIVE_UP] }], context });
+  await sendFeedback(services, target, [{ type: "comment", body: renderAskComment(ask) }], `${kind.replace("_", " ")}: asking a human whether to retry`, `${kind}-${target.repo}-${target.issue}-${round}`);
+}

@@ -1,0 +1,64 @@
+import type { ReviseResult } from "../store/gateRecords.js";
+import { jobIds } from "../jobs/names.js";
+import type { Services } from "../services.js";
+import { sendFeedback, type FeedbackPorts, type IssueTarget } from "../status/feedback.js";
+
+/** What became of the gate after an answer was withdrawn, for the status line (never the text). */
+export function withdrawalLine(gateId: string, revised: Exclude<ReviseResult, { outcome: "missing" }>, what: string): string {
+  if (revised.outcome === "reopened") {
+    return revised.state === "open"
+      ? `${what} before the agent resumed; the gate is open again and takes the next answer`
+      : `${what} before the agent resumed; a newer question stands, so gate ${gateId} is superseded`;
+  }
+  if (revised.state === "open") return `${what}; that question waits for an answer again`;
+  return `${what}; later rounds are not told its text`;
+}
+
+/** The app's feedback jobs that quote a reply's text: its echo, and the "Recorded 1 of 2" comment. */
+export function echoKeys(gateId: string, commentId: number): string[] {
+  return [`echo-${commentId}`, `partial-${gateId}-${commentId}`];
+}
+
+/** The queues that hold a withdrawn text, and the issue's write order that waits for their feedback jobs. */
+export interface ForgetPorts {
+  queues: { inbound: Pick<Services["queues"]["inbound"], "remove">; feedback: Pick<Services["queues"]["feedback"], "remove"> };
+  feedbackOrder: Pick<Services["feedbackOrder"], "feedbackDone">;
+  log: Pick<Services["log"], "warn">;
+}
+
+/**
+ * Removes the queued jobs that still hold a withdrawn or replaced text: the webhook events that
+ * brought it and the app's echoes of it (an echo not yet posted is then never posted). A job running
+ * this moment cannot be removed; it ends within moments and is kept at most an hour (src/jobs/queues.ts).
+ */
+export async function forgetJobs(services: ForgetPorts, target: IssueTarget, deliveryIds: readonly (string | undefined)[], feedbackKeys: readonly string[]): Promise<void> {
+  const ref = { repo: target.repo, issue: target.issue };
+  const remove = async (queue: { remove(id: string): Promise<number> }, id: string): Promise<boolean> => {
+    try {
+      return (await queue.remove(id)) === 1;
+    } catch (error) {
+      services.log.warn({ err: error, job: id }, "could not remove a job holding withdrawn text");
+      return false;
+    }
+  };
+  const inbound = [...new Set(deliveryIds.filter((d): d is string => d !== undefined))].map((d) => remove(services.queues.inbound, jobIds.inbound(d)));
+  const feedback = feedbackKeys.map(async (key) => {
+    const id = jobIds.feedback(target.repo, target.issue, key);
+    // Gone: the issue's later writes no longer wait for it.
+    if (await remove(services.queues.feedback, id)) await services.feedbackOrder.feedbackDone(ref, id);
+  });
+  await Promise.all([...inbound, ...feedback]);
+}
+
+/**
+ * The app's comments on GitHub that quote reply `commentId` (its echo, a "Recorded 1 of 2") lose
+ * the quote: the reply was deleted, or edited (the words shown were the old ones). No mention, so
+ * nobody is notified again.
+ */
+export async function redactEchoes(services: FeedbackPorts, target: IssueTarget, commentId: number, why: "deleted" | "edited"): Promise<void> {
+  const body =
+    why === "deleted"
+      ? "📝 The reply this comment quoted was deleted; its words are no longer shown here."
+      : "📝 The reply this comment quoted was edited; the old words are no longer shown here.";
+  await sendFeedback(services, target, [{ type: "redactEcho", of: commentId, body }], undefined, `redact-${commentId}-${Date.now()}`);
+}

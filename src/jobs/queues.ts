@@ -1,0 +1,113 @@
+import { Queue, type JobsOptions } from "bullmq";
+import type { Redis } from "ioredis";
+import { withDeadline } from "../deadline.js";
+import { StoreUnavailableError } from "../errors.js";
+import type { FeedbackOp, InboundEvent, LadderJob, SpawnJob, TimeoutJob } from "./payloads.js";
+import { ClosableConnection } from "./closableConnection.js";
+import { QUEUES, jobIds } from "./names.js";
+
+const KEEP = {
+  // Completed jobs stay long enough for their ids to deduplicate redeliveries and retries.
+  removeOnComplete: { age: 24 * 3600, count: 50_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+} satisfies JobsOptions;
+
+const DEDUPLICATE_MS = 24 * 3600 * 1000;
+
+/**
+ * Options for the jobs every round trip makes (an event, a spawn, feedback): the job id still
+ * refuses a duplicate while the job exists, and a small deduplication key (the id, with a 24 h
+ * TTL) keeps refusing it after the job is gone. So a completed job need not stay a day with its
+ * whole payload (an issue body, a comment) just to deduplicate: only the last hour's, at most
+ * 1,000, are kept for inspection. Failed jobs stay a week, as before.
+ */
+function deduplicated(jobId: string): JobsOptions {
+  return {
+    jobId,
+    deduplication: { id: jobId, ttl: DEDUPLICATE_MS },
+    removeOnComplete: { age: 3600, count: 1000 },
+    removeOnFail: KEEP.removeOnFail,
+  };
+}
+
+/** The producer side of the three queues. */
+export class Queues {
+  readonly inbound: Queue<InboundEvent>;
+  readonly spawn: Queue<SpawnJob>;
+  readonly feedback: Queue<{ installationId: number; repo: string; issue: number; ops: FeedbackOp[] }>;
+  readonly timeouts: Queue<TimeoutJob | LadderJob>;
+  readonly maintenance: Queue;
+
+  /**
+   * `onError` hears the queues' connection errors. BullMQ re-emits them as each queue's "error"
+   * event, and one without a listener throws: an unhandled rejection when the connection drops
+   * while a queue is still initialising (a Redis restart at start-up, or a close right after it).
+   */
+  constructor(connection: Redis, prefix: string, onError: (error: Error, queue: string) => void = () => undefined) {
+    const open = <Data>(name: string) => new Queue<Data>(name, { connection, prefix }, ClosableConnection);
+    this.inbound = open(QUEUES.inbound);
+    this.spawn = open(QUEUES.spawn);
+    this.feedback = open(QUEUES.feedback);
+    this.timeouts = open(QUEUES.timeouts);
+    this.maintenance = open(QUEUES.maintenance);
+    for (const queue of [this.inbound, this.spawn, this.feedback, this.timeouts, this.maintenance] as Queue[]) {
+      queue.on("error", (error: Error) => onError(error, queue.name));
+    }
+  }
+
+  /** A full reconciliation now, and an incremental one every `everySeconds` (one scheduler however many replicas start). */
+  async scheduleReconcile(everySeconds: number | undefined): Promise<void> {
+    await this.maintenance.add("reconcile", { full: true }, { removeOnComplete: 100, removeOnFail: 100 });
+    if (everySeconds !== undefined) {
+      // Its first pass one interval from now: BullMQ's `every` fires at once, a second pass beside the full one.
+      await this.maintenance.upsertJobScheduler("reconcile", { every: everySeconds * 1000, startDate: Date.now() + everySeconds * 1000 }, { name: "reconcile", opts: { removeOnComplete: 100, removeOnFail: 100 } });
+    } else {
+      await this.maintenance.removeJobScheduler("reconcile");
+    }
+  }
+
+  /** A delayed job that applies defaults or posts a reminder when the gate is still open then. */
+  async addTimeout(gateId: string, delayMs: number, sequence: number): Promise<void> {
+    await this.timeouts.add("timeout", { gateId, sequence }, { ...KEEP, jobId: jobIds.timeout(gateId, sequence), delay: Math.max(0, delayMs), attempts: 5, backoff: { type: "exponential", delay: 5000 } });
+  }
+
+  /** A delayed step of the gate's reminder ladder; its id makes scheduling it again (a rebuild) a no-op. */
+  async addLadderStep(job: LadderJob, delayMs: number): Promise<void> {
+    await this.timeouts.add("ladder", job, { ...KEEP, jobId: jobIds.ladder(job.gateId, job.step), delay: Math.max(0, delayMs), attempts: 5, backoff: { type: "exponential", delay: 5000 } });
+  }
+
+  /**
+   * Records a webhook event; the delivery id makes a redelivered event a no-op. BullMQ waits for a
+   * lost connection to come back, so a deadline turns an unreachable Redis into a fast failure.
+   */
+  async addInbound(event: InboundEvent, deadlineMs = 3000): Promise<void> {
+    await withDeadline(
+      this.inbound.add("event", event, { ...deduplicated(jobIds.inbound(event.deliveryId)), attempts: 5, backoff: { type: "exponential", delay: 1000 } }),
+      deadlineMs,
+      () => new StoreUnavailableError(`Redis did not take the event within ${deadlineMs} ms`),
+    );
+  }
+
+  /** `attempts` bounds the agent's retries on failure (the bounded ladder before attempts_exhausted). */
+  async addSpawn(job: SpawnJob, jobId: string, attempts: number): Promise<void> {
+    await this.spawn.add("spawn", job, {
+      ...deduplicated(jobId),
+      attempts,
+      backoff: { type: "exponential", delay: 2000 },
+    });
+  }
+
+  /** GitHub writes for one issue, executed in order by the feedback worker (after `delayMs`, if given). */
+  async addFeedback(target: { installationId: number; repo: string; issue: number }, ops: FeedbackOp[], key: string, delayMs?: number): Promise<void> {
+    if (ops.length === 0) return;
+    await this.feedback.add(
+      "feedback",
+      { ...target, ops },
+      { ...deduplicated(jobIds.feedback(target.repo, target.issue, key)), attempts: 8, backoff: { type: "exponential", delay: 2000 }, ...(delayMs ? { delay: delayMs } : {}) },
+    );
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.inbound.close(), this.spawn.close(), this.feedback.close(), this.timeouts.close(), this.maintenance.close()]);
+  }
+}
