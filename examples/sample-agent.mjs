@@ -13,11 +13,9 @@ const issue = process.env.ESCALATION_ISSUE;
 
 if (round === 0) {
   console.log(`sample agent: round 0 on ${repo}#${issue}; the task does not say which database to use, asking.`);
-  const url = execFileSync(
-    "escalate",
-    ["ask", "--question", "Which database should the cache use?", "--option", "Postgres", "--option", "SQLite"],
-    { encoding: "utf8" },
-  ).trim();
+  const url = execFileSync("escalate", ["ask", "--question", "Which database should the cache use?", "--option", "Postgres", "--option", "SQLite"], {
+    encoding: "utf8",
+  }).trim();
   console.log(`sample agent: asked at ${url}; exiting until a human answers.`);
   process.exit(0);
 }

@@ -58,7 +58,12 @@ function inContext(name, patterns) {
     const negated = pattern.startsWith("!");
     const glob = (negated ? pattern.slice(1) : pattern).replace(/^\/+|\/+$/g, "");
     if (glob.includes("/")) throw new StepError(`.dockerignore: "${pattern}" names a nested path; this script reads top-level names and ! exceptions only`);
-    const regex = new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`);
+    const regex = new RegExp(
+      `^${glob
+        .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+        .replace(/\*/g, ".*")
+        .replace(/\?/g, ".")}$`,
+    );
     if (regex.test(name)) included = negated;
   }
   return included;
@@ -66,7 +71,10 @@ function inContext(name, patterns) {
 
 function buildContext(dest) {
   const ignore = existsSync(join(repo, ".dockerignore")) ? readFileSync(join(repo, ".dockerignore"), "utf8") : "";
-  const patterns = ignore.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+  const patterns = ignore
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
   mkdirSync(dest, { recursive: true });
   const names = readdirSync(repo).filter((name) => inContext(name, patterns));
   for (const name of names) cpSync(join(repo, name), join(dest, name), { recursive: true });
@@ -195,7 +203,13 @@ function checkDependencies(final) {
   const modules = join(final.root, final.workdir);
   const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8"));
   const dev = Object.entries(lock.packages).filter(([path, entry]) => path && entry.dev && existsSync(join(modules, path)));
-  if (dev.length > 0) throw new StepError(`the final stage has dev-only packages: ${dev.map(([path]) => path).slice(0, 5).join(", ")}`);
+  if (dev.length > 0)
+    throw new StepError(
+      `the final stage has dev-only packages: ${dev
+        .map(([path]) => path)
+        .slice(0, 5)
+        .join(", ")}`,
+    );
   const missing = Object.keys(lock.packages[""].dependencies ?? {}).filter((name) => !existsSync(join(modules, "node_modules", name)));
   if (missing.length > 0) throw new StepError(`the final stage lacks production dependencies: ${missing.join(", ")}`);
   log("the final stage's node_modules has every production dependency and no dev-only package");
@@ -208,10 +222,13 @@ async function redisUrl(cleanups) {
   if (process.env.REDIS_URL) return process.env.REDIS_URL;
   const port = await freePort();
   const password = randomBytes(16).toString("hex");
-  const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--requirepass", password], { stdio: "ignore" });
+  const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--requirepass", password], {
+    stdio: "ignore",
+  });
   cleanups.push(() => server.kill("SIGTERM"));
   for (let i = 0; i < 100; i++) {
-    if (spawnSync("redis-cli", ["-p", String(port), "--no-auth-warning", "-a", password, "ping"], { encoding: "utf8" }).stdout?.trim() === "PONG") return `redis://:${password}@127.0.0.1:${port}`;
+    if (spawnSync("redis-cli", ["-p", String(port), "--no-auth-warning", "-a", password, "ping"], { encoding: "utf8" }).stdout?.trim() === "PONG")
+      return `redis://:${password}@127.0.0.1:${port}`;
     await sleep(100);
   }
   throw new StepError(`redis-server did not answer on 127.0.0.1:${port}; is Debian's redis-server installed?`);
@@ -274,7 +291,8 @@ async function startAndCheck(final, cleanups) {
     healthy = spawnSync(final.healthcheck[0], final.healthcheck.slice(1), { cwd, env, timeout: 10_000 }).status === 0;
     if (!healthy) await sleep(250);
   }
-  if (!healthy) throw new StepError(running ? "the HEALTHCHECK did not pass within 60 s" : `the app exited before its HEALTHCHECK passed: ${JSON.stringify(await exited)}`);
+  if (!healthy)
+    throw new StepError(running ? "the HEALTHCHECK did not pass within 60 s" : `the app exited before its HEALTHCHECK passed: ${JSON.stringify(await exited)}`);
   log(`HEALTHCHECK passed: /healthz answered 200 on 127.0.0.1:${port}`);
 
   app.kill("SIGTERM");

@@ -15,7 +15,12 @@ export const QuestionSchema = z.object({
   text: z.string().trim().min(1).max(4000),
   options: z.array(z.string().trim().min(1).max(300)).max(20).default([]),
   default: z.string().trim().min(1).max(4000).optional(),
-  timeoutSeconds: z.number().int().positive().max(366 * 86400).optional(),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .positive()
+    .max(366 * 86400)
+    .optional(),
 });
 export type Question = z.infer<typeof QuestionSchema>;
 
@@ -40,10 +45,18 @@ export const MAX_APPROVERS = 20;
 export const AskSchema = z.object({
   v: z.literal(1),
   id: z.string().regex(/^[A-Za-z0-9_-]{6,64}$/),
-  kind: z.string().regex(/^[a-z][a-z_]{0,39}$/).default("question"),
+  kind: z
+    .string()
+    .regex(/^[a-z][a-z_]{0,39}$/)
+    .default("question"),
   round: z.number().int().min(0).max(100_000),
   questions: z.array(QuestionSchema).min(1).max(20),
-  timeoutSeconds: z.number().int().positive().max(366 * 86400).optional(),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .positive()
+    .max(366 * 86400)
+    .optional(),
   context: z.string().max(4000).optional(),
   /** Optional, so asks written before paths existed still parse. */
   paths: z.array(AskPathSchema).min(1).max(20).optional(),
@@ -177,7 +190,8 @@ export interface Gate {
 }
 
 /** A gate as the ask creates it, before any answer. */
-export type NewGate = Pick<Gate, "id" | "repo" | "issue" | "installationId" | "round" | "ask" | "askedAt" | "askedBy" | "askUrl"> & Partial<Pick<Gate, "answerers" | "approvalRule">>;
+export type NewGate = Pick<Gate, "id" | "repo" | "issue" | "installationId" | "round" | "ask" | "askedAt" | "askedBy" | "askUrl"> &
+  Partial<Pick<Gate, "answerers" | "approvalRule">>;
 
 export interface Withdrawal {
   /** Who had given the withdrawn answer. */

@@ -57,9 +57,7 @@ export class WorkspaceError extends EscalationError {
 
 /** Formats zod issues as "path: message" lines, naming the offending key and value. */
 export function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
-  return issues
-    .map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join(".") : "(value)"}: ${issue.message}`)
-    .join("; ");
+  return issues.map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join(".") : "(value)"}: ${issue.message}`).join("; ");
 }
 
 /**

@@ -16,7 +16,10 @@ async function main(): Promise<void> {
   if (!redisUrl) {
     redis = await startPrivateRedis({ dataDir: config.dataDir });
     redisUrl = redis.url;
-    log.info({ dataDir: config.dataDir, url: safeRedisUrl(redisUrl) }, "REDIS_URL unset: started a private, password-protected redis-server with append-only persistence; its URL is in DATA_DIR/redis.url for operator commands");
+    log.info(
+      { dataDir: config.dataDir, url: safeRedisUrl(redisUrl) },
+      "REDIS_URL unset: started a private, password-protected redis-server with append-only persistence; its URL is in DATA_DIR/redis.url for operator commands",
+    );
   } else {
     const warning = unauthenticatedRedisWarning(redisUrl);
     if (warning) log.warn(warning);
@@ -42,7 +45,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof EscalationError ? `${error.name}: ${error.message}` : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const message =
+    error instanceof EscalationError ? `${error.name}: ${error.message}` : error instanceof Error ? (error.stack ?? error.message) : String(error);
   console.error(message);
   process.exit(1);
 });

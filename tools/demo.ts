@@ -17,7 +17,10 @@ function visible(body: string): string {
 }
 
 function indent(text: string): string {
-  return text.split("\n").map((line) => `    ${line}`).join("\n");
+  return text
+    .split("\n")
+    .map((line) => `    ${line}`)
+    .join("\n");
 }
 
 async function main(): Promise<number> {
@@ -63,16 +66,24 @@ async function main(): Promise<number> {
     const asked = sim.calls.findIndex((c) => c.actor === sim.botLogin && c.route === "POST /repos/{owner}/{repo}/issues/{issue_number}/comments");
     const writes = sim.calls
       .slice(asked + 1)
-      .filter((c) => c.actor === sim.botLogin && isContentCreating(c.method, c.route.slice(c.method.length + 1)) && !c.path.includes(`/comments/${dispatch.id}/`))
+      .filter(
+        (c) => c.actor === sim.botLogin && isContentCreating(c.method, c.route.slice(c.method.length + 1)) && !c.path.includes(`/comments/${dispatch.id}/`),
+      )
       .filter((c) => c.route !== "POST /repos/{owner}/{repo}/issues/{issue_number}/comments");
     const statusComments = sim.comments(REPO, 1).filter((c) => c.body.includes("Escalation status")).length;
     // The acknowledgement saying how the reply was read: this reply was interpreted (an option with a note).
     const echoes = sim.comments(REPO, 1).filter((c) => c.user.login === sim.botLogin && c.body.startsWith("📝")).length;
-    console.log(`\n✍️  the app's GitHub writes for this round trip: ${writes.length + statusComments + echoes} (${writes.map((c) => c.route.replace("/repos/{owner}/{repo}", "")).join(", ")}${echoes ? `, ${echoes} comment saying how the reply was read` : ""}); no reaction, no status comment on a round trip that went well.`);
+    console.log(
+      `\n✍️  the app's GitHub writes for this round trip: ${writes.length + statusComments + echoes} (${writes.map((c) => c.route.replace("/repos/{owner}/{repo}", "")).join(", ")}${echoes ? `, ${echoes} comment saying how the reply was read` : ""}); no reaction, no status comment on a round trip that went well.`,
+    );
     const pull = await pullRequestOf(sim, maintainer.token, "escalation/issue-1");
     const [commit] = await sim.gitLog(REPO, "escalation/issue-1");
-    console.log(`\n🌿 branch escalation/issue-1: "${commit?.subject}" by ${commit?.author}, with docs/cache.md:\n${indent((await sim.fileAt(REPO, "escalation/issue-1", "docs/cache.md"))?.trim() ?? "(missing)")}`);
-    console.log(`\n🔀 pull request #${pull.number} opened by @${pull.user.login}: "${pull.title}" (${pull.head.ref} → ${pull.base.ref}), "${pull.body.split("\n")[0]}"`);
+    console.log(
+      `\n🌿 branch escalation/issue-1: "${commit?.subject}" by ${commit?.author}, with docs/cache.md:\n${indent((await sim.fileAt(REPO, "escalation/issue-1", "docs/cache.md"))?.trim() ?? "(missing)")}`,
+    );
+    console.log(
+      `\n🔀 pull request #${pull.number} opened by @${pull.user.login}: "${pull.title}" (${pull.head.ref} → ${pull.base.ref}), "${pull.body.split("\n")[0]}"`,
+    );
     const calls = sim.calls.filter((c) => c.actor !== "maintainer");
     console.log(`\n✅ loop complete: asked, answered, re-spawned, finished. GitHub API calls by the app and agent: ${calls.length}.`);
     return 0;
@@ -82,11 +93,24 @@ async function main(): Promise<number> {
 }
 
 /** The pull request from `branch`, once the app has opened it. */
-async function pullRequestOf(sim: GitHubSimulator, token: string, branch: string): Promise<{ number: number; title: string; body: string; user: { login: string }; head: { ref: string }; base: { ref: string } }> {
+async function pullRequestOf(
+  sim: GitHubSimulator,
+  token: string,
+  branch: string,
+): Promise<{ number: number; title: string; body: string; user: { login: string }; head: { ref: string }; base: { ref: string } }> {
   const deadline = Date.now() + TIMEOUT_MS;
   for (;;) {
-    const response = await fetch(`${sim.apiUrl}/repos/${REPO}/pulls?state=all&head=${REPO.split("/")[0]}:${branch}`, { headers: { authorization: `token ${token}` } });
-    const [pull] = (await response.json()) as Array<{ number: number; title: string; body: string; user: { login: string }; head: { ref: string }; base: { ref: string } }>;
+    const response = await fetch(`${sim.apiUrl}/repos/${REPO}/pulls?state=all&head=${REPO.split("/")[0]}:${branch}`, {
+      headers: { authorization: `token ${token}` },
+    });
+    const [pull] = (await response.json()) as Array<{
+      number: number;
+      title: string;
+      body: string;
+      user: { login: string };
+      head: { ref: string };
+      base: { ref: string };
+    }>;
     if (pull) return pull;
     if (Date.now() > deadline) throw new Error(`the demo timed out waiting for the pull request from ${branch}`);
     await new Promise((r) => setTimeout(r, 50));

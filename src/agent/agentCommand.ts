@@ -12,7 +12,10 @@ export type CommandChoice =
  * its `.github/escalation.yml` names with `agent_profile`. A repository only ever names a profile;
  * the command and its arguments are the server's. An unknown name runs nothing.
  */
-export function chooseAgentCommand(agent: Pick<AppConfig["agent"], "command" | "profiles"> & Partial<Pick<AppConfig["agent"], "profileRecipes">>, profile: string | undefined): CommandChoice {
+export function chooseAgentCommand(
+  agent: Pick<AppConfig["agent"], "command" | "profiles"> & Partial<Pick<AppConfig["agent"], "profileRecipes">>,
+  profile: string | undefined,
+): CommandChoice {
   if (profile !== undefined) {
     const argv = agent.profiles.get(profile);
     const recipe = agent.profileRecipes?.get(profile);

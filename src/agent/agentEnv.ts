@@ -29,7 +29,12 @@ export interface AgentContract {
  * recipe sets (src/agent/recipes/).
  * PRIVATE_KEY, WEBHOOK_SECRET, REDIS_URL and the rest of the app's environment never reach it.
  */
-export function agentEnv(contract: AgentContract, passthrough: readonly string[], parent: NodeJS.ProcessEnv = process.env, recipe: Record<string, string> = {}): Record<string, string> {
+export function agentEnv(
+  contract: AgentContract,
+  passthrough: readonly string[],
+  parent: NodeJS.ProcessEnv = process.env,
+  recipe: Record<string, string> = {},
+): Record<string, string> {
   // A recipe's variables (where its tool reads the config the app wrote) come first: the contract's win.
   const env: Record<string, string> = { ...recipe };
   for (const name of [...BASE_PASSTHROUGH, ...passthrough]) {

@@ -21,7 +21,8 @@ export interface AskFileRound {
 export async function postAskFile(services: { commentMarks: Pick<CommentMarks, "firstTime"> }, at: AskFileRound): Promise<string> {
   const content = await takeAskFile(at.path);
   if (content.kind === "none") return "";
-  const warn = (problem: string) => ` · ⚠️ the agent's ask file was not posted: ${problem}. It must be JSON with the ask_human tool's arguments (README, "The agent contract").`;
+  const warn = (problem: string) =>
+    ` · ⚠️ the agent's ask file was not posted: ${problem}. It must be JSON with the ask_human tool's arguments (README, "The agent contract").`;
   if (content.kind === "invalid") return warn(content.problem);
   if (!(await services.commentMarks.firstTime(`ask-file:${at.repo.toLowerCase()}#${at.issue}:${at.round}:${content.digest}`))) return "";
   try {

@@ -72,6 +72,11 @@ export function launchEnv(executable: string, args: readonly string[], env: Reco
  * The shell and its arguments that run `executable args…` once released, in the environment `env`.
  * `shell` is what a sandbox runs first (it says the sandbox is up).
  */
-export function gatedCommand(executable: string, args: readonly string[], env: Record<string, string> = {}, shell: GateShell = { prelude: "" }): [file: string, args: string[]] {
+export function gatedCommand(
+  executable: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  shell: GateShell = { prelude: "" },
+): [file: string, args: string[]] {
   return ["/bin/sh", ["-c", script("PWD" in env, shell), NAME, executable, ...args]];
 }

@@ -122,7 +122,8 @@ export function taskView(input: TaskInput): Record<string, unknown> {
         if (answer) {
           const what = `round ${gate.round}, answer to Q${index + 1}${answer.source === "default" ? " (the default taken)" : ""}`;
           audit.push(auditOf(what, answer.by, answer.url ?? gate.askUrl, answer.text, answer.sha256));
-          if (answer.note) audit.push(auditOf(`round ${gate.round}, note with the choice for Q${index + 1}`, answer.by, answer.url ?? gate.askUrl, answer.note));
+          if (answer.note)
+            audit.push(auditOf(`round ${gate.round}, note with the choice for Q${index + 1}`, answer.by, answer.url ?? gate.askUrl, answer.note));
           for (const vote of answer.approval?.votes ?? []) {
             if (vote.note) audit.push(auditOf(`round ${gate.round}, note with the vote of @${vote.login}`, vote.login, vote.url ?? gate.askUrl, vote.note));
           }
@@ -167,7 +168,11 @@ export function taskView(input: TaskInput): Record<string, unknown> {
     hasHistory: gates.length > 0,
     gates,
     audit,
-    workspace: input.workspace && { ...input.workspace, appOpensPullRequest: input.workspace.pullRequest === "app", agentOpensPullRequest: input.workspace.pullRequest === "agent" },
+    workspace: input.workspace && {
+      ...input.workspace,
+      appOpensPullRequest: input.workspace.pullRequest === "app",
+      agentOpensPullRequest: input.workspace.pullRequest === "agent",
+    },
     askHuman: input.askHuman === true,
   };
 }
@@ -195,6 +200,8 @@ export async function loadTemplate(path: string): Promise<string> {
   try {
     return await readFile(path, "utf8");
   } catch (error) {
-    throw new AgentError(`Cannot read the spawn-task template at ${path}: ${(error as Error).message}. Set TASK_TEMPLATE to a readable file.`, { cause: error });
+    throw new AgentError(`Cannot read the spawn-task template at ${path}: ${(error as Error).message}. Set TASK_TEMPLATE to a readable file.`, {
+      cause: error,
+    });
   }
 }

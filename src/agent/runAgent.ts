@@ -95,7 +95,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     timedOut,
     cancelled,
     durationMs: Date.now() - started,
-    tail: tail.split(/\r?\n/).filter((line) => line.trim()).slice(-keep),
+    tail: tail
+      .split(/\r?\n/)
+      .filter((line) => line.trim())
+      .slice(-keep),
     failed: result.failed,
   };
 }

@@ -54,7 +54,11 @@ export class OrphanWatchdog {
   /** Starts the shell unless one runs; the app calls it at start-up so no resume pays for the fork. */
   start(): void {
     if (this.#child || this.#closed) return;
-    const child = spawn("/bin/sh", ["-c", SCRIPT, WATCHDOG_NAME, (this.#killGraceMs / 1000).toFixed(3)], { stdio: ["pipe", "ignore", "ignore"], detached: true, env: {} });
+    const child = spawn("/bin/sh", ["-c", SCRIPT, WATCHDOG_NAME, (this.#killGraceMs / 1000).toFixed(3)], {
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+      env: {},
+    });
     this.#child = child;
     this.#startedAt = Date.now();
     child.on("error", () => undefined); // no watchdog (no /bin/sh, out of processes): agents still run, as before

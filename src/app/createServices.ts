@@ -46,7 +46,12 @@ export function probotClass(config: AppConfig, log: Logger, switches?: OctokitSw
 export function secondaryLimitHandler(log: Pick<Logger, "warn">) {
   return (retryAfter: number, options: { method?: string; url?: string }, _octokit: unknown, retryCount: number): boolean => {
     const write = !["GET", "HEAD"].includes((options.method ?? "GET").toUpperCase());
-    log.warn({ method: options.method, url: options.url, retryAfter, retryCount }, write ? "GitHub's secondary rate limit on a write: pausing this installation's writes" : "GitHub's secondary rate limit on a read: retrying after the time GitHub asks");
+    log.warn(
+      { method: options.method, url: options.url, retryAfter, retryCount },
+      write
+        ? "GitHub's secondary rate limit on a write: pausing this installation's writes"
+        : "GitHub's secondary rate limit on a read: retrying after the time GitHub asks",
+    );
     return !write && retryCount < 2;
   };
 }

@@ -20,7 +20,12 @@ export async function postIssueComment(target: GitHubTarget, repo: string, issue
   if (!target.token) throw new EnvironmentError(missingToken, ["GITHUB_TOKEN"]);
   const [owner, name] = repo.split("/") as [string, string];
   const fetch = await proxiedFetch(target.proxy);
-  const octokit = new Octokit({ auth: target.token, baseUrl: target.apiUrl.replace(/\/$/, ""), log: { debug() {}, info() {}, warn() {}, error() {} }, request: fetch ? { fetch } : {} });
+  const octokit = new Octokit({
+    auth: target.token,
+    baseUrl: target.apiUrl.replace(/\/$/, ""),
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+    request: fetch ? { fetch } : {},
+  });
   try {
     const { data } = await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
       owner,
@@ -34,7 +39,9 @@ export async function postIssueComment(target: GitHubTarget, repo: string, issue
     // Without a response (refused, DNS, reset) @octokit/request reports a synthetic 500: GitHub never said that.
     const status = response?.status;
     const message = response?.data?.message ?? innermostMessage(error);
-    const what = status ? `GitHub refused the comment on ${repo}#${issue} (HTTP ${status})` : `GitHub could not be reached to post the comment on ${repo}#${issue}`;
+    const what = status
+      ? `GitHub refused the comment on ${repo}#${issue} (HTTP ${status})`
+      : `GitHub could not be reached to post the comment on ${repo}#${issue}`;
     throw new GitHubError(`${what}: ${message}`, status, { cause: error });
   }
 }

@@ -33,7 +33,9 @@ export function appRedis(redisUrl: string | undefined, dataDir: string): AppRedi
     url = readRedisUrlFile(dataDir);
   } catch (error) {
     const why = (error as NodeJS.ErrnoException).code === "EACCES" ? "permission denied: run this as the app's user" : (error as Error).message;
-    throw new EnvironmentError(`REDIS_URL is not set and ${path} cannot be used (${why}); or set REDIS_URL to the app's Redis.`, ["REDIS_URL"], { cause: error });
+    throw new EnvironmentError(`REDIS_URL is not set and ${path} cannot be used (${why}); or set REDIS_URL to the app's Redis.`, ["REDIS_URL"], {
+      cause: error,
+    });
   }
   if (url === undefined) {
     throw new EnvironmentError(
@@ -81,7 +83,13 @@ export async function openStore(env: NodeJS.ProcessEnv): Promise<OpenedStore> {
  * reached or refuses the password, and refuses a Redis Cluster as the app does.
  */
 export async function connectOnce(target: AppRedis): Promise<Redis> {
-  const redis = createRedis(target.url, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 1, retryStrategy: () => null, sentinelRetryStrategy: () => null });
+  const redis = createRedis(target.url, {
+    lazyConnect: true,
+    connectTimeout: 3000,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+    sentinelRetryStrategy: () => null,
+  });
   // Reported by connect() or the command that failed; connect() itself says only "Connection is closed".
   let cause: unknown;
   redis.on("error", (error: unknown) => (cause ??= error));

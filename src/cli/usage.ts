@@ -104,10 +104,7 @@ const HELP: Record<Command, CommandHelp> = {
       '--defaults          accept every default ("/defaults")',
       '--raw JSON          {"1":"Postgres","2":"yes"}: one answer per question number',
     ],
-    environment: [
-      "GITHUB_TOKEN (yours), GITHUB_API_URL; the app's Redis as for status: REDIS_URL or",
-      "DATA_DIR/redis.url, REDIS_PREFIX.",
-    ],
+    environment: ["GITHUB_TOKEN (yours), GITHUB_API_URL; the app's Redis as for status: REDIS_URL or", "DATA_DIR/redis.url, REDIS_PREFIX."],
     exitCodes: "0 posted, 1 GitHub or Redis refused or could not be reached (or no such open gate), 2 bad usage or environment.",
   },
   reconcile: {
@@ -116,10 +113,7 @@ const HELP: Record<Command, CommandHelp> = {
       "Rebuild Redis from GitHub now (what the app does at start-up and every",
       "RECONCILE_INTERVAL) and print what changed. Uses the app's environment.",
     ],
-    flags: [
-      "--json              the report as JSON",
-      "--lookback HOURS    scan issues updated this far back on a first run (default 24)",
-    ],
+    flags: ["--json              the report as JSON", "--lookback HOURS    scan issues updated this far back on a first run (default 24)"],
     environment: ["The app's own (APP_ID, PRIVATE_KEY, …); its Redis as for status: REDIS_URL or DATA_DIR/redis.url."],
     exitCodes: "0 reconciled, 1 a configuration error or an issue that failed, 2 bad usage or environment.",
   },

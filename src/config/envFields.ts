@@ -18,7 +18,12 @@ export const duration = (name: string, fallback: string) =>
 export const list = z
   .string()
   .default("")
-  .transform((value) => value.split(",").map((v) => v.trim()).filter(Boolean));
+  .transform((value) =>
+    value
+      .split(",")
+      .map((v) => v.trim())
+      .filter(Boolean),
+  );
 
 export const flagDefaulting = (fallback: "true" | "false") =>
   z
@@ -33,6 +38,7 @@ export const flagDefaulting = (fallback: "true" | "false") =>
 export const flag = flagDefaulting("false");
 
 /** An optional variable where an empty value (`ADMIN_TOKEN=` in a .env file) means unset. */
-export const unsetWhenEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), schema.optional());
+export const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), schema.optional());
 
 export const label = (fallback: string) => z.string().trim().min(1).max(50).default(fallback);

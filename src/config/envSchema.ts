@@ -17,7 +17,11 @@ export const EnvSchema = z.object({
   APP_ID: z.string({ error: "is required: the numeric ID of your GitHub App" }).regex(/^\d+$/, "must be the App's numeric ID"),
   WEBHOOK_SECRET: z.string({ error: "is required: the secret set in the App's webhook settings" }).min(1),
   STATE_SECRET: unsetWhenEmpty(z.string().min(16, "must be at least 16 characters (e.g. `openssl rand -hex 32`)")),
-  PORT: z.string().regex(/^\d+$/, "must be a port number").refine((p) => Number(p) <= 65_535, "must be a port number from 0 to 65535").default("3000"),
+  PORT: z
+    .string()
+    .regex(/^\d+$/, "must be a port number")
+    .refine((p) => Number(p) <= 65_535, "must be a port number from 0 to 65535")
+    .default("3000"),
   HOST: z.string().optional(),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   GHE_HOST: z.string().optional(),
@@ -49,14 +53,17 @@ export const EnvSchema = z.object({
   AGENT_SANDBOX: unsetWhenEmpty(z.enum(["bwrap", "none"], { error: "must be bwrap or none" })),
   AGENT_SANDBOX_BIND: list.refine((paths) => paths.every((p) => isAbsolute(p)), { message: "must be a comma-separated list of absolute paths" }),
   WORKSPACE_ROOT: z.string().optional(),
-  WORKSPACE_MAX_BYTES: z.string().default("100M").transform((value, ctx) => {
-    const bytes = parseBytes(value);
-    if (bytes === undefined) {
-      ctx.addIssue({ code: "custom", message: `must be a size like 500000, 200K, 100M or 2G (got ${JSON.stringify(value)})` });
-      return z.NEVER;
-    }
-    return bytes;
-  }),
+  WORKSPACE_MAX_BYTES: z
+    .string()
+    .default("100M")
+    .transform((value, ctx) => {
+      const bytes = parseBytes(value);
+      if (bytes === undefined) {
+        ctx.addIssue({ code: "custom", message: `must be a size like 500000, 200K, 100M or 2G (got ${JSON.stringify(value)})` });
+        return z.NEVER;
+      }
+      return bytes;
+    }),
   WORKSPACE_MAX_FILES: z.string().regex(/^\d+$/, "must be a whole number").default("10000").transform(Number).pipe(z.number().int().min(1)),
   AGENT_MAX_ATTEMPTS: z.string().regex(/^\d+$/).default("3").transform(Number).pipe(z.number().int().min(1).max(20)),
   MAX_ROUNDS: z.string().regex(/^\d+$/).default("10").transform(Number).pipe(z.number().int().min(1).max(1000)),
@@ -70,7 +77,13 @@ export const EnvSchema = z.object({
   PERMISSION_CACHE_TTL: duration("PERMISSION_CACHE_TTL", "60s"),
   SHUTDOWN_GRACE: duration("SHUTDOWN_GRACE", "20s"),
   ADMIN_TOKEN: unsetWhenEmpty(z.string().trim().min(16, "must be at least 16 characters (e.g. `openssl rand -hex 32`)")),
-  METRICS_TOKEN: unsetWhenEmpty(z.string().trim().min(16, "must be at least 16 characters (e.g. `openssl rand -hex 32`)").regex(/^\S+$/, "must have no spaces (it is sent as a Bearer token)")),
+  METRICS_TOKEN: unsetWhenEmpty(
+    z
+      .string()
+      .trim()
+      .min(16, "must be at least 16 characters (e.g. `openssl rand -hex 32`)")
+      .regex(/^\S+$/, "must have no spaces (it is sent as a Bearer token)"),
+  ),
   SLACK_BOT_TOKEN: unsetWhenEmpty(z.string().trim().min(1)),
   SLACK_CHANNEL: unsetWhenEmpty(z.string().trim().min(1).max(200)),
   SLACK_API_URL: z.string().url().default("https://slack.com/api/"),

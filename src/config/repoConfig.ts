@@ -27,11 +27,9 @@ function secondsOf(text: string): number | undefined {
 const durationText = z.string().refine((v) => secondsOf(v) !== undefined, "must be a duration like 30m, 2h or 1d");
 
 /** Who a reminder step mentions: the issue's assignees, the configured answerers, or a literal @login / @org/team. */
-const mention = z
-  .string()
-  .regex(/^(assignees|answerers|@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\/[A-Za-z0-9_.-]+)?)$/, {
-    error: (issue) => `must be assignees, answerers, @login or @org/team (got ${JSON.stringify(issue.input)})`,
-  });
+const mention = z.string().regex(/^(assignees|answerers|@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\/[A-Za-z0-9_.-]+)?)$/, {
+  error: (issue) => `must be assignees, answerers, @login or @org/team (got ${JSON.stringify(issue.input)})`,
+});
 
 /** One rung of the reminder ladder: a reminder that mentions someone, or (the last rung only) what happens then. */
 const LadderStepSchema = z
@@ -41,7 +39,10 @@ const LadderStepSchema = z
     then: z.enum(["default", "overdue"]).optional(),
   })
   .strict()
-  .refine((step) => (step.mention === undefined) !== (step.then === undefined), "each step needs exactly one of mention (a reminder) or then (default or overdue)");
+  .refine(
+    (step) => (step.mention === undefined) !== (step.then === undefined),
+    "each step needs exactly one of mention (a reminder) or then (default or overdue)",
+  );
 
 const RemindersSchema = z
   .object({ ladder: z.array(LadderStepSchema).min(1).max(10) })
@@ -51,10 +52,16 @@ const RemindersSchema = z
     const seconds = ladder.map((step) => secondsOf(step.after));
     seconds.forEach((s, i) => {
       const before = seconds[i - 1];
-      if (i > 0 && s !== undefined && before !== undefined && s <= before) ctx.addIssue({ code: "custom", path: ["ladder", i, "after"], message: `must be later than the step before (${ladder[i - 1]!.after}); list the steps in order` });
+      if (i > 0 && s !== undefined && before !== undefined && s <= before)
+        ctx.addIssue({
+          code: "custom",
+          path: ["ladder", i, "after"],
+          message: `must be later than the step before (${ladder[i - 1]!.after}); list the steps in order`,
+        });
     });
     ladder.forEach((step, i) => {
-      if (step.then !== undefined && i !== ladder.length - 1) ctx.addIssue({ code: "custom", path: ["ladder", i, "then"], message: "only the last step may say then: default or overdue" });
+      if (step.then !== undefined && i !== ladder.length - 1)
+        ctx.addIssue({ code: "custom", path: ["ladder", i, "then"], message: "only the last step may say then: default or overdue" });
     });
   });
 
@@ -93,7 +100,10 @@ export const RepoConfigSchema = z
     answerers: z
       .object({
         users: z.array(login).max(200).optional(),
-        teams: z.array(z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "must be org/team-slug")).max(50).optional(),
+        teams: z
+          .array(z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "must be org/team-slug"))
+          .max(50)
+          .optional(),
         minimum_permission: z.enum(PERMISSION_LEVELS.filter((l) => l !== "none") as [PermissionLevel, ...PermissionLevel[]]).optional(),
         /** codeowners: a question about paths (`escalate ask --path`) is answered by their code owners. */
         from: z.enum(ANSWERER_SOURCES).optional(),
@@ -103,8 +113,14 @@ export const RepoConfigSchema = z
     timeout: durationText.optional(),
     max_attempts: z.number().int().min(1).max(20).optional(),
     max_rounds: z.number().int().min(1).max(1000).optional(),
-    slack: z.object({ channel: z.string().min(1).max(100) }).strict().optional(),
-    agent_profile: z.string().regex(/^[a-z0-9_-]{1,40}$/).optional(),
+    slack: z
+      .object({ channel: z.string().min(1).max(100) })
+      .strict()
+      .optional(),
+    agent_profile: z
+      .string()
+      .regex(/^[a-z0-9_-]{1,40}$/)
+      .optional(),
     reminders: RemindersSchema.optional(),
     approvals: z
       .object({
@@ -113,7 +129,10 @@ export const RepoConfigSchema = z
       })
       .strict()
       .optional(),
-    workspace: z.object({ enabled: z.boolean().optional(), branch: branchTemplate.optional(), pull_request: z.union([z.boolean(), z.literal("agent")]).optional() }).strict().optional(),
+    workspace: z
+      .object({ enabled: z.boolean().optional(), branch: branchTemplate.optional(), pull_request: z.union([z.boolean(), z.literal("agent")]).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfigSchema>;
@@ -156,7 +175,10 @@ export function serverDefaults(config: AppConfig): RepoSettings {
   };
 }
 
-export interface RepoConfigResult { settings: RepoSettings; problem?: string }
+export interface RepoConfigResult {
+  settings: RepoSettings;
+  problem?: string;
+}
 
 /** Validates a loaded file; on any problem the server defaults apply and `problem` names the key. */
 export function resolveRepoSettings(raw: unknown, defaults: RepoSettings): RepoConfigResult {
@@ -184,7 +206,14 @@ export function resolveRepoSettings(raw: unknown, defaults: RepoSettings): RepoC
       workspace: {
         enabled: defaults.workspace.enabled && (c.workspace?.enabled ?? true),
         branch: c.workspace?.branch ?? defaults.workspace.branch,
-        pullRequest: c.workspace?.pull_request === undefined ? defaults.workspace.pullRequest : c.workspace.pull_request === "agent" ? "agent" : c.workspace.pull_request ? "app" : "off",
+        pullRequest:
+          c.workspace?.pull_request === undefined
+            ? defaults.workspace.pullRequest
+            : c.workspace.pull_request === "agent"
+              ? "agent"
+              : c.workspace.pull_request
+                ? "app"
+                : "off",
       },
     },
   };

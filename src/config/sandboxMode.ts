@@ -4,5 +4,7 @@ import { ConfigError } from "../errors.js";
 export function sandboxMode(value: "bwrap" | "none" | undefined, platform: NodeJS.Platform): "bwrap" | "none" {
   if (value) return value;
   if (platform === "linux") return "bwrap";
-  throw new ConfigError(`AGENT_SANDBOX: the agent sandbox (bubblewrap) needs Linux, and this is ${platform}. Set AGENT_SANDBOX=none to run agents unsandboxed (README, "The sandbox").`);
+  throw new ConfigError(
+    `AGENT_SANDBOX: the agent sandbox (bubblewrap) needs Linux, and this is ${platform}. Set AGENT_SANDBOX=none to run agents unsandboxed (README, "The sandbox").`,
+  );
 }

@@ -56,7 +56,11 @@ export function fillPlaceholders(argv: readonly string[], values: Readonly<Recor
     word.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
       const value = values[name];
       if (value === undefined) {
-        throw new ConfigError(`${what} uses the unknown placeholder ${whole}; the known ones are ${Object.keys(values).map((k) => `{${k}}`).join(", ")}.`);
+        throw new ConfigError(
+          `${what} uses the unknown placeholder ${whole}; the known ones are ${Object.keys(values)
+            .map((k) => `{${k}}`)
+            .join(", ")}.`,
+        );
       }
       return value;
     }),

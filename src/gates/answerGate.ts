@@ -48,20 +48,30 @@ export async function applyAnswers(services: AnswerPorts, target: IssueTarget, g
   const result = await services.gates.recordAnswer(gate, answers, source.by, answeringComment, source.at);
   if (result.outcome === "taken") {
     if (typeof source.commentId === "number") {
-      await sendFeedback(services, target, [
-        {
-          type: "comment",
-          body:
-            gate.ask.kind === APPROVAL_KIND
-              ? renderLateVote(source.by, result.answeredBy)
-              : `@${source.by} this question was already answered by @${result.answeredBy}; your reply was not used. Use \`/reopen\` to correct that answer or \`/note\` to add guidance.`,
-        },
-      ], undefined, `taken-${source.commentId}`);
+      await sendFeedback(
+        services,
+        target,
+        [
+          {
+            type: "comment",
+            body:
+              gate.ask.kind === APPROVAL_KIND
+                ? renderLateVote(source.by, result.answeredBy)
+                : `@${source.by} this question was already answered by @${result.answeredBy}; your reply was not used. Use \`/reopen\` to correct that answer or \`/note\` to add guidance.`,
+          },
+        ],
+        undefined,
+        `taken-${source.commentId}`,
+      );
     }
     return { kind: "alreadyAnswered" };
   }
   if (result.outcome === "missing") return { kind: "gateVanished" };
-  if ((result.outcome === "recorded" || result.outcome === "partial") && typeof source.commentId === "number" && (await services.commentMarks.commentWasDeleted(target.repo, source.commentId))) {
+  if (
+    (result.outcome === "recorded" || result.outcome === "partial") &&
+    typeof source.commentId === "number" &&
+    (await services.commentMarks.commentWasDeleted(target.repo, source.commentId))
+  ) {
     return withdrawDeleted(services, target, gate, source.commentId, source.by);
   }
   if (result.outcome === "partial") {
@@ -69,7 +79,13 @@ export async function applyAnswers(services: AnswerPorts, target: IssueTarget, g
     await sendFeedback(
       services,
       target,
-      [{ type: "comment", ...echoOf(source), body: `Recorded ${result.answers.length} of ${gate.ask.questions.length} answers. Still open: ${remaining.map((i) => `**${i + 1}.** ${gate.ask.questions[i]!.text}`).join(" · ")}. Reply with \`${remaining[0]! + 1}. your answer\` or \`/answer ${remaining[0]! + 1} your answer\`.${source.echo?.lines.length ? `\n\nYour reply was recorded as\n\n${source.echo.lines.join("\n")}` : ""}` }],
+      [
+        {
+          type: "comment",
+          ...echoOf(source),
+          body: `Recorded ${result.answers.length} of ${gate.ask.questions.length} answers. Still open: ${remaining.map((i) => `**${i + 1}.** ${gate.ask.questions[i]!.text}`).join(" · ")}. Reply with \`${remaining[0]! + 1}. your answer\` or \`/answer ${remaining[0]! + 1} your answer\`.${source.echo?.lines.length ? `\n\nYour reply was recorded as\n\n${source.echo.lines.join("\n")}` : ""}`,
+        },
+      ],
       `answers recorded for ${answers.map((a) => `question ${a.question + 1}`).join(", ")} of gate ${gate.id} by @${source.by}; ${remaining.length} still open`,
       `partial-${gate.id}-${source.commentId}`,
     );
@@ -82,7 +98,13 @@ export async function applyAnswers(services: AnswerPorts, target: IssueTarget, g
     services.events.notify("gate.answered", { gate: merged, by: source.by, source: answers.every((a) => a.source === "default") ? "default" : "human" });
   }
   await services.queues.addSpawn(
-    { installationId: target.installationId, repo: target.repo, issue: target.issue, trigger: { type: "resume", gateId: gate.id }, receivedAt: source.receivedAt },
+    {
+      installationId: target.installationId,
+      repo: target.repo,
+      issue: target.issue,
+      trigger: { type: "resume", gateId: gate.id },
+      receivedAt: source.receivedAt,
+    },
     jobIds.resume(gate.id, result.reopened),
     (await services.settings(target.installationId, target.repo)).settings.maxAttempts,
   );
@@ -134,7 +156,13 @@ export async function answerFromReply(services: ReplyPorts, event: CommentEvent,
     const by = event.comment.author.login;
     // Once per person and gate, within the write budget (the feedback queue), while it is open.
     if (gate.state === "open" && (await services.commentMarks.firstTime(`how-to-answer:${gate.id}:${by.toLowerCase()}`))) {
-      await sendFeedback(services, targetOf(event), [{ type: "comment", body: renderHowToAnswer(by, gate.ask.questions) }], undefined, `how-to-answer-${gate.id}-${by.toLowerCase()}`);
+      await sendFeedback(
+        services,
+        targetOf(event),
+        [{ type: "comment", body: renderHowToAnswer(by, gate.ask.questions) }],
+        undefined,
+        `how-to-answer-${gate.id}-${by.toLowerCase()}`,
+      );
     }
     return { kind: "notAnAnswer", why: parsed.verdict.why };
   }

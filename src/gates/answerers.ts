@@ -13,7 +13,13 @@ import type { Outcome } from "./outcome.js";
  * paths together); otherwise, or when no owner is known, anyone with the minimum permission. The
  * configured users and teams may always answer.
  */
-export async function answerersFor(services: Pick<Services, "codeowners">, installationId: number, repo: string, ask: Ask, settings: RepoSettings): Promise<GateAnswerers> {
+export async function answerersFor(
+  services: Pick<Services, "codeowners">,
+  installationId: number,
+  repo: string,
+  ask: Ask,
+  settings: RepoSettings,
+): Promise<GateAnswerers> {
   const configured = { users: settings.answerers.users, teams: settings.answerers.teams };
   const byPermission = { ...configured, minimumPermission: settings.answerers.minimumPermission };
   if (settings.answerers.from !== "codeowners" || !ask.paths) return byPermission;
@@ -86,7 +92,12 @@ export async function refusedAnswer(services: RefusalPorts, event: CommentEvent,
     await sendFeedback(
       services,
       targetOf(event),
-      [{ type: "comment", body: `@${login} this question is about ${paths}, so only its code owners (\`${owners.file}\`)${configured ? " and the configured answerers" : ""} may answer it: ${namedAnswerers(gate.answerers!)}. Your reply was not recorded.` }],
+      [
+        {
+          type: "comment",
+          body: `@${login} this question is about ${paths}, so only its code owners (\`${owners.file}\`)${configured ? " and the configured answerers" : ""} may answer it: ${namedAnswerers(gate.answerers!)}. Your reply was not recorded.`,
+        },
+      ],
       undefined,
       `refused-${event.comment.id}`,
     );

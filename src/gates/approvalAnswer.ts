@@ -15,6 +15,11 @@ export function approvalAnswer(counted: Tally & { outcome: "approved" | "denied"
     source: "human",
     commentId: deciding.commentId,
     ...(deciding.url ? { url: deciding.url } : {}),
-    approval: { outcome: counted.outcome, required: rule.required, policy: rule.policy, votes: [...counted.approvals, ...counted.denials].sort((a, b) => a.at - b.at) },
+    approval: {
+      outcome: counted.outcome,
+      required: rule.required,
+      policy: rule.policy,
+      votes: [...counted.approvals, ...counted.denials].sort((a, b) => a.at - b.at),
+    },
   };
 }

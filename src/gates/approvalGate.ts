@@ -32,7 +32,8 @@ export async function voteFromReply(services: VotePorts, event: CommentEvent, ga
   const target = targetOf(event);
   const identity = await services.github.identity();
   // The account that asked (and the app) never approves its own ask.
-  if ([gate.askedBy, identity.botLogin].some((login) => login.toLowerCase() === by.toLowerCase())) return { kind: "ignored", reason: "the asker's own vote never counts" };
+  if ([gate.askedBy, identity.botLogin].some((login) => login.toLowerCase() === by.toLowerCase()))
+    return { kind: "ignored", reason: "the asker's own vote never counts" };
   const parsed = readVote(event.comment.body, appMentionNames(identity.botLogin));
   // A comment addressed to someone else is discussion, as on a question: no vote, no hint.
   if (parsed === "discussion") return { kind: "discussion", why: "addressed to someone else" };
@@ -43,14 +44,27 @@ export async function voteFromReply(services: VotePorts, event: CommentEvent, ga
     }
     return { kind: "noVote" };
   }
-  const vote: Vote = { login: by, vote: parsed.vote, at: Date.parse(event.comment.createdAt) || event.receivedAt, commentId: event.comment.id, url: event.comment.url, ...(parsed.note ? { note: parsed.note } : {}) };
+  const vote: Vote = {
+    login: by,
+    vote: parsed.vote,
+    at: Date.parse(event.comment.createdAt) || event.receivedAt,
+    commentId: event.comment.id,
+    url: event.comment.url,
+    ...(parsed.note ? { note: parsed.note } : {}),
+  };
   const recorded = await services.gates.recordVote(gate.id, vote);
   if (recorded.outcome === "missing") return { kind: "gateVanished" };
   if (recorded.outcome === "closed") {
     // The vote that decided, delivered again: the resume is queued again unless it has begun (a
     // crash between the outcome and the queueing loses nothing); the job id keeps it to one spawn.
     if (gate.answerCommentId === event.comment.id) {
-      return applyAnswers(services, target, gate, gate.answers, { by, commentId: event.comment.id, at: gate.answeredAt ?? vote.at, receivedAt: event.receivedAt, url: event.comment.url });
+      return applyAnswers(services, target, gate, gate.answers, {
+        by,
+        commentId: event.comment.id,
+        at: gate.answeredAt ?? vote.at,
+        receivedAt: event.receivedAt,
+        url: event.comment.url,
+      });
     }
     await sendFeedback(services, target, [{ type: "comment", body: renderLateVote(by, gate.answeredBy) }], undefined, `late-vote-${event.comment.id}`);
     return { kind: "lateVote" };
@@ -80,7 +94,11 @@ export async function voteFromReply(services: VotePorts, event: CommentEvent, ga
     at: vote.at,
     receivedAt: event.receivedAt,
     url: event.comment.url,
-    echo: { comment: renderResolved(counted, rule), lines: [], statusLine: `approval gate ${gate.id} ${counted.outcome} by ${deciders.map((v) => `@${v.login}`).join(", ")} (${counted.approvals.length}/${rule.required} approvals, policy ${rule.policy})` },
+    echo: {
+      comment: renderResolved(counted, rule),
+      lines: [],
+      statusLine: `approval gate ${gate.id} ${counted.outcome} by ${deciders.map((v) => `@${v.login}`).join(", ")} (${counted.approvals.length}/${rule.required} approvals, policy ${rule.policy})`,
+    },
   });
   return outcome.kind === "answerRecorded" ? { kind: "approvalRecorded", decision: counted.outcome } : outcome;
 }

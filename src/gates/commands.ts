@@ -52,12 +52,23 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
     if (!gate) return { kind: "ignored", reason: "/defaults without an open gate" };
     const refused = await refusedAnswer(services, event, gate);
     if (refused) return refused;
-    const answers = defaultAnswers(gate, event.comment.author.login, at(event), "human").map((a) => ({ ...a, note: "accepted the default with /defaults", commentId: event.comment.id, url: event.comment.url }));
+    const answers = defaultAnswers(gate, event.comment.author.login, at(event), "human").map((a) => ({
+      ...a,
+      note: "accepted the default with /defaults",
+      commentId: event.comment.id,
+      url: event.comment.url,
+    }));
     if (answers.length === 0) {
       await reply(services, event, `@${event.comment.author.login} the open question has no defaults left to accept; please answer it.`);
       return { kind: "noDefaults" };
     }
-    return applyAnswers(services, targetOf(event), gate, answers, { by: event.comment.author.login, commentId: event.comment.id, at: at(event), receivedAt: event.receivedAt, url: event.comment.url });
+    return applyAnswers(services, targetOf(event), gate, answers, {
+      by: event.comment.author.login,
+      commentId: event.comment.id,
+      at: at(event),
+      receivedAt: event.receivedAt,
+      url: event.comment.url,
+    });
   },
 
   note: async (services, event, args) => {
@@ -66,19 +77,38 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
       return { kind: "noteEmpty" };
     }
     const ref = { repo: event.repo, issue: event.issue.number };
-    await services.notes.addNote(ref, { by: event.comment.author.login, at: at(event), url: event.comment.url, text: args.trim(), round: await services.rounds.currentRound(ref), deliveryId: event.deliveryId });
+    await services.notes.addNote(ref, {
+      by: event.comment.author.login,
+      at: at(event),
+      url: event.comment.url,
+      text: args.trim(),
+      round: await services.rounds.currentRound(ref),
+      deliveryId: event.deliveryId,
+    });
     // Deleted before this event was processed (GitHub does not promise order): withdrawn at once.
     if (await services.commentMarks.commentWasDeleted(event.repo, event.comment.id)) {
       await services.notes.reviseNote(ref, event.comment.url, "");
       return { kind: "noteWithdrawn", early: true };
     }
-    await sendFeedback(services, targetOf(event), [{ type: "react", commentId: event.comment.id, content: "+1" }], `note from @${event.comment.author.login} recorded; it is folded into the next round`, `note-${event.comment.id}`);
+    await sendFeedback(
+      services,
+      targetOf(event),
+      [{ type: "react", commentId: event.comment.id, content: "+1" }],
+      `note from @${event.comment.author.login} recorded; it is folded into the next round`,
+      `note-${event.comment.id}`,
+    );
     return { kind: "noteRecorded" };
   },
 
   stop: async (services, event) => {
     await services.agents.requestStop(event.repo, event.issue.number, event.comment.author.login, "command");
-    await sendFeedback(services, targetOf(event), [{ type: "react", commentId: event.comment.id, content: "+1" }], `@${event.comment.author.login} asked to stop the running agent`, `stop-${event.comment.id}`);
+    await sendFeedback(
+      services,
+      targetOf(event),
+      [{ type: "react", commentId: event.comment.id, content: "+1" }],
+      `@${event.comment.author.login} asked to stop the running agent`,
+      `stop-${event.comment.id}`,
+    );
     return { kind: "stopRequested" };
   },
 
@@ -93,7 +123,10 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
     await sendFeedback(
       services,
       targetOf(event),
-      [{ type: "removeLabel", label: settings.labels.awaiting }, { type: "react", commentId: event.comment.id, content: "+1" }],
+      [
+        { type: "removeLabel", label: settings.labels.awaiting },
+        { type: "react", commentId: event.comment.id, content: "+1" },
+      ],
       `gate ${gate.id} cancelled by @${event.comment.author.login}; the agent is not resumed`,
       `cancel-${event.comment.id}`,
     );
@@ -106,7 +139,13 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
       return { kind: "refusedWhileOpen", command: "retry" };
     }
     await services.queues.addSpawn(
-      { installationId: event.installationId, repo: event.repo, issue: event.issue.number, trigger: { type: "dispatch", by: event.comment.author.login, commentId: event.comment.id, retry: true }, receivedAt: event.receivedAt },
+      {
+        installationId: event.installationId,
+        repo: event.repo,
+        issue: event.issue.number,
+        trigger: { type: "dispatch", by: event.comment.author.login, commentId: event.comment.id, retry: true },
+        receivedAt: event.receivedAt,
+      },
       jobIds.retry(event.repo, event.issue.number, event.comment.id),
       settings.maxAttempts,
     );
@@ -154,7 +193,11 @@ async function reopen(services: CommandPorts, event: CommentEvent, args: string)
   if (refused) return refused;
   if (isApprovalGate(last)) {
     // One person's /reopen must not overturn what the approval policy decided.
-    await reply(services, event, "An approval is not corrected with `/reopen`: each vote counts once. `/retry` runs the agent again, and it asks for approval anew.");
+    await reply(
+      services,
+      event,
+      "An approval is not corrected with `/reopen`: each vote counts once. `/retry` runs the agent again, and it asks for approval anew.",
+    );
     return { kind: "reopenDeclined", why: "refused on an approval" };
   }
   const parsed = parseReply(args, last.ask.questions);
@@ -167,13 +210,43 @@ async function reopen(services: CommandPorts, event: CommentEvent, args: string)
   const id = `r${event.comment.id}`;
   const ask = { ...last.ask, kind: CORRECTION_KIND, id: newAskId(), context: `Correction by @${by} of the earlier answer to gate ${last.id}.` };
   const ref = { repo: event.repo, issue: event.issue.number };
-  await services.gates.openGate({ id, repo: event.repo, issue: event.issue.number, installationId: event.installationId, round: await services.rounds.currentRound(ref), ask, askedAt: when, askedBy: by, askUrl: event.comment.url, answerers: last.answerers });
+  await services.gates.openGate({
+    id,
+    repo: event.repo,
+    issue: event.issue.number,
+    installationId: event.installationId,
+    round: await services.rounds.currentRound(ref),
+    ask,
+    askedAt: when,
+    askedBy: by,
+    askUrl: event.comment.url,
+    answerers: last.answerers,
+  });
   const gate = await services.gates.getGate(id);
   if (!gate) return { kind: "reopenDeclined", why: "gate vanished" };
-  const corrected = parsed.answers.map((a) => ({ ...a, by, at: when, source: "human" as const, commentId: event.comment.id, url: event.comment.url, deliveryId: event.deliveryId }));
+  const corrected = parsed.answers.map((a) => ({
+    ...a,
+    by,
+    at: when,
+    source: "human" as const,
+    commentId: event.comment.id,
+    url: event.comment.url,
+    deliveryId: event.deliveryId,
+  }));
   const kept = last.answers.filter((a) => !corrected.some((c) => c.question === a.question));
-  await sendFeedback(services, targetOf(event), [], `@${by} reopened gate ${last.id} with a correction, read as ${readingSummary(parsed.answers, last.ask.questions)}; the agent is re-spawned with it`);
-  return applyAnswers(services, targetOf(event), gate, [...corrected, ...kept], { by, commentId: event.comment.id, at: when, receivedAt: event.receivedAt, url: event.comment.url });
+  await sendFeedback(
+    services,
+    targetOf(event),
+    [],
+    `@${by} reopened gate ${last.id} with a correction, read as ${readingSummary(parsed.answers, last.ask.questions)}; the agent is re-spawned with it`,
+  );
+  return applyAnswers(services, targetOf(event), gate, [...corrected, ...kept], {
+    by,
+    commentId: event.comment.id,
+    at: when,
+    receivedAt: event.receivedAt,
+    url: event.comment.url,
+  });
 }
 
 async function describeStatus(services: Pick<CommandPorts, "gates" | "notes" | "rounds">, event: CommentEvent, settings: RepoSettings): Promise<string> {
@@ -191,11 +264,15 @@ async function describeStatus(services: Pick<CommandPorts, "gates" | "notes" | "
     }
     gate.ask.questions.forEach((q, i) => {
       const answer = gate.answers.find((a) => a.question === i);
-      lines.push(`- ${i + 1}. ${q.text}${q.options.length ? ` (options: ${q.options.join(" / ")})` : ""}${q.default ? ` · default: ${q.default}` : ""} — ${answer ? `answered by @${answer.by}` : "waiting"}`);
+      lines.push(
+        `- ${i + 1}. ${q.text}${q.options.length ? ` (options: ${q.options.join(" / ")})` : ""}${q.default ? ` · default: ${q.default}` : ""} — ${answer ? `answered by @${answer.by}` : "waiting"}`,
+      );
     });
     lines.push(whoCanAnswer(gate.answerers));
   } else {
-    lines.push(`Last question (gate ${gate.id}) is **${gate.state}**${gate.answeredBy ? `, answered by @${gate.answeredBy}` : ""}${gate.closedReason ? ` (${gate.closedReason})` : ""}.`);
+    lines.push(
+      `Last question (gate ${gate.id}) is **${gate.state}**${gate.answeredBy ? `, answered by @${gate.answeredBy}` : ""}${gate.closedReason ? ` (${gate.closedReason})` : ""}.`,
+    );
   }
   return lines.join("\n");
 }

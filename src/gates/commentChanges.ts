@@ -42,7 +42,12 @@ export async function commentEdited(services: CommentChangePorts, event: Comment
   const [gate, revisedNote] = await Promise.all([gateAnsweredBy(services, event), noteRevised(services, event, note, event.deliveryId)]);
   if (revisedNote) {
     // A status line renders the status comment again from Redis: its record drops the old text.
-    await sendFeedback(services, target, [], `the note from @${by} was ${note ? "edited; later rounds get the edited text" : "edited into no note, so it was withdrawn"}`);
+    await sendFeedback(
+      services,
+      target,
+      [],
+      `the note from @${by} was ${note ? "edited; later rounds get the edited text" : "edited into no note, so it was withdrawn"}`,
+    );
   }
   if (!gate) return revisedNote ? { kind: "noteRevised" } : { kind: "ignored", reason: "edit of a comment that answered nothing" };
   // A vote is cast by a comment, once: an edit does not recast it (the person votes again instead).
@@ -52,24 +57,52 @@ export async function commentEdited(services: CommentChangePorts, event: Comment
   if (gate.state === "open" && parsed.answers.length > 0) {
     // A partial answer: the gate merges answers by question, so the edit's answers replace the comment's.
     await sendFeedback(services, target, [], `@${by} edited an answer to gate ${gate.id} before it was complete; the edit replaces it`);
-    await forgetJobs(services, target, before.map((a) => a.deliveryId), []);
+    await forgetJobs(
+      services,
+      target,
+      before.map((a) => a.deliveryId),
+      [],
+    );
     await redactEchoes(services, target, event.comment.id, "edited");
     return answerFromReply(services, event, gate);
   }
   const at = Date.now();
-  const answers: RecordedAnswer[] = parsed.answers.map((a) => ({ ...a, by, at, source: "human", commentId: event.comment.id, url: event.comment.url, deliveryId: event.deliveryId }));
+  const answers: RecordedAnswer[] = parsed.answers.map((a) => ({
+    ...a,
+    by,
+    at,
+    source: "human",
+    commentId: event.comment.id,
+    url: event.comment.url,
+    deliveryId: event.deliveryId,
+  }));
   const revised = await services.gates.reviseAnswers(gate, event.comment.id, answers, at);
   if (revised.outcome === "missing" || revised.outcome === "none") return { kind: "ignored", reason: "edit of a comment that answered nothing" };
   services.events.notify("gate.revised", { gateId: gate.id, at });
-  await forgetJobs(services, target, before.map((a) => a.deliveryId), echoKeys(gate.id, event.comment.id));
+  await forgetJobs(
+    services,
+    target,
+    before.map((a) => a.deliveryId),
+    echoKeys(gate.id, event.comment.id),
+  );
   await redactEchoes(services, target, event.comment.id, "edited");
   if (before.some((a) => !parsed.answers.some((p) => p.question === a.question))) {
-    await sendFeedback(services, target, [], withdrawalLine(gate.id, revised, `the edit of @${by} no longer answers part of gate ${gate.id}, so that answer was withdrawn`));
+    await sendFeedback(
+      services,
+      target,
+      [],
+      withdrawalLine(gate.id, revised, `the edit of @${by} no longer answers part of gate ${gate.id}, so that answer was withdrawn`),
+    );
     const withdrawn: Outcome = { kind: "answerWithdrawn", how: "edited" };
     return revised.outcome === "reopened" && revised.state === "open" ? { kind: "several", outcomes: [withdrawn, await readAgain()] } : withdrawn;
   }
   if (revised.state === "answered") {
-    await sendFeedback(services, target, [], `@${by} edited the answer to gate ${gate.id} before the agent resumed; the edit is what the agent gets, read as ${readingSummary(parsed.answers, gate.ask.questions)}`);
+    await sendFeedback(
+      services,
+      target,
+      [],
+      `@${by} edited the answer to gate ${gate.id} before the agent resumed; the edit is what the agent gets, read as ${readingSummary(parsed.answers, gate.ask.questions)}`,
+    );
     return { kind: "answerRevised", how: "replaced" };
   }
   if (revised.state !== "resuming" && revised.state !== "resumed") {
@@ -80,7 +113,12 @@ export async function commentEdited(services: CommentChangePorts, event: Comment
   await sendFeedback(
     services,
     target,
-    [{ type: "comment", body: `@${by} your edit came after the agent had resumed with the original answer: that round keeps it, and every later round gets your edited text. Reply \`/reopen <corrected answer>\` to re-run with the correction now.` }],
+    [
+      {
+        type: "comment",
+        body: `@${by} your edit came after the agent had resumed with the original answer: that round keeps it, and every later round gets your edited text. Reply \`/reopen <corrected answer>\` to re-run with the correction now.`,
+      },
+    ],
     `@${by} edited the answer to gate ${gate.id} after the agent had resumed with it; later rounds get the edited text`,
     `late-edit-${event.comment.id}-${event.deliveryId}`,
   );
@@ -113,9 +151,19 @@ export async function commentDeleted(services: CommentChangePorts, event: Commen
     if (revised.outcome !== "missing" && revised.outcome !== "none") {
       services.events.notify("gate.revised", { gateId: gate.id, at });
       const before = gate.answers.filter((a) => a.commentId === event.comment.id);
-      await forgetJobs(services, target, before.map((a) => a.deliveryId), echoKeys(gate.id, event.comment.id));
+      await forgetJobs(
+        services,
+        target,
+        before.map((a) => a.deliveryId),
+        echoKeys(gate.id, event.comment.id),
+      );
       await redactEchoes(services, target, event.comment.id, "deleted");
-      await sendFeedback(services, target, [], withdrawalLine(gate.id, revised, `the answer of @${by} to gate ${gate.id} was withdrawn (its comment was deleted)`));
+      await sendFeedback(
+        services,
+        target,
+        [],
+        withdrawalLine(gate.id, revised, `the answer of @${by} to gate ${gate.id} was withdrawn (its comment was deleted)`),
+      );
       outcomes.push({ kind: "answerWithdrawn", how: revised.outcome === "reopened" ? "deleted before the resume" : "deleted" });
       if (revised.outcome === "reopened" && revised.state === "open") outcomes.push(await readAgain());
     }
@@ -154,6 +202,11 @@ async function noteRevised(services: CommentChangePorts, event: CommentEvent, te
   const before = (await services.notes.notes(ref)).filter((n) => n.url === event.comment.url);
   if (before.length === 0) return false;
   if ((await services.notes.reviseNote(ref, event.comment.url, text, deliveryId)) === 0) return false;
-  await forgetJobs(services, targetOf(event), before.map((n) => n.deliveryId), []);
+  await forgetJobs(
+    services,
+    targetOf(event),
+    before.map((n) => n.deliveryId),
+    [],
+  );
   return true;
 }

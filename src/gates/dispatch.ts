@@ -16,7 +16,13 @@ export async function dispatch(services: DispatchPorts, event: InboundEvent, by:
   }
   const { settings } = await services.settings(event.installationId, event.repo);
   await services.queues.addSpawn(
-    { installationId: event.installationId, repo: event.repo, issue: event.issue.number, trigger: { type: "dispatch", by, commentId }, receivedAt: event.receivedAt },
+    {
+      installationId: event.installationId,
+      repo: event.repo,
+      issue: event.issue.number,
+      trigger: { type: "dispatch", by, commentId },
+      receivedAt: event.receivedAt,
+    },
     jobIds.dispatch(event.repo, event.issue.number, commentId ? `c${commentId}` : event.deliveryId),
     settings.maxAttempts,
   );

@@ -45,7 +45,8 @@ export async function foreignChange(services: ForeignChangePorts, event: Comment
   const { what, gate } = decided;
   services.log.warn({ ...fields, what }, "a human's decision was changed by someone other than its author; it stands as they wrote it");
   if (event.action === "deleted" && gate) await keepDeletedAnswer(services, gate, event.comment.id, by);
-  if (event.action === "deleted" && what === "note") await services.notes.keepDeletedNote({ repo: event.repo, issue: event.issue.number }, event.comment.url, by);
+  if (event.action === "deleted" && what === "note")
+    await services.notes.keepDeletedNote({ repo: event.repo, issue: event.issue.number }, event.comment.url, by);
   // Once per comment and kind of change: repeated edits cannot flood the status comment.
   if (await services.commentMarks.firstTime(`foreign-${verb}:${event.repo.toLowerCase()}#${event.issue.number}:${event.comment.id}`)) {
     await sendFeedback(services, targetOf(event), [], wordsKept(by, `${verb} the ${what}`, author));

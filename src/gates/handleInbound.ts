@@ -89,7 +89,8 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
   if (event.action === "edited") return commentEdited(services, event, readAgain);
   const command = parseCommand(event.comment.body);
   // Commands are read in issue comments only: their acknowledgements react to the command's comment.
-  if (command && command.name !== "answer") return event.comment.in ? { kind: "ignored", reason: "a command in a review" } : runCommand(services, event, command, settings);
+  if (command && command.name !== "answer")
+    return event.comment.in ? { kind: "ignored", reason: "a command in a review" } : runCommand(services, event, command, settings);
   const gate = await gateToAnswer(services, event);
   if (gate) return isApprovalGate(gate) ? voteFromReply(services, event, gate, settings) : answerFromReply(services, event, gate);
   const last = await services.gates.lastGate({ repo: event.repo, issue: event.issue.number });

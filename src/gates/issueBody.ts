@@ -39,7 +39,9 @@ export function taskBody(record: { body: string; bodyEdit?: BodyEdit }): TaskBod
 export function bodyForTask(record: { body: string; bodyEdit?: BodyEdit }): { body: string; bodyChangedBy?: { editor: string; kept: boolean } } {
   const told = taskBody(record);
   if (told.kind === "author's") return { body: told.text };
-  return told.kind === "kept" ? { body: told.text, bodyChangedBy: { editor: told.editor, kept: true } } : { body: "", bodyChangedBy: { editor: told.editor, kept: false } };
+  return told.kind === "kept"
+    ? { body: told.text, bodyChangedBy: { editor: told.editor, kept: true } }
+    : { body: "", bodyChangedBy: { editor: told.editor, kept: false } };
 }
 
 /** What recording a body edit touches: the issue's record, the App's identity, the once-per-edit mark, the issue's feedback. */
@@ -64,7 +66,10 @@ export async function issueEdited(services: IssueBodyPorts, event: IssueEditedEv
   if (!foreign) return { kind: "bodyEdited", editor: event.sender.login, byAuthor: true };
   const author = event.issue.author ?? "ghost";
   const kept = taskBody((await services.issues.getIssue(ref)) ?? { body: event.issue.body }).kind === "kept";
-  services.log.warn({ ...ref, author, by: event.sender.login, kept }, "the issue's body was changed by someone other than its author; the task keeps the author's words");
+  services.log.warn(
+    { ...ref, author, by: event.sender.login, kept },
+    "the issue's body was changed by someone other than its author; the task keeps the author's words",
+  );
   if (before?.nextRound && (await services.commentMarks.firstTime(`foreign-body:${event.repo.toLowerCase()}#${event.issue.number}:${event.deliveryId}`))) {
     const line = kept
       ? wordsKept(event.sender.login, "edited the issue's body", author)

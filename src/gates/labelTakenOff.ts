@@ -37,7 +37,10 @@ export async function labelTakenOff(services: LabelPorts, event: Unlabeled, sett
   if (recorded === "off" || recorded === "leaving") return { kind: "ignored", reason: "the app took it off" };
   if (await showsLabel(services, event, settings.labels.awaiting)) return { kind: "ignored", reason: "the label is on again" };
   const open = gate.state === "open";
-  services.log.warn({ repo: event.repo, issue: event.issue.number, gate: gate.id, by: event.sender.login, state: gate.state }, `the awaiting label was taken off under a bot's name while ${open ? "a question waits" : "the round that took its answer runs"}; putting it back`);
+  services.log.warn(
+    { repo: event.repo, issue: event.issue.number, gate: gate.id, by: event.sender.login, state: gate.state },
+    `the awaiting label was taken off under a bot's name while ${open ? "a question waits" : "the round that took its answer runs"}; putting it back`,
+  );
   // GitHub no longer shows it: the label-on write must not be coalesced as already done.
   await services.issues.setAwaitingLabel(ref, "off");
   await sendFeedback(
@@ -62,6 +65,11 @@ async function runningRound(services: Pick<LabelPorts, "gates">, ref: { repo: st
 async function showsLabel(services: Pick<LabelPorts, "github">, event: Unlabeled, label: string): Promise<boolean> {
   const [owner, repo] = event.repo.split("/") as [string, string];
   const octokit = await services.github.installation(event.installationId);
-  const labels = (await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/labels", { owner, repo, issue_number: event.issue.number, per_page: 100 })) as Array<{ name: string }>;
+  const labels = (await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/labels", {
+    owner,
+    repo,
+    issue_number: event.issue.number,
+    per_page: 100,
+  })) as Array<{ name: string }>;
   return labels.some((l) => l.name.toLowerCase() === label.toLowerCase());
 }

@@ -23,7 +23,20 @@ export function choseRetry(gate: Gate): boolean {
  * Posts the app's own ask comment for an exhausted ladder. It arrives back by webhook from the
  * App's bot account and opens a gate like an agent's ask, so the same path answers it.
  */
-export async function raiseLadderGate(services: Services, target: IssueTarget, kind: LadderKind, question: string, context: string, round: number): Promise<void> {
+export async function raiseLadderGate(
+  services: Services,
+  target: IssueTarget,
+  kind: LadderKind,
+  question: string,
+  context: string,
+  round: number,
+): Promise<void> {
   const ask = validateAsk({ v: 1, id: newAskId(), kind, round, questions: [{ text: question, options: [RETRY, GIVE_UP] }], context });
-  await sendFeedback(services, target, [{ type: "comment", body: renderAskComment(ask) }], `${kind.replace("_", " ")}: asking a human whether to retry`, `${kind}-${target.repo}-${target.issue}-${round}`);
+  await sendFeedback(
+    services,
+    target,
+    [{ type: "comment", body: renderAskComment(ask) }],
+    `${kind.replace("_", " ")}: asking a human whether to retry`,
+    `${kind}-${target.repo}-${target.issue}-${round}`,
+  );
 }

@@ -8,7 +8,13 @@ import type { Services } from "../services.js";
  * Who may answer, dispatch or command: never a bot; a listed user or team member; or anyone with
  * at least the minimum permission (write by default). Everyone else is ignored without a reply.
  */
-export async function maySteer(services: Pick<Services, "accessCache" | "config" | "github" | "log">, event: InboundEvent, login: string, type: string, settings: RepoSettings): Promise<boolean> {
+export async function maySteer(
+  services: Pick<Services, "accessCache" | "config" | "github" | "log">,
+  event: InboundEvent,
+  login: string,
+  type: string,
+  settings: RepoSettings,
+): Promise<boolean> {
   if (type === "Bot" || login.endsWith("[bot]")) {
     services.log.debug({ repo: event.repo, login }, "ignored: bots never steer");
     return false;

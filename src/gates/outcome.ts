@@ -146,7 +146,9 @@ const WITHDRAWN: Record<OutcomeOf<"answerWithdrawn">["how"], string> = {
 export function describeOutcome(outcome: Outcome): string {
   switch (outcome.kind) {
     case "ignored":
-      return outcome.reason === "changed by another" ? `ignored: ${outcome.verb} by @${outcome.by}, not by its author @${outcome.author}` : `ignored: ${outcome.reason}`;
+      return outcome.reason === "changed by another"
+        ? `ignored: ${outcome.verb} by @${outcome.by}, not by its author @${outcome.author}`
+        : `ignored: ${outcome.reason}`;
     case "several":
       return outcome.outcomes.map(describeOutcome).join("; ");
     case "gateOpened":

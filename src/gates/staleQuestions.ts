@@ -14,7 +14,10 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
 export type StaleQuestionPorts = FeedbackPorts & Pick<Services, "events"> & { gates: Pick<Services["gates"], "getGate" | "supersedeGate"> };
 
 /** What recording an answer to a superseded question touches. */
-export type SupersededAnswerPorts = HiddenContentPorts & { gates: Pick<Services["gates"], "recordSupersededAnswer">; github: Pick<Services["github"], "identity"> };
+export type SupersededAnswerPorts = HiddenContentPorts & {
+  gates: Pick<Services["gates"], "recordSupersededAnswer">;
+  github: Pick<Services["github"], "identity">;
+};
 
 /**
  * A question that no longer stands: its comment was edited (the agent's words are no longer what
@@ -25,7 +28,12 @@ export type SupersededAnswerPorts = HiddenContentPorts & { gates: Pick<Services[
 async function supersede(services: StaleQuestionPorts, target: IssueTarget, gate: Gate, reason: string, settings: RepoSettings): Promise<boolean> {
   if (!(await services.gates.supersedeGate(gate, reason))) return false;
   services.events.notify("gate.closed", { gate, state: "superseded", reason });
-  await sendFeedback(services, target, [{ type: "removeLabel", label: settings.labels.awaiting }], `gate ${gate.id} superseded: ${reason}; an answer to it will be recorded but not resumed`);
+  await sendFeedback(
+    services,
+    target,
+    [{ type: "removeLabel", label: settings.labels.awaiting }],
+    `gate ${gate.id} superseded: ${reason}; an answer to it will be recorded but not resumed`,
+  );
   return true;
 }
 
@@ -34,7 +42,9 @@ export async function questionEdited(services: StaleQuestionPorts, event: Commen
   const gate = await services.gates.getGate(String(event.comment.id));
   if (gate?.state !== "open") return { kind: "ignored", reason: "edit of a question that is not open" };
   const reason = `the question was edited at ${iso(event.receivedAt)}`;
-  return (await supersede(services, targetOf(event), gate, reason, settings)) ? { kind: "gateSuperseded", why: "question edited" } : { kind: "ignored", reason: "gate already settled" };
+  return (await supersede(services, targetOf(event), gate, reason, settings))
+    ? { kind: "gateSuperseded", why: "question edited" }
+    : { kind: "ignored", reason: "gate already settled" };
 }
 
 /** New commits on a pull request whose open question was asked before them. */
@@ -46,7 +56,9 @@ export async function commitsPushed(services: StaleQuestionPorts, event: PushedE
   // GitHub's timestamps have whole seconds: a push in the ask's own second may have come before it.
   if (event.pushedAt <= gate.askedAt) return { kind: "ignored", reason: "the commits came before the question" };
   const reason = `new commits were pushed at ${iso(event.pushedAt)} (${event.headSha.slice(0, 7)})`;
-  return (await supersede(services, targetOf(event), gate, reason, settings)) ? { kind: "gateSuperseded", why: "new commits" } : { kind: "ignored", reason: "gate already settled" };
+  return (await supersede(services, targetOf(event), gate, reason, settings))
+    ? { kind: "gateSuperseded", why: "new commits" }
+    : { kind: "ignored", reason: "gate already settled" };
 }
 
 /**
@@ -60,7 +72,15 @@ export async function answerSuperseded(services: SupersededAnswerPorts, event: C
   if (parsed.answers.length === 0) return undefined;
   const by = event.comment.author.login;
   const at = Date.parse(event.comment.createdAt) || event.receivedAt;
-  const answers: RecordedAnswer[] = parsed.answers.map((a) => ({ ...a, by, at, source: "human", commentId: event.comment.id, url: event.comment.url, deliveryId: event.deliveryId }));
+  const answers: RecordedAnswer[] = parsed.answers.map((a) => ({
+    ...a,
+    by,
+    at,
+    source: "human",
+    commentId: event.comment.id,
+    url: event.comment.url,
+    deliveryId: event.deliveryId,
+  }));
   const outcome = await services.gates.recordSupersededAnswer(gate.id, answers, by, at, event.comment.id);
   if (outcome !== "recorded" && outcome !== "same") return undefined;
   await sendFeedback(

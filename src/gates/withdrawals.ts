@@ -31,7 +31,12 @@ export interface ForgetPorts {
  * brought it and the app's echoes of it (an echo not yet posted is then never posted). A job running
  * this moment cannot be removed; it ends within moments and is kept at most an hour (src/jobs/queues.ts).
  */
-export async function forgetJobs(services: ForgetPorts, target: IssueTarget, deliveryIds: readonly (string | undefined)[], feedbackKeys: readonly string[]): Promise<void> {
+export async function forgetJobs(
+  services: ForgetPorts,
+  target: IssueTarget,
+  deliveryIds: readonly (string | undefined)[],
+  feedbackKeys: readonly string[],
+): Promise<void> {
   const ref = { repo: target.repo, issue: target.issue };
   const remove = async (queue: { remove(id: string): Promise<number> }, id: string): Promise<boolean> => {
     try {

@@ -37,7 +37,9 @@ export function agentTokenIssuer(probot: Probot, configured: TokenPermissions) {
       return token;
     } catch (error) {
       const status = (error as { status?: number }).status;
-      const asked = Object.entries(permissions).map(([name, level]) => `${name}:${level}`).join(",");
+      const asked = Object.entries(permissions)
+        .map(([name, level]) => `${name}:${level}`)
+        .join(",");
       throw new GitHubError(
         `Could not create the agent's token for ${repo} (installation ${installationId}) with ${asked}: ${(error as Error).message}. ` +
           "Check that the App is installed on the repository and the installation has granted these permissions (AGENT_TOKEN_PERMISSIONS, and contents:write for the workspace).",

@@ -19,7 +19,13 @@ export function appIdentityLoader(probot: Probot): () => Promise<AppIdentity> {
       return { slug, botLogin: `${slug}[bot]` };
     })().catch((error: unknown) => {
       pending = undefined;
-      throw error instanceof GitHubError ? error : new GitHubError(`Could not read the App's identity (GET /app): ${(error as Error).message}. Check APP_ID, PRIVATE_KEY and GHE_HOST.`, (error as { status?: number }).status, { cause: error });
+      throw error instanceof GitHubError
+        ? error
+        : new GitHubError(
+            `Could not read the App's identity (GET /app): ${(error as Error).message}. Check APP_ID, PRIVATE_KEY and GHE_HOST.`,
+            (error as { status?: number }).status,
+            { cause: error },
+          );
     });
     return pending;
   };

@@ -39,7 +39,12 @@ export class CodeownersLoader {
 
 async function readFile(octokit: InstallationOctokit, owner: string, repo: string, path: string): Promise<string | undefined> {
   try {
-    const { data } = await octokit.request("GET /repos/{owner}/{repo}/contents/{path}", { owner, repo, path, headers: { accept: "application/vnd.github.raw" } });
+    const { data } = await octokit.request("GET /repos/{owner}/{repo}/contents/{path}", {
+      owner,
+      repo,
+      path,
+      headers: { accept: "application/vnd.github.raw" },
+    });
     return typeof data === "string" ? data : undefined;
   } catch (error) {
     const status = (error as { status?: number }).status;

@@ -32,7 +32,9 @@ export async function permissionOf(
   const [owner, name] = repo.split("/") as [string, string];
   let level: PermissionLevel = "none";
   try {
-    const { data } = await (await octokit()).request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", {
+    const { data } = await (
+      await octokit()
+    ).request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", {
       owner,
       repo: name,
       username: login,

@@ -7,7 +7,13 @@ import type { InstallationOctokit } from "./octokit.js";
  * app cannot see (404: no such team, or no `members: read` permission) has no members. The Octokit
  * is built only on a cache miss.
  */
-export async function isTeamMember(octokit: () => Promise<InstallationOctokit>, cache: Pick<AccessCache, "cachedTeamMembership" | "cacheTeamMembership">, team: string, login: string, ttlSeconds: number): Promise<boolean> {
+export async function isTeamMember(
+  octokit: () => Promise<InstallationOctokit>,
+  cache: Pick<AccessCache, "cachedTeamMembership" | "cacheTeamMembership">,
+  team: string,
+  login: string,
+  ttlSeconds: number,
+): Promise<boolean> {
   const cached = await cache.cachedTeamMembership(team, login);
   if (cached !== undefined) return cached;
   const [org, slug] = team.split("/") as [string, string];

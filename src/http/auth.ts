@@ -6,7 +6,12 @@ import { SESSION_COOKIE, SessionKey, readCookie } from "./session.js";
  * Why a request is refused: `disabled` (no token configured), `token in URL` (never accepted),
  * `none` (no credentials: a browser is sent to the login form), `wrong` (a bad token or session).
  */
-export interface AuthRefusal { ok: false; status: 400 | 401 | 403; reason: "disabled" | "token in URL" | "none" | "wrong"; message: string }
+export interface AuthRefusal {
+  ok: false;
+  status: 400 | 401 | 403;
+  reason: "disabled" | "token in URL" | "none" | "wrong";
+  message: string;
+}
 export type AdminCheck = { ok: true; via: "bearer" | "session" } | AuthRefusal;
 
 export const LOGIN_PATH = "/login";
@@ -60,18 +65,27 @@ export class AdminAuth {
 
   check(req: IncomingMessage, url: URL, now = Date.now()): AdminCheck {
     // The admin surfaces hold private prompts: no ADMIN_TOKEN configured means they are off.
-    if (!this.#token || !this.sessions) return { ok: false, status: 403, reason: "disabled", message: "The status page is disabled: set ADMIN_TOKEN on the server to enable it." };
+    if (!this.#token || !this.sessions)
+      return { ok: false, status: 403, reason: "disabled", message: "The status page is disabled: set ADMIN_TOKEN on the server to enable it." };
     const inUrl = tokenInUrl(url, "ADMIN_TOKEN");
     if (inUrl) return inUrl;
     const bearer = bearerToken(req);
-    if (bearer !== undefined) return this.matches(bearer) ? { ok: true, via: "bearer" } : { ok: false, status: 401, reason: "wrong", message: "Wrong token: send Authorization: Bearer <ADMIN_TOKEN> with the server's ADMIN_TOKEN." };
+    if (bearer !== undefined)
+      return this.matches(bearer)
+        ? { ok: true, via: "bearer" }
+        : { ok: false, status: 401, reason: "wrong", message: "Wrong token: send Authorization: Bearer <ADMIN_TOKEN> with the server's ADMIN_TOKEN." };
     const session = readCookie(req, SESSION_COOKIE);
     if (session !== undefined) {
       return this.sessions.verify(session, now)
         ? { ok: true, via: "session" }
         : { ok: false, status: 401, reason: "wrong", message: `Your session has expired or is not valid: sign in again at ${LOGIN_PATH}.` };
     }
-    return { ok: false, status: 401, reason: "none", message: `Authentication required: send Authorization: Bearer <ADMIN_TOKEN>, or sign in at ${LOGIN_PATH} in a browser.` };
+    return {
+      ok: false,
+      status: 401,
+      reason: "none",
+      message: `Authentication required: send Authorization: Bearer <ADMIN_TOKEN>, or sign in at ${LOGIN_PATH} in a browser.`,
+    };
   }
 }
 

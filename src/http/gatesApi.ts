@@ -24,7 +24,13 @@ export function gatesApiHandler(services: Services, auth: AdminAuth): HttpHandle
     try {
       const report = await within(5000, "Redis", openGatesReport(services, query.options));
       const github = await within(5000, "Redis", githubWritesReport(services));
-      res.writeHead(200, json).end(req.method === "HEAD" ? undefined : JSON.stringify({ ...report, github, sandbox: { mode: services.sandbox.mode, problem: services.sandbox.problem ?? null } }));
+      res
+        .writeHead(200, json)
+        .end(
+          req.method === "HEAD"
+            ? undefined
+            : JSON.stringify({ ...report, github, sandbox: { mode: services.sandbox.mode, problem: services.sandbox.problem ?? null } }),
+        );
     } catch (error) {
       services.log.warn({ err: error }, "gates API: could not read the open gates");
       res.writeHead(503, json).end(JSON.stringify({ error: `could not read the open gates: ${(error as Error).message}` }));

@@ -14,7 +14,11 @@ const MAX_FORM_BYTES = 8192;
 
 /** The login form's fields. `next` is checked apart (safeNext): a bad one falls back to the status page. */
 const LoginForm = z.object({
-  token: z.string({ error: "is required: paste the server's ADMIN_TOKEN" }).trim().min(1, "is required: paste the server's ADMIN_TOKEN").max(1024, "is too long to be the ADMIN_TOKEN"),
+  token: z
+    .string({ error: "is required: paste the server's ADMIN_TOKEN" })
+    .trim()
+    .min(1, "is required: paste the server's ADMIN_TOKEN")
+    .max(1024, "is too long to be the ADMIN_TOKEN"),
   next: z.string().max(2048).optional(),
 });
 
@@ -91,21 +95,20 @@ button{margin-top:1rem;padding:.4rem 1rem;font:inherit}.error{color:#cf222e}.met
 
 export function renderLoginPage(nonce: string, next: string, error?: string): string {
   return html`<!doctype html>
-<html lang="en">
-${pageHead({ title: "Escalation: sign in", referrer: "same-origin", nonce, style: STYLE })}
-<body>
-<h1>Sign in to the status page</h1>
-${error ? html`<p id="login-error" class="error" role="alert">${error}</p>` : ""}
-<form method="post" action="${LOGIN_PATH}">
-<label for="token">Admin token</label>
-<input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
-<input type="hidden" name="next" value="${next}">
-<button type="submit">Sign in</button>
-</form>
-<p class="meta">The server's <code>ADMIN_TOKEN</code>. Signing in sets a cookie for 12 hours; the token itself is never stored in the browser.</p>
-</body>
-</html>
-`.value;
+    <html lang="en">
+      ${pageHead({ title: "Escalation: sign in", referrer: "same-origin", nonce, style: STYLE })}
+      <body>
+        <h1>Sign in to the status page</h1>
+        ${error ? html`<p id="login-error" class="error" role="alert">${error}</p>` : ""}
+        <form method="post" action="${LOGIN_PATH}">
+          <label for="token">Admin token</label>
+          <input id="token" name="token" type="password" autocomplete="current-password" required autofocus />
+          <input type="hidden" name="next" value="${next}" />
+          <button type="submit">Sign in</button>
+        </form>
+        <p class="meta">The server's <code>ADMIN_TOKEN</code>. Signing in sets a cookie for 12 hours; the token itself is never stored in the browser.</p>
+      </body>
+    </html> `.value;
 }
 
 function sendLoginPage(res: ServerResponse, status: number, next: string, error?: string, extra: Record<string, string> = {}): void {

@@ -17,7 +17,16 @@ export function metricsHandler(services: Services, metrics = new LoopMetrics(ser
       if (refused) return refuse(res, refused, "text");
       const given = bearerToken(req);
       if (given === undefined || !sameToken(given, token)) {
-        return refuse(res, { ok: false, status: 401, reason: given === undefined ? "none" : "wrong", message: "/metrics needs Authorization: Bearer <METRICS_TOKEN> (in Prometheus: authorization: credentials_file)." }, "text");
+        return refuse(
+          res,
+          {
+            ok: false,
+            status: 401,
+            reason: given === undefined ? "none" : "wrong",
+            message: "/metrics needs Authorization: Bearer <METRICS_TOKEN> (in Prometheus: authorization: credentials_file).",
+          },
+          "text",
+        );
       }
     }
     try {

@@ -58,5 +58,7 @@ export function readCookie(req: IncomingMessage, name: string): string | undefin
 /** The Set-Cookie header of a session (`value`) or of its removal (undefined). Secure when the browser is on HTTPS. */
 export function sessionCookie(value: string | undefined, secure: boolean): string {
   const attributes = ["Path=/", "HttpOnly", "SameSite=Strict", ...(secure ? ["Secure"] : [])];
-  return value === undefined ? [`${SESSION_COOKIE}=`, "Max-Age=0", ...attributes].join("; ") : [`${SESSION_COOKIE}=${value}`, `Max-Age=${SESSION_SECONDS}`, ...attributes].join("; ");
+  return value === undefined
+    ? [`${SESSION_COOKIE}=`, "Max-Age=0", ...attributes].join("; ")
+    : [`${SESSION_COOKIE}=${value}`, `Max-Age=${SESSION_SECONDS}`, ...attributes].join("; ");
 }

@@ -32,7 +32,9 @@ export function statusPageHandler(services: Services, auth: AdminAuth): HttpHand
       report = await within(5000, "Redis", openGatesReport(services, query.options));
     } catch (error) {
       services.log.warn({ err: error }, "status page: could not read the open gates");
-      res.writeHead(503, { ...PRIVATE_HEADERS, "content-type": "text/plain; charset=utf-8" }).end(`503: could not read the open gates: ${(error as Error).message}\n`);
+      res
+        .writeHead(503, { ...PRIVATE_HEADERS, "content-type": "text/plain; charset=utf-8" })
+        .end(`503: could not read the open gates: ${(error as Error).message}\n`);
       return;
     }
     const nonce = randomBytes(16).toString("base64");

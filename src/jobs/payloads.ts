@@ -34,7 +34,10 @@ const ReplyPlace = z.discriminatedUnion("kind", [
 export type ReplyPlace = z.infer<typeof ReplyPlace>;
 
 /** A reply's id as the loop records it (src/github/replyIds.ts): an issue comment's own, a review's negative. */
-const ReplyId = z.number().int().refine((id) => id !== 0, "a reply id is never 0");
+const ReplyId = z
+  .number()
+  .int()
+  .refine((id) => id !== 0, "a reply id is never 0");
 
 const Common = {
   deliveryId: z.string().min(1).max(200),

@@ -70,26 +70,52 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   if (start.claim !== "claimed") return { skipped: `gate ${start.claim}` };
   if (gate && ladder?.retry === false) {
     await services.gates.finishResume(gate, Date.now());
-    await sendFeedback(services, target, [{ type: "removeLabel", label: settings.labels.awaiting }], `@${gate.answeredBy ?? "someone"} chose not to retry; the agent is not re-run`);
+    await sendFeedback(
+      services,
+      target,
+      [{ type: "removeLabel", label: settings.labels.awaiting }],
+      `@${gate.answeredBy ?? "someone"} chose not to retry; the agent is not re-run`,
+    );
     return { skipped: "human gave up" };
   }
   // An answer or dispatch still queued when the issue was closed must not start an agent on it.
   if (start.closed) {
-    await sendFeedback(services, target, gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], "the issue is closed: the queued round was not started");
+    await sendFeedback(
+      services,
+      target,
+      gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [],
+      "the issue is closed: the queued round was not started",
+    );
     return { skipped: "issue closed" };
   }
   if ("problem" in choice) {
-    await sendFeedback(services, target, choice.comment ? [{ type: "comment", body: choice.comment }] : [], `could not start the agent: ${choice.problem}`, `no-command-${jobId}`);
+    await sendFeedback(
+      services,
+      target,
+      choice.comment ? [{ type: "comment", body: choice.comment }] : [],
+      `could not start the agent: ${choice.problem}`,
+      `no-command-${jobId}`,
+    );
     return { skipped: choice.skipped };
   }
   const command = choice.argv;
   const { round, currentRound: current } = start;
   if (round === undefined) {
-    await raiseLadderGate(services, target, "rounds_exhausted", `The agent has used ${current + 1} rounds on this issue, the limit. Run more rounds?`, `A human must allow more rounds so a confused agent cannot loop forever. "retry" grants ${settings.maxRounds} more.`, current);
+    await raiseLadderGate(
+      services,
+      target,
+      "rounds_exhausted",
+      `The agent has used ${current + 1} rounds on this issue, the limit. Run more rounds?`,
+      `A human must allow more rounds so a confused agent cannot loop forever. "retry" grants ${settings.maxRounds} more.`,
+      current,
+    );
     return { skipped: "round limit reached" };
   }
   if (!(await redisSettled(services, context, start.epoch, signal))) return { skipped: "stopped while Redis settled", round };
-  const [{ issue: recorded, gates: stored, notes, currentRound }, template] = await Promise.all([services.rounds.roundContext(ref), cachedTemplate(services.config.taskTemplatePath)]);
+  const [{ issue: recorded, gates: stored, notes, currentRound }, template] = await Promise.all([
+    services.rounds.roundContext(ref),
+    cachedTemplate(services.config.taskTemplatePath),
+  ]);
   const stale = await overtaken(services, job, jobId, ref, round, currentRound, stored, gate);
   if (stale) return { skipped: stale, round };
   const issue = recorded ?? (await issueFromGitHub(services, data));
@@ -101,7 +127,10 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   if (workspace?.kind === "refused") {
     log.warn({ problem: workspace.problem }, "the workspace was refused");
     await finishRound(services, ref, jobId, gate);
-    const ops: FeedbackOp[] = [{ type: "comment", body: workspace.comment }, ...(gate ? [{ type: "removeLabel" as const, label: settings.labels.awaiting }] : [])];
+    const ops: FeedbackOp[] = [
+      { type: "comment", body: workspace.comment },
+      ...(gate ? [{ type: "removeLabel" as const, label: settings.labels.awaiting }] : []),
+    ];
     await sendFeedback(services, target, ops, `round ${round}: not started: the checkout needs the permission Contents: write`, `workspace-refused-${jobId}`);
     return { skipped: "workspace refused", round };
   }
@@ -112,7 +141,9 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     issue: { number: data.issue, title: titleForTask(issue), url: issue.url, author: issue.author, ...bodyForTask(issue) },
     gates: history,
     notes,
-    ...(prepared ? { workspace: { branch: prepared.branch, base: prepared.base, divertedTo: prepared.divertedTo, pullRequest: settings.workspace.pullRequest } } : {}),
+    ...(prepared
+      ? { workspace: { branch: prepared.branch, base: prepared.base, divertedTo: prepared.divertedTo, pullRequest: settings.workspace.pullRequest } }
+      : {}),
     askHuman: choice.recipe?.askHuman,
   });
   const token = workspace?.token ?? (await services.github.agentToken(data.installationId, data.repo)).token;
@@ -166,9 +197,9 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
         log.info({ pid, attempt, replyToSpawnMs: startedAt - data.receivedAt }, "agent started");
         services.events.notify("agent.started", { repo: data.repo, issue: data.issue, round, replyToSpawnMs: startedAt - data.receivedAt, resumedGate: gate });
         // Acknowledgements only: failing to queue them (Redis blinked) must not stop a round that started.
-        await sendFeedback(services, target, startAcknowledgements(data, gate), startLine(round, data, gate, attempt), `start-${jobId}-${attempt}`, { quiet: true }).catch((error: unknown) =>
-          log.warn({ err: error }, "could not queue the start acknowledgements"),
-        );
+        await sendFeedback(services, target, startAcknowledgements(data, gate), startLine(round, data, gate, attempt), `start-${jobId}-${attempt}`, {
+          quiet: true,
+        }).catch((error: unknown) => log.warn({ err: error }, "could not queue the start acknowledgements"));
       },
     });
     // Posted however the agent exited, and before the save: the file is never committed.
@@ -178,7 +209,13 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     // Not retried: the host must be fixed first (README, "The sandbox"); the agent never runs unsandboxed.
     log.error({ err: error }, "the agent sandbox did not start; the round ends without running the agent");
     await finishRound(services, ref, jobId, gate);
-    await sendFeedback(services, target, gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], `round ${round}: not started: ${error.message} Then comment \`/retry\`.`, `sandbox-${jobId}`);
+    await sendFeedback(
+      services,
+      target,
+      gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [],
+      `round ${round}: not started: ${error.message} Then comment \`/retry\`.`,
+      `sandbox-${jobId}`,
+    );
     return { skipped: "sandbox did not start", round };
   } finally {
     sandbox?.release();
@@ -189,7 +226,10 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   // Whatever the agent left is pushed before the round is recorded as ended, however it ended.
   const saved = prepared ? await saveRoundWork(prepared, log) : undefined;
   // A pull request's own conversation works on its head branch: that pull request is the delivery.
-  const delivered = prepared && saved?.onBranch && !run.failed && settings.workspace.pullRequest === "app" && !workspace?.ownPullRequest ? await deliverRound(services, data, prepared, issue ? titleForTask(issue) : "", Date.now() - run.durationMs, new Set(history.map((g) => g.id)), log) : "";
+  const delivered =
+    prepared && saved?.onBranch && !run.failed && settings.workspace.pullRequest === "app" && !workspace?.ownPullRequest
+      ? await deliverRound(services, data, prepared, issue ? titleForTask(issue) : "", Date.now() - run.durationMs, new Set(history.map((g) => g.id)), log)
+      : "";
   const stop: unknown = signal?.reason;
   // Stopped by shutdown or a lost lock, the job runs this round again; a failure with attempts left
   // is retried. Anything else ends the round: recorded first, before the worker can die again.
@@ -198,14 +238,25 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   if (!interrupted && !retried) await finishRound(services, ref, jobId, gate);
   const outcome = !run.failed ? "success" : run.timedOut ? "timeout" : run.cancelled ? "stopped" : "failure";
   services.events.notify("agent.exited", { repo: data.repo, issue: data.issue, round, outcome, durationMs: run.durationMs });
-  if (!interrupted) await recordTiming(services, ref, round, run, outcome, gate).catch((error: unknown) => log.warn({ err: error }, "could not record the round's timing"));
+  if (!interrupted)
+    await recordTiming(services, ref, round, run, outcome, gate).catch((error: unknown) => log.warn({ err: error }, "could not record the round's timing"));
   if (run.cancelled && stop instanceof StopRequest) {
-    await sendFeedback(services, target, gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], `round ${round}: agent ${stop.message} (after ${formatDuration(run.durationMs / 1000)})${askLine}${saved?.line ?? ""}`);
+    await sendFeedback(
+      services,
+      target,
+      gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [],
+      `round ${round}: agent ${stop.message} (after ${formatDuration(run.durationMs / 1000)})${askLine}${saved?.line ?? ""}`,
+    );
     return { round, run };
   }
   if (run.cancelled) return { round, run }; // shutdown: the worker rethrows so BullMQ retries the round
   if (run.failed && attempt < maxAttempts) {
-    await sendFeedback(services, target, [], endLine(round, run, secrets, ` · attempt ${attempt} of ${maxAttempts}; retrying with backoff${askLine}${saved?.line ?? ""}`));
+    await sendFeedback(
+      services,
+      target,
+      [],
+      endLine(round, run, secrets, ` · attempt ${attempt} of ${maxAttempts}; retrying with backoff${askLine}${saved?.line ?? ""}`),
+    );
     throw new AgentError(`agent failed in round ${round} (attempt ${attempt} of ${maxAttempts})`);
   }
   // The round that took the answer is over: the label comes off, a moment later so that a question
@@ -214,11 +265,18 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   // Not when the agent asked again and that newer question was already answered: reconciliation
   // reads the label coming off after the newest question as that question's round having finished.
   const labelOff = gate && !run.failed && (await services.gates.lastGate(ref))?.id === gate.id;
-  await sendFeedback(services, target, labelOff ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [], endLine(round, run, secrets, `${askLine}${saved?.line ?? ""}${delivered}`), undefined, {
-    // A status comment the issue has already is kept current; work that went elsewhere is always told.
-    quiet: run.failed || saved?.notable || askLine ? false : "unless-shown",
-    ...(labelOff ? { delayMs: services.config.statusDebounceMs } : {}),
-  });
+  await sendFeedback(
+    services,
+    target,
+    labelOff ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [],
+    endLine(round, run, secrets, `${askLine}${saved?.line ?? ""}${delivered}`),
+    undefined,
+    {
+      // A status comment the issue has already is kept current; work that went elsewhere is always told.
+      quiet: run.failed || saved?.notable || askLine ? false : "unless-shown",
+      ...(labelOff ? { delayMs: services.config.statusDebounceMs } : {}),
+    },
+  );
   if (run.failed) {
     const tail = run.tail.map((line) => maskSecrets(line, secrets)).join("\n");
     await raiseLadderGate(
@@ -234,9 +292,22 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
 }
 
 /** The workspace's checkout for the round, or why it cannot have one. */
-async function openWorkspace(services: Services, data: SpawnJob, round: number, settings: RepoSettings["workspace"], target: IssueTarget): Promise<RoundWorkspace> {
+async function openWorkspace(
+  services: Services,
+  data: SpawnJob,
+  round: number,
+  settings: RepoSettings["workspace"],
+  target: IssueTarget,
+): Promise<RoundWorkspace> {
   try {
-    return await openRoundWorkspace(services, { installationId: data.installationId, repo: data.repo, issue: data.issue, round, branchTemplate: settings.branch, pullRequest: settings.pullRequest });
+    return await openRoundWorkspace(services, {
+      installationId: data.installationId,
+      repo: data.repo,
+      issue: data.issue,
+      round,
+      branchTemplate: settings.branch,
+      pullRequest: settings.pullRequest,
+    });
   } catch (error) {
     // Retried like an agent that could not start; the issue says why meanwhile.
     await sendFeedback(services, target, [], `round ${round}: could not prepare the checkout: ${(error as Error).message}`);
@@ -264,12 +335,28 @@ async function saveRoundWork(prepared: PreparedWorkspace, log: Services["log"]):
  * A round that finished without asking delivers the branch as the issue's pull request (opened
  * once, found again later). A failure is told on the status line; the round stays finished.
  */
-async function deliverRound(services: Services, data: SpawnJob, prepared: PreparedWorkspace, title: string, startedAt: number, known: ReadonlySet<string>, log: Services["log"]): Promise<string> {
+async function deliverRound(
+  services: Services,
+  data: SpawnJob,
+  prepared: PreparedWorkspace,
+  title: string,
+  startedAt: number,
+  known: ReadonlySet<string>,
+  log: Services["log"],
+): Promise<string> {
   try {
     const [octokit, { botLogin }] = await Promise.all([services.github.installation(data.installationId), services.github.identity()]);
     const isAgent = agentLogin(botLogin, services.config.agentLogins);
     if (await askedSince(octokit, data.repo, data.issue, startedAt, known, isAgent)) return "";
-    const delivery = await deliverPullRequest({ octokit, repo: data.repo, issue: data.issue, issueTitle: title, branch: prepared.branch, base: prepared.base, checkout: prepared.checkout });
+    const delivery = await deliverPullRequest({
+      octokit,
+      repo: data.repo,
+      issue: data.issue,
+      issueTitle: title,
+      branch: prepared.branch,
+      base: prepared.base,
+      checkout: prepared.checkout,
+    });
     return deliveryLine(delivery);
   } catch (error) {
     log.warn({ err: error }, "could not deliver the pull request");
@@ -278,7 +365,14 @@ async function deliverRound(services: Services, data: SpawnJob, prepared: Prepar
 }
 
 /** The round's two clocks for the status comment: the human wait of the gate it resumed, and the agent's run. */
-function recordTiming(services: Pick<Services, "rounds">, ref: { repo: string; issue: number }, round: number, run: AgentRun, outcome: RoundTiming["outcome"], gate: Gate | undefined): Promise<void> {
+function recordTiming(
+  services: Pick<Services, "rounds">,
+  ref: { repo: string; issue: number },
+  round: number,
+  run: AgentRun,
+  outcome: RoundTiming["outcome"],
+  gate: Gate | undefined,
+): Promise<void> {
   const answered = gate?.answeredAt;
   return services.rounds.recordRoundTiming(ref, {
     round,
@@ -313,6 +407,7 @@ function endLine(round: number, run: AgentRun, secrets: string[], suffix = ""): 
   const took = formatDuration(run.durationMs / 1000);
   if (!run.failed) return `round ${round}: agent finished (exit 0, ${took})${suffix}`;
   const why = run.timedOut ? "timed out and was stopped" : run.signal ? `was killed by ${run.signal}` : `failed (exit ${run.exitCode})`;
-  const tail = run.tail.length > 0 ? `\n\n  \`\`\`text\n${run.tail.map((l) => `  ${maskSecrets(l, secrets).replace(/```/g, "ʼʼʼ")}`).join("\n")}\n  \`\`\`` : "";
+  const tail =
+    run.tail.length > 0 ? `\n\n  \`\`\`text\n${run.tail.map((l) => `  ${maskSecrets(l, secrets).replace(/```/g, "ʼʼʼ")}`).join("\n")}\n  \`\`\`` : "";
   return `round ${round}: agent ${why} after ${took}${suffix}${tail}`;
 }

@@ -60,7 +60,11 @@ export class Queues {
     await this.maintenance.add("reconcile", { full: true }, { removeOnComplete: 100, removeOnFail: 100 });
     if (everySeconds !== undefined) {
       // Its first pass one interval from now: BullMQ's `every` fires at once, a second pass beside the full one.
-      await this.maintenance.upsertJobScheduler("reconcile", { every: everySeconds * 1000, startDate: Date.now() + everySeconds * 1000 }, { name: "reconcile", opts: { removeOnComplete: 100, removeOnFail: 100 } });
+      await this.maintenance.upsertJobScheduler(
+        "reconcile",
+        { every: everySeconds * 1000, startDate: Date.now() + everySeconds * 1000 },
+        { name: "reconcile", opts: { removeOnComplete: 100, removeOnFail: 100 } },
+      );
     } else {
       await this.maintenance.removeJobScheduler("reconcile");
     }
@@ -68,12 +72,22 @@ export class Queues {
 
   /** A delayed job that applies defaults or posts a reminder when the gate is still open then. */
   async addTimeout(gateId: string, delayMs: number, sequence: number): Promise<void> {
-    await this.timeouts.add("timeout", { gateId, sequence }, { ...KEEP, jobId: jobIds.timeout(gateId, sequence), delay: Math.max(0, delayMs), attempts: 5, backoff: { type: "exponential", delay: 5000 } });
+    await this.timeouts.add(
+      "timeout",
+      { gateId, sequence },
+      { ...KEEP, jobId: jobIds.timeout(gateId, sequence), delay: Math.max(0, delayMs), attempts: 5, backoff: { type: "exponential", delay: 5000 } },
+    );
   }
 
   /** A delayed step of the gate's reminder ladder; its id makes scheduling it again (a rebuild) a no-op. */
   async addLadderStep(job: LadderJob, delayMs: number): Promise<void> {
-    await this.timeouts.add("ladder", job, { ...KEEP, jobId: jobIds.ladder(job.gateId, job.step), delay: Math.max(0, delayMs), attempts: 5, backoff: { type: "exponential", delay: 5000 } });
+    await this.timeouts.add("ladder", job, {
+      ...KEEP,
+      jobId: jobIds.ladder(job.gateId, job.step),
+      delay: Math.max(0, delayMs),
+      attempts: 5,
+      backoff: { type: "exponential", delay: 5000 },
+    });
   }
 
   /**
@@ -103,7 +117,12 @@ export class Queues {
     await this.feedback.add(
       "feedback",
       { ...target, ops },
-      { ...deduplicated(jobIds.feedback(target.repo, target.issue, key)), attempts: 8, backoff: { type: "exponential", delay: 2000 }, ...(delayMs ? { delay: delayMs } : {}) },
+      {
+        ...deduplicated(jobIds.feedback(target.repo, target.issue, key)),
+        attempts: 8,
+        backoff: { type: "exponential", delay: 2000 },
+        ...(delayMs ? { delay: delayMs } : {}),
+      },
     );
   }
 

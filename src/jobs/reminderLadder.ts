@@ -24,7 +24,11 @@ export type LadderPorts = AnswerPorts &
  * skip what the issue already shows). Nothing waits in a process: an answer leaves the steps to
  * find the gate closed.
  */
-export async function scheduleLadder(services: { queues: Pick<Services["queues"], "addLadderStep"> }, gate: Gate, ladder: readonly ReminderStep[]): Promise<void> {
+export async function scheduleLadder(
+  services: { queues: Pick<Services["queues"], "addLadderStep"> },
+  gate: Gate,
+  ladder: readonly ReminderStep[],
+): Promise<void> {
   for (const [step, rung] of ladder.entries()) {
     const job: LadderJob = { gateId: gate.id, step, ...(rung.mention ? { mention: rung.mention } : {}), ...(rung.then ? { then: rung.then } : {}) };
     await services.queues.addLadderStep(job, gate.askedAt + rung.afterSeconds * 1000 - Date.now());
@@ -46,7 +50,16 @@ export async function processLadderStep(services: LadderPorts, job: LadderJob): 
   const now = Date.now();
   // Marked first: a rebuild that finds the overdue comment already posted must still mark the gate.
   if (!(await services.gates.markOverdue(gate.id, now))) return outcome;
-  await postOnce(services, gate, job.step, renderOverdueComment({ gateId: gate.id, step: job.step, questions: withoutDefault.map((i) => gate.ask.questions[i]!.text), at: iso(now), askUrl: gate.askUrl }, sealOf(services.config.stateKey, gate)), `gate ${gate.id} is overdue: the reminder ladder ran out without an answer`);
+  await postOnce(
+    services,
+    gate,
+    job.step,
+    renderOverdueComment(
+      { gateId: gate.id, step: job.step, questions: withoutDefault.map((i) => gate.ask.questions[i]!.text), at: iso(now), askUrl: gate.askUrl },
+      sealOf(services.config.stateKey, gate),
+    ),
+    `gate ${gate.id} is overdue: the reminder ladder ran out without an answer`,
+  );
   return { kind: "overdue" };
 }
 
@@ -58,15 +71,20 @@ async function remind(services: LadderPorts, gate: Gate, job: LadderJob, unanswe
     else if (who === "answerers") for (const handle of [...settings.answerers.users, ...settings.answerers.teams]) people.add(`@${handle}`);
     else people.add(who);
   }
-  const body = renderReminderComment({
-    gateId: gate.id,
-    step: job.step,
-    people: [...people],
-    questions: unanswered.map((i) => gate.ask.questions[i]!.text),
-    waitedSeconds: (Date.now() - gate.askedAt) / 1000,
-    askUrl: gate.askUrl,
-  }, sealOf(services.config.stateKey, gate));
-  return (await postOnce(services, gate, job.step, body, `reminder ${job.step + 1} for gate ${gate.id}${people.size ? ` to ${[...people].join(" ")}` : ""}`)) ? { kind: "reminded" } : { kind: "alreadyReminded" };
+  const body = renderReminderComment(
+    {
+      gateId: gate.id,
+      step: job.step,
+      people: [...people],
+      questions: unanswered.map((i) => gate.ask.questions[i]!.text),
+      waitedSeconds: (Date.now() - gate.askedAt) / 1000,
+      askUrl: gate.askUrl,
+    },
+    sealOf(services.config.stateKey, gate),
+  );
+  return (await postOnce(services, gate, job.step, body, `reminder ${job.step + 1} for gate ${gate.id}${people.size ? ` to ${[...people].join(" ")}` : ""}`))
+    ? { kind: "reminded" }
+    : { kind: "alreadyReminded" };
 }
 
 /** Posts a step's comment unless the issue already shows it (a retried job, or a rebuild after Redis loss). */

@@ -14,7 +14,10 @@ import { agentLogin } from "../github/agentLogins.js";
  * made when it ends. The agent itself is stopped with its app by the watchdog (src/agent/watchdog.ts).
  */
 
-interface IssueRef { repo: string; issue: number }
+interface IssueRef {
+  repo: string;
+  issue: number;
+}
 
 export interface SpawnContext {
   /** The namespace's epoch as this process found or created it at start-up (see epochKey, src/store/namespaceMarks.ts). */
@@ -45,7 +48,16 @@ export async function alreadyRan(services: Services, job: Job, data: SpawnJob, j
  * has the answer; and a round whose agent already asked (it died on its way out, or failed after
  * asking) would ask again beside the open question: asking is a round's last act.
  */
-export async function overtaken(services: Services, job: Job, jobId: string, ref: IssueRef, round: number, currentRound: number, gates: readonly Gate[], resumed: Gate | undefined): Promise<string | undefined> {
+export async function overtaken(
+  services: Services,
+  job: Job,
+  jobId: string,
+  ref: IssueRef,
+  round: number,
+  currentRound: number,
+  gates: readonly Gate[],
+  resumed: Gate | undefined,
+): Promise<string | undefined> {
   let why: string | undefined;
   if (round < currentRound) why = `round ${round} was superseded by a later round`;
   else if (job.attemptsStarted > 1 && (await askedInRound(services, gates, round, job.timestamp))) why = `round ${round} had already asked its question`;
@@ -59,7 +71,12 @@ export async function overtaken(services: Services, job: Job, jobId: string, ref
  * renewal and stops the agent. Waits until then; false when `signal` aborted the wait. `epochAt` is
  * the epoch as the job already read it (IssueRounds.beginRound); read, and marked, when Redis had none.
  */
-export async function redisSettled(services: Pick<Services, "config" | "namespaceMarks">, context: SpawnContext, epochAt: number | undefined, signal: AbortSignal | undefined): Promise<boolean> {
+export async function redisSettled(
+  services: Pick<Services, "config" | "namespaceMarks">,
+  context: SpawnContext,
+  epochAt: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
   const epoch = epochAt === undefined ? await services.namespaceMarks.epoch() : { at: epochAt };
   if (epoch.at === context.startupEpoch) return true;
   const quiet = 2 * LOCK_RENEW_MS + services.config.agent.killGraceSeconds * 1000 + 1000;
@@ -83,14 +100,24 @@ export async function finishRound(services: Pick<Services, "gates" | "rounds">, 
  * The issue as GitHub has it, for a task whose issue record Redis lost (a wipe) after the job was
  * queued; with who last changed its body when that was not its author (src/gates/issueBody.ts).
  */
-export async function issueFromGitHub(services: Services, data: SpawnJob): Promise<{ title: string; body: string; url: string; author?: string; bodyEdit?: BodyEdit; titleEdit?: TitleEdit }> {
+export async function issueFromGitHub(
+  services: Services,
+  data: SpawnJob,
+): Promise<{ title: string; body: string; url: string; author?: string; bodyEdit?: BodyEdit; titleEdit?: TitleEdit }> {
   const [owner, repo] = data.repo.split("/") as [string, string];
   const octokit = await services.github.installation(data.installationId);
   const { data: issue } = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}", { owner, repo, issue_number: data.issue });
   const bodyEdit = issue.body ? await issueBodyEdit(graphqlPort(octokit), issue.node_id) : undefined;
   // And the title a person gave it (src/gates/issueTitle.ts).
   const titleEdit = await readTitleEdit(octokit, data.repo, data.issue, botJudge(services, (await services.github.identity()).botLogin));
-  return { title: issue.title, body: issue.body ?? "", url: issue.html_url, author: issue.user?.login, ...(bodyEdit ? { bodyEdit } : {}), ...(titleEdit ? { titleEdit } : {}) };
+  return {
+    title: issue.title,
+    body: issue.body ?? "",
+    url: issue.html_url,
+    author: issue.user?.login,
+    ...(bodyEdit ? { bodyEdit } : {}),
+    ...(titleEdit ? { titleEdit } : {}),
+  };
 }
 
 /** Whether the app's 🚀 is on the comment. */
@@ -98,7 +125,13 @@ async function rocketOn(services: Services, data: SpawnJob, commentId: number): 
   const [owner, repo] = data.repo.split("/") as [string, string];
   const [octokit, { botLogin }] = await Promise.all([services.github.installation(data.installationId), services.github.identity()]);
   // Every page: on a busy comment the app's 🚀 can come after a hundred others.
-  const pages = octokit.paginate.iterator("GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", { owner, repo, comment_id: commentId, content: "rocket", per_page: 100 });
+  const pages = octokit.paginate.iterator("GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", {
+    owner,
+    repo,
+    comment_id: commentId,
+    content: "rocket",
+    per_page: 100,
+  });
   for await (const { data: reactions } of pages) {
     if (reactions.some((r) => r.user?.login === botLogin)) return true;
   }

@@ -102,8 +102,15 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
   // process by the worker's concurrency, across replicas by the queue's global concurrency. Without
   // it two replicas render the status comment at once and the older render can land last, leaving
   // GitHub's record of the gates (what a rebuild after Redis loss reads) behind.
-  const feedback = new Worker(QUEUES.feedback, async (job: Job, token?: string) => processFeedback(services, job, token), { connection, prefix, concurrency: 1, ...RECOVERY }, ClosableConnection);
-  services.queues.feedback.setGlobalConcurrency(1).catch((error: unknown) => services.log.warn({ err: error }, "could not limit the feedback queue to one writer"));
+  const feedback = new Worker(
+    QUEUES.feedback,
+    async (job: Job, token?: string) => processFeedback(services, job, token),
+    { connection, prefix, concurrency: 1, ...RECOVERY },
+    ClosableConnection,
+  );
+  services.queues.feedback
+    .setGlobalConcurrency(1)
+    .catch((error: unknown) => services.log.warn({ err: error }, "could not limit the feedback queue to one writer"));
   const timeouts = new Worker(
     QUEUES.timeouts,
     async (job: Job) => {
@@ -136,7 +143,10 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     maintenance,
     async close(graceMs: number) {
       const all = [inbound, spawn, feedback, timeouts, maintenance];
-      const timer = setTimeout(() => running.forEach((controller) => controller.abort(new ShutdownInterrupt("the app shut down while the agent ran; the round will be retried"))), graceMs);
+      const timer = setTimeout(
+        () => running.forEach((controller) => controller.abort(new ShutdownInterrupt("the app shut down while the agent ran; the round will be retried"))),
+        graceMs,
+      );
       const late = () => new Error("workers did not close in time");
       // worker.close() has no deadline of its own: after the grace and the agents' kill, force it.
       await withDeadline(Promise.all(all.map((w) => w.close())), graceMs + services.config.agent.killGraceSeconds * 1000 + 5000, late).catch(() => undefined);

@@ -15,7 +15,13 @@ function deadlines(gate: Gate, fallbackSeconds: number | undefined): Array<numbe
 }
 
 /** Schedules the gate's next timeout after `elapsedSeconds`, if any question has one still ahead. */
-export async function scheduleTimeout(services: { queues: Pick<Services["queues"], "addTimeout"> }, gate: Gate, fallbackSeconds: number | undefined, elapsedSeconds = 0, sequence = 0): Promise<void> {
+export async function scheduleTimeout(
+  services: { queues: Pick<Services["queues"], "addTimeout"> },
+  gate: Gate,
+  fallbackSeconds: number | undefined,
+  elapsedSeconds = 0,
+  sequence = 0,
+): Promise<void> {
   const ahead = deadlines(gate, fallbackSeconds).filter((d): d is number => d !== undefined && d > elapsedSeconds);
   if (ahead.length === 0) return;
   const next = Math.min(...ahead);
@@ -37,7 +43,12 @@ export async function takeDefaults(services: AnswerPorts, gate: Gate, defaults: 
     await sendFeedback(
       services,
       target,
-      [{ type: "comment", body: `⏰ No answer by ${iso(now)}; proceeding with ${taken} (the default${defaults.length > 1 ? "s" : ""}). The agent is told this was an assumption. Reply \`/reopen <your answer>\` to correct it; the agent is then re-spawned with the correction.` }],
+      [
+        {
+          type: "comment",
+          body: `⏰ No answer by ${iso(now)}; proceeding with ${taken} (the default${defaults.length > 1 ? "s" : ""}). The agent is told this was an assumption. Reply \`/reopen <your answer>\` to correct it; the agent is then re-spawned with the correction.`,
+        },
+      ],
       `no answer to gate ${gate.id} by ${iso(now)}: defaults taken for ${defaults.map((a) => `question ${a.question + 1}`).join(", ")}`,
       `timeout-defaults-${key}`,
     );

@@ -67,7 +67,13 @@ export function renderGateMessage(gate: Gate, title?: string): SlackMessage {
     { type: "header", text: { type: "plain_text", text: clip(headline, 150), emoji: true } },
     {
       type: "section",
-      text: { type: "mrkdwn", text: clip(`*${mrkdwnLink(issueUrlOf(gate), `${where}${title ? ` ${title}` : ""}`)}*\n${escapeMrkdwn(gate.ask.kind)} · round ${gate.round} · asked by ${escapeMrkdwn(gate.askedBy)}`, 3000) },
+      text: {
+        type: "mrkdwn",
+        text: clip(
+          `*${mrkdwnLink(issueUrlOf(gate), `${where}${title ? ` ${title}` : ""}`)}*\n${escapeMrkdwn(gate.ask.kind)} · round ${gate.round} · asked by ${escapeMrkdwn(gate.askedBy)}`,
+          3000,
+        ),
+      },
     },
   ];
   if (ended) blocks.push({ type: "section", text: { type: "mrkdwn", text: clip(`*${escapeMrkdwn(ended.detail)}*`, 3000) } });
@@ -85,7 +91,9 @@ export function renderGateMessage(gate: Gate, title?: string): SlackMessage {
   if (/^https?:\/\//i.test(gate.askUrl)) {
     blocks.push({
       type: "actions",
-      elements: [{ type: "button", text: { type: "plain_text", text: ended ? "View on GitHub" : "Answer on GitHub" }, url: gate.askUrl, action_id: "open_gate" }],
+      elements: [
+        { type: "button", text: { type: "plain_text", text: ended ? "View on GitHub" : "Answer on GitHub" }, url: gate.askUrl, action_id: "open_gate" },
+      ],
     });
   }
   const first = gate.ask.questions[0]?.text ?? "";

@@ -26,7 +26,20 @@ const JOB_OPTIONS = {
 /** How long the Slack message reference of a gate is kept (updates after that are dropped). */
 const MESSAGE_TTL_SECONDS = 30 * 86400;
 /** Slack errors that no retry can fix: the job fails at once instead of retrying. */
-const PERMANENT = new Set(["channel_not_found", "not_in_channel", "invalid_auth", "not_authed", "account_inactive", "token_revoked", "missing_scope", "invalid_blocks", "msg_too_long", "message_not_found", "cant_update_message", "is_archived"]);
+const PERMANENT = new Set([
+  "channel_not_found",
+  "not_in_channel",
+  "invalid_auth",
+  "not_authed",
+  "account_inactive",
+  "token_revoked",
+  "missing_scope",
+  "invalid_blocks",
+  "msg_too_long",
+  "message_not_found",
+  "cant_update_message",
+  "is_archived",
+]);
 
 const safe = (text: string) => text.replace(/[^A-Za-z0-9_.-]/g, "_");
 const jobId = (type: MirrorJob["type"], gateId: string, state = "") => `mirror-${type}-${safe(gateId)}${state ? `-${safe(state)}` : ""}`;

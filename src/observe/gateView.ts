@@ -149,7 +149,10 @@ export interface ReportOptions {
  * Reads the open gates (oldest first) with their issues' titles and assignees, from Redis only:
  * who can answer was recorded on each gate when it opened, so no view costs a GitHub call.
  */
-export async function openGatesReport(store: { gates: Pick<GateRecords, "openGates" | "votes">; issues: Pick<IssueRecords, "getIssue"> }, options: ReportOptions = {}): Promise<OpenGatesReport> {
+export async function openGatesReport(
+  store: { gates: Pick<GateRecords, "openGates" | "votes">; issues: Pick<IssueRecords, "getIssue"> },
+  options: ReportOptions = {},
+): Promise<OpenGatesReport> {
   const now = options.now ?? Date.now();
   let gates = await store.gates.openGates();
   if (options.repo) {

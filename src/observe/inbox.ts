@@ -37,7 +37,9 @@ export interface InboxGroup {
 export const AnswererName = z
   .string()
   .trim()
-  .regex(/^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\/[A-Za-z0-9_.-]+)?$/, { error: (issue) => `must be a GitHub login or org/team-slug, like alice or acme/db-team (got ${JSON.stringify(issue.input)})` })
+  .regex(/^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\/[A-Za-z0-9_.-]+)?$/, {
+    error: (issue) => `must be a GitHub login or org/team-slug, like alice or acme/db-team (got ${JSON.stringify(issue.input)})`,
+  })
   .transform((name) => name.replace(/^@/, "").toLowerCase());
 
 /** How the open gates are shown: by repository (the default) or by who can answer (the inbox). */

@@ -46,12 +46,43 @@ export class LoopMetrics {
           redisUp.set(0);
         }
       })().finally(() => (inFlight = undefined)));
-    const redisUp = new Gauge({ name: "escalation_redis_up", help: "1 when the last scrape could read the gate store, else 0.", registers, collect: readStore });
-    const open = new Gauge({ name: "escalation_open_gates", help: "Gates awaiting a human answer (read from Redis at scrape time).", registers, collect: readStore });
-    const overdue = new Gauge({ name: "escalation_overdue_gates", help: "Open gates whose reminder ladder ran out without an answer (read from Redis at scrape time).", registers, collect: readStore });
-    const oldest = new Gauge({ name: "escalation_oldest_open_gate_age_seconds", help: "Age of the oldest open gate, 0 when none is open.", registers, collect: readStore });
-    const answers = new Counter({ name: "escalation_answers_total", help: "Gates answered, by source: a human reply or the defaults taken at timeout.", labelNames: ["source"], registers });
-    const askToAnswer = new Histogram({ name: "escalation_ask_to_answer_seconds", help: "Human time: from the ask comment to its answer, by source (agent time is escalation_agent_run_seconds).", labelNames: ["source"], buckets: ANSWER_BUCKETS, registers });
+    const redisUp = new Gauge({
+      name: "escalation_redis_up",
+      help: "1 when the last scrape could read the gate store, else 0.",
+      registers,
+      collect: readStore,
+    });
+    const open = new Gauge({
+      name: "escalation_open_gates",
+      help: "Gates awaiting a human answer (read from Redis at scrape time).",
+      registers,
+      collect: readStore,
+    });
+    const overdue = new Gauge({
+      name: "escalation_overdue_gates",
+      help: "Open gates whose reminder ladder ran out without an answer (read from Redis at scrape time).",
+      registers,
+      collect: readStore,
+    });
+    const oldest = new Gauge({
+      name: "escalation_oldest_open_gate_age_seconds",
+      help: "Age of the oldest open gate, 0 when none is open.",
+      registers,
+      collect: readStore,
+    });
+    const answers = new Counter({
+      name: "escalation_answers_total",
+      help: "Gates answered, by source: a human reply or the defaults taken at timeout.",
+      labelNames: ["source"],
+      registers,
+    });
+    const askToAnswer = new Histogram({
+      name: "escalation_ask_to_answer_seconds",
+      help: "Human time: from the ask comment to its answer, by source (agent time is escalation_agent_run_seconds).",
+      labelNames: ["source"],
+      buckets: ANSWER_BUCKETS,
+      registers,
+    });
     const triggerToSpawn = new Histogram({
       name: "escalation_trigger_to_spawn_seconds",
       help: "The loop's latency: from the event that triggered a spawn to the agent process starting, by trigger: answer (a human's), default (taken at a timeout), dispatch (/agent, the label, /retry).",
@@ -69,7 +100,12 @@ export class LoopMetrics {
     const spawns = new Counter({ name: "escalation_spawn_outcomes_total", help: "Agent runs that ended, by outcome.", labelNames: ["outcome"], registers });
     const opened = new Counter({ name: "escalation_gates_opened_total", help: "Gates opened (agent questions recorded).", registers });
     const closed = new Counter({ name: "escalation_gates_closed_total", help: "Gates closed without an answer, by state.", labelNames: ["state"], registers });
-    const deliveries = new Counter({ name: "escalation_webhook_deliveries_total", help: "Webhook deliveries handled, by event and result.", labelNames: ["event", "result"], registers });
+    const deliveries = new Counter({
+      name: "escalation_webhook_deliveries_total",
+      help: "Webhook deliveries handled, by event and result.",
+      labelNames: ["event", "result"],
+      registers,
+    });
     const githubWrites = new Counter({
       name: "escalation_github_writes_total",
       help: "Content-creating GitHub writes of the feedback worker, by outcome: written, coalesced (moot, not sent), deferred (budget spent or paused), limited (GitHub refused it).",

@@ -5,10 +5,7 @@
  * discussion; one that is nothing but mentions says nothing.
  */
 
-export type Addressing =
-  | { to: "app" | "nobody"; text: string }
-  | { to: "someone else"; login: string }
-  | { to: "mentions only" };
+export type Addressing = { to: "app" | "nobody"; text: string } | { to: "someone else"; login: string } | { to: "mentions only" };
 
 // A GitHub login (letters, digits, hyphens), a team ("@org/team"), or an app's bot ("name[bot]").
 const LEADING_MENTION = /^@([A-Za-z0-9][A-Za-z0-9-]*(?:\/[A-Za-z0-9_.-]+)?(?:\[bot\])?)(?![\w-])/;
@@ -42,7 +39,8 @@ export function addressingOf(visible: string, appNames: readonly string[]): Addr
 /** The text after the leading mentions and what separates them from it. */
 function afterMentions(text: string): string {
   let rest = text;
-  for (let mention = LEADING_MENTION.exec(rest); mention !== null; mention = LEADING_MENTION.exec(rest)) rest = rest.slice(mention[0].length).replace(AFTER_MENTION, "");
+  for (let mention = LEADING_MENTION.exec(rest); mention !== null; mention = LEADING_MENTION.exec(rest))
+    rest = rest.slice(mention[0].length).replace(AFTER_MENTION, "");
   return rest;
 }
 

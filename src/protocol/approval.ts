@@ -77,7 +77,9 @@ export function tallyLine(t: Tally, rule: ApprovalRule): string {
 
 /** The acknowledgement of a vote that did not resolve the gate. `repeated`: that person's vote was already counted. */
 export function renderVoteAck(by: string, vote: VoteChoice, t: Tally, rule: ApprovalRule, repeated = false): string {
-  const head = repeated ? `@${by} your ${vote === "approve" ? "approval" : "denial"} was already counted; it counts once.` : `@${by} ${vote === "approve" ? "approved" : "denied"}.`;
+  const head = repeated
+    ? `@${by} your ${vote === "approve" ? "approval" : "denial"} was already counted; it counts once.`
+    : `@${by} ${vote === "approve" ? "approved" : "denied"}.`;
   const left = rule.required - t.approvals.length;
   return `🗳️ ${head} ${tallyLine(t, rule)}. Waiting for ${left} more approval${left === 1 ? "" : "s"}.`;
 }

@@ -28,7 +28,8 @@ export function validateAsk(input: unknown): Ask {
 /** An approval is one yes-or-no question that people vote on: it has no options and no default. */
 function checkApproval(ask: Ask): void {
   if (ask.kind !== APPROVAL_KIND) {
-    if (ask.approvers !== undefined) throw new ProtocolError(`Invalid ask: approvers: only an ask of kind "${APPROVAL_KIND}" has approvers (kind is "${ask.kind}").`);
+    if (ask.approvers !== undefined)
+      throw new ProtocolError(`Invalid ask: approvers: only an ask of kind "${APPROVAL_KIND}" has approvers (kind is "${ask.kind}").`);
     return;
   }
   if (ask.questions.length !== 1) throw new ProtocolError(`Invalid ask: questions: an approval asks exactly one question (got ${ask.questions.length}).`);
@@ -99,10 +100,15 @@ function renderApprovalAsk(ask: Ask): string {
   const question = ask.questions[0]!;
   const lines = ["### 🔐 The agent asks for approval"];
   if (ask.context) lines.push("", ask.context);
-  const needed = ask.approvers === undefined ? "the number of approvals this repository requires (1 unless `.github/escalation.yml` says more)" : `**${ask.approvers} approval${ask.approvers === 1 ? "" : "s"}**`;
+  const needed =
+    ask.approvers === undefined
+      ? "the number of approvals this repository requires (1 unless `.github/escalation.yml` says more)"
+      : `**${ask.approvers} approval${ask.approvers === 1 ? "" : "s"}**`;
   lines.push("", `**${question.text}**`, "", "---");
   lines.push(`Needs ${needed} from people who may answer here; the account that asked never counts, and each person counts once.`);
-  lines.push("Reply `approve` (or `lgtm`, `yes`, 👍) or `deny` (or `no`, `reject`); words after it are kept as a note. Unless the repository's policy says otherwise, one denial decides.");
+  lines.push(
+    "Reply `approve` (or `lgtm`, `yes`, 👍) or `deny` (or `no`, `reject`); words after it are kept as a note. Unless the repository's policy says otherwise, one denial decides.",
+  );
   const timeout = questionTimeout(ask, question);
   if (timeout !== undefined) lines.push(`If the approvals are not in within ${formatDuration(timeout)}, a reminder is posted.`);
   lines.push("", renderMarker("ask", ask));

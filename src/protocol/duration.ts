@@ -18,16 +18,19 @@ export function parseDuration(value: string, what: string): number {
     const seconds = parts.reduce((sum, p) => sum + Number(p[1]) * (UNIT_SECONDS[p[2]!] ?? 0), 0);
     if (seconds > 0) return seconds;
   }
-  throw new ConfigError(
-    `${what} must be a positive duration like 90s, 30m, 2h or 1d (got ${JSON.stringify(value)}).`,
-  );
+  throw new ConfigError(`${what} must be a positive duration like 90s, 30m, 2h or 1d (got ${JSON.stringify(value)}).`);
 }
 
 /** Renders seconds the way a person says it: "2h", "1h 30m", "45s". */
 export function formatDuration(totalSeconds: number): string {
   let rest = Math.max(0, Math.round(totalSeconds));
   const out: string[] = [];
-  for (const [unit, size] of [["d", 86400], ["h", 3600], ["m", 60], ["s", 1]] as const) {
+  for (const [unit, size] of [
+    ["d", 86400],
+    ["h", 3600],
+    ["m", 60],
+    ["s", 1],
+  ] as const) {
     if (rest >= size) {
       out.push(`${Math.floor(rest / size)}${unit}`);
       rest %= size;

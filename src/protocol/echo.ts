@@ -43,7 +43,8 @@ export function readingSummary(answers: readonly Answer[], questions: readonly Q
   return answers
     .map((answer) => {
       const prefix = questions.length > 1 ? `Q${answer.question + 1} ` : "";
-      if (answer.option !== undefined && answer.optionIndex !== undefined) return `${prefix}${answer.optionIndex + 1}. ${answer.option}${answer.note ? " (with a note)" : ""}`;
+      if (answer.option !== undefined && answer.optionIndex !== undefined)
+        return `${prefix}${answer.optionIndex + 1}. ${answer.option}${answer.note ? " (with a note)" : ""}`;
       return `${prefix}free text`;
     })
     .join(", ");

@@ -90,7 +90,10 @@ const WROTE = LANGUAGES.flatMap((language) => language.wrote);
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const names = (pick: (language: MailLanguage) => readonly string[]) =>
-  [...new Set(LANGUAGES.flatMap(pick))].sort((a, b) => b.length - a.length).map(escape).join("|");
+  [...new Set(LANGUAGES.flatMap(pick))]
+    .sort((a, b) => b.length - a.length)
+    .map(escape)
+    .join("|");
 // Outlook bolds the field names in HTML mail that GitHub converts to Markdown ("**From:**"); French
 // puts a (no-break) space before the colon; Chinese and Japanese may use the full-width colon.
 const field = (alternatives: string) => new RegExp(`^\\s*(?:\\*\\*)?(?:${alternatives})\\s*(?:\\*\\*)?\\s*[:：]`, "i");

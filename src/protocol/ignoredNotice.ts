@@ -10,7 +10,10 @@ import { readSignedMarker, renderSignedMarker, type MarkerSeal } from "./marker.
  */
 /** The most comments one note names (its marker stays under MAX_MARKER_CHARS.notice); more wait for the next note. */
 export const MAX_IGNORED_PER_NOTICE = 200;
-const NoticeSchema = z.object({ v: z.literal(1), ignored: z.union([z.number().int().positive(), z.array(z.number().int().positive()).min(1).max(MAX_IGNORED_PER_NOTICE)]) });
+const NoticeSchema = z.object({
+  v: z.literal(1),
+  ignored: z.union([z.number().int().positive(), z.array(z.number().int().positive()).min(1).max(MAX_IGNORED_PER_NOTICE)]),
+});
 
 export type IgnoredWhy = "unsigned" | "mismatching" | "replayed";
 

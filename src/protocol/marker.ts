@@ -31,7 +31,9 @@ const MARKER_PATTERN = /<!--\s*escalation:(ask|status|ladder|notice):v1\s+([A-Za
 function encode(kind: MarkerKind, payload: unknown): string {
   const encoded = Buffer.from(JSON.stringify(payload), "utf8").toString("base64url");
   if (encoded.length > MAX_MARKER_CHARS[kind]) {
-    throw new ProtocolError(`The ${kind} marker would be ${encoded.length} characters; keep it under ${MAX_MARKER_CHARS[kind]} (shorten the questions or options).`);
+    throw new ProtocolError(
+      `The ${kind} marker would be ${encoded.length} characters; keep it under ${MAX_MARKER_CHARS[kind]} (shorten the questions or options).`,
+    );
   }
   return encoded;
 }

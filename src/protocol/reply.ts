@@ -25,7 +25,11 @@ export interface ParsedReply {
   verdict: ReplyVerdict;
 }
 
-interface OptionMatch { option: string; optionIndex: number; note?: string }
+interface OptionMatch {
+  option: string;
+  optionIndex: number;
+  note?: string;
+}
 
 // "1. x", "1) x", "1: x", "1 - x", "Q1: x". The separator must be followed by a space or the end of
 // the line so that "1.5 hours" stays text.
@@ -157,7 +161,8 @@ export function optionsNamed(text: string, options: readonly string[]): number[]
       spans.push({ index, start: at, end });
     }
   });
-  const inside = (a: { start: number; end: number }, b: { start: number; end: number }) => b.start <= a.start && a.end <= b.end && b.end - b.start > a.end - a.start;
+  const inside = (a: { start: number; end: number }, b: { start: number; end: number }) =>
+    b.start <= a.start && a.end <= b.end && b.end - b.start > a.end - a.start;
   const named = spans.filter((span) => !spans.some((other) => inside(span, other))).map((span) => span.index);
   return [...new Set(named)].sort((a, b) => a - b);
 }

@@ -28,7 +28,9 @@ export class StateKey {
 
   /** base64url HMAC-SHA256 of the canonical form: which repository, issue and kind, and the payload as written. */
   sign(scope: MarkerScope, kind: string, encodedPayload: string): string {
-    return createHmac("sha256", this.#key).update(canonical(scope, kind, encodedPayload)).digest("base64url");
+    return createHmac("sha256", this.#key)
+      .update(canonical(scope, kind, encodedPayload))
+      .digest("base64url");
   }
 
   verify(scope: MarkerScope, kind: string, encodedPayload: string, signature: string): boolean {

@@ -27,7 +27,10 @@ export function stripInvisible(text: string): string {
 
 export function visibleReplyText(body: string): string {
   // What a person sees on the rendered issue (src/protocol/humanText.ts), then our reply rules.
-  const all = cleanHumanText(body).text.replace(/\r\n?/g, "\n").split("\n").map((line) => line.trimEnd());
+  const all = cleanHumanText(body)
+    .text.replace(/\r\n?/g, "\n")
+    .split("\n")
+    .map((line) => line.trimEnd());
   const code = codeLineFlags(all);
   // Tail detection runs on the final line sequence (unquoted) so that a second pass finds nothing
   // new: the function must be idempotent.

@@ -23,7 +23,10 @@ export async function withAuthorsWords(
 ): Promise<ReplySnapshot[]> {
   const candidates = replies.filter((r) => r.node_id && r.body && Date.parse(r.created_at) >= since - 1000 && mayAnswer(r));
   if (candidates.length === 0) return [...replies];
-  const histories = await readEditHistories(graphql, candidates.map((r) => r.node_id!));
+  const histories = await readEditHistories(
+    graphql,
+    candidates.map((r) => r.node_id!),
+  );
   const words = new Map<number, string | undefined>();
   for (const reply of candidates) {
     const history = histories.get(reply.node_id!);
@@ -31,14 +34,22 @@ export async function withAuthorsWords(
     const text = authorsText(history);
     if (text.kind === "as-shown") continue;
     const author = reply.user?.login ?? "ghost";
-    services.log.warn({ repo: target.repo, issue: target.issue, comment: reply.id, author, editor: text.editor, taken: text.kind }, "a reply was last edited by someone other than its author");
+    services.log.warn(
+      { repo: target.repo, issue: target.issue, comment: reply.id, author, editor: text.editor, taken: text.kind },
+      "a reply was last edited by someone other than its author",
+    );
     if (text.kind === "own-version") {
       words.set(reply.id, text.text);
       continue;
     }
     words.set(reply.id, undefined);
     if (await services.commentMarks.firstTime(`not-theirs:${target.repo.toLowerCase()}#${target.issue}:${reply.id}:${history.lastEditedAt}`)) {
-      await sendFeedback(services, target, [], `⚠️ @${text.editor} edited the reply of @${author} (${reply.html_url}) and ${text.why}: it is not taken as @${author}'s answer. @${author} can answer again.`);
+      await sendFeedback(
+        services,
+        target,
+        [],
+        `⚠️ @${text.editor} edited the reply of @${author} (${reply.html_url}) and ${text.why}: it is not taken as @${author}'s answer. @${author} can answer again.`,
+      );
     }
   }
   return replies.map((r) => (words.has(r.id) ? { ...r, body: words.get(r.id) } : r));

@@ -30,7 +30,9 @@ export function withoutDeletedComments(state: StatusState, exists: (commentId: n
     const { answeredBy: _by, answeredAt: _at, answerCommentId: _comment, ...open } = gate;
     return { ...open, state: "open", answers, withdrawn };
   });
-  const notes = state.notes?.map((note) => (gone(note.url) && note.deletedBy === undefined ? { by: note.by, at: note.at, url: note.url, text: "", round: note.round, withdrawn: true as const } : note));
+  const notes = state.notes?.map((note) =>
+    gone(note.url) && note.deletedBy === undefined ? { by: note.by, at: note.at, url: note.url, text: "", round: note.round, withdrawn: true as const } : note,
+  );
   return { ...state, gates, ...(notes ? { notes } : {}) };
 }
 

@@ -43,7 +43,12 @@ export const HistorySchema = z.object({
   userContentEdits: z
     .object({
       totalCount: z.number().int().nonnegative(),
-      nodes: z.array(z.object({ editedAt: z.string(), deletedAt: z.string().nullable().optional(), diff: z.string().nullable().optional(), editor: Login }).nullable()).nullable().optional(),
+      nodes: z
+        .array(
+          z.object({ editedAt: z.string(), deletedAt: z.string().nullable().optional(), diff: z.string().nullable().optional(), editor: Login }).nullable(),
+        )
+        .nullable()
+        .optional(),
     })
     .nullable()
     .optional(),
@@ -54,10 +59,7 @@ const ResponseSchema = z.object({ nodes: z.array(HistorySchema.nullable()) });
 export type CommentHistory = z.infer<typeof HistorySchema>;
 
 /** What a rebuild takes as a human reply's words. */
-export type AuthorsText =
-  | { kind: "as-shown" }
-  | { kind: "own-version"; text: string; editor: string }
-  | { kind: "not-theirs"; editor: string; why: string };
+export type AuthorsText = { kind: "as-shown" } | { kind: "own-version"; text: string; editor: string } | { kind: "not-theirs"; editor: string; why: string };
 
 /**
  * The author's own words in a comment: as shown when nobody else edited it last; else the newest
@@ -73,8 +75,10 @@ export function authorsText(history: CommentHistory): AuthorsText {
   // A deleted account (no author) has no version of its own to find.
   const own = author === undefined ? undefined : edits.find((e) => e.editor?.login.toLowerCase() === author);
   const complete = (history.userContentEdits?.totalCount ?? 0) <= edits.length;
-  if (!own) return { kind: "not-theirs", editor, why: complete ? "its edit history holds no version of its author" : "its edit history is longer than the app reads" };
-  if (own.deletedAt || own.diff === null || own.diff === undefined) return { kind: "not-theirs", editor, why: "its author's last version was deleted from its edit history" };
+  if (!own)
+    return { kind: "not-theirs", editor, why: complete ? "its edit history holds no version of its author" : "its edit history is longer than the app reads" };
+  if (own.deletedAt || own.diff === null || own.diff === undefined)
+    return { kind: "not-theirs", editor, why: "its author's last version was deleted from its edit history" };
   return { kind: "own-version", text: own.diff, editor };
 }
 

@@ -47,7 +47,13 @@ export function ignoredState(comments: readonly StateComment[], isApp: (login: s
  * after a Redis wipe too, neither repeats them nor posts again when nothing changed), and Redis
  * remembers a note queued but not yet posted.
  */
-export async function reportIgnoredState(services: Services, target: IssueTarget, comments: readonly StateComment[], ignored: readonly IgnoredState[], seal: MarkerSeal): Promise<string[]> {
+export async function reportIgnoredState(
+  services: Services,
+  target: IssueTarget,
+  comments: readonly StateComment[],
+  ignored: readonly IgnoredState[],
+  seal: MarkerSeal,
+): Promise<string[]> {
   if (ignored.length === 0) return [];
   const identity = await services.github.identity();
   const reported = new Set(comments.flatMap((c) => (c.user?.login === identity.botLogin && c.body ? noticedComments(c.body, seal) : [])));
@@ -58,8 +64,13 @@ export async function reportIgnoredState(services: Services, target: IssueTarget
     else services.log.warn(at, "ignored app state the app did not sign");
   }
   if (fresh.length === 0) return [];
-  const digest = createHash("sha256").update(fresh.map((i) => i.id).join(",")).digest("hex").slice(0, 16);
+  const digest = createHash("sha256")
+    .update(fresh.map((i) => i.id).join(","))
+    .digest("hex")
+    .slice(0, 16);
   if (!(await services.commentMarks.firstTime(`ignored-state:${target.repo.toLowerCase()}#${target.issue}:${digest}`))) return [];
   await sendFeedback(services, target, [{ type: "comment", body: renderIgnoredNotice(fresh, seal) }], undefined, `ignored-state-${target.issue}-${digest}`);
-  return [`${target.repo}#${target.issue}: ignored the state of ${fresh.length} comment(s) under the app's name: ${fresh.map((i) => `${i.id} (${i.why} ${i.kind})`).join(", ")}`];
+  return [
+    `${target.repo}#${target.issue}: ignored the state of ${fresh.length} comment(s) under the app's name: ${fresh.map((i) => `${i.id} (${i.why} ${i.kind})`).join(", ")}`,
+  ];
 }

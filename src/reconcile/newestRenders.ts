@@ -14,10 +14,18 @@ export const STATUS_EDITS_READ = 100;
  * place among the versions read counts, and a comment whose current record is older is reported.
  * Records of earlier versions (no `comment`) have no place and are taken as shown.
  */
-export async function newestRenders(graphql: GraphqlPort, found: readonly FoundRecord[], seal: MarkerSeal): Promise<{ found: FoundRecord[]; rolledBack: StatusComment[] }> {
+export async function newestRenders(
+  graphql: GraphqlPort,
+  found: readonly FoundRecord[],
+  seal: MarkerSeal,
+): Promise<{ found: FoundRecord[]; rolledBack: StatusComment[] }> {
   const bound = found.filter((f) => f.state.comment !== undefined && f.comment.node_id);
   if (bound.length === 0) return { found: [...found], rolledBack: [] };
-  const histories = await readEditHistories(graphql, bound.map((f) => f.comment.node_id!), STATUS_EDITS_READ);
+  const histories = await readEditHistories(
+    graphql,
+    bound.map((f) => f.comment.node_id!),
+    STATUS_EDITS_READ,
+  );
   const rolledBack: StatusComment[] = [];
   const newest = found.map((f) => {
     const history = f.comment.node_id && f.state.comment !== undefined ? histories.get(f.comment.node_id) : undefined;

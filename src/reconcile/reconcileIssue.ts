@@ -93,20 +93,38 @@ export async function reconcileIssue(
       ...(issue.user ? { author: issue.user.login } : {}),
       isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null,
       assignees: (issue.assignees ?? []).map((a) => a.login).slice(0, 10),
-      labels: (issue.labels ?? []).map((l) => (typeof l === "string" ? l : (l.name ?? ""))).filter(Boolean).slice(0, 100),
+      labels: (issue.labels ?? [])
+        .map((l) => (typeof l === "string" ? l : (l.name ?? "")))
+        .filter(Boolean)
+        .slice(0, 100),
     },
     receivedAt: Date.now(),
   };
   // The body as its author wrote it: the REST body may be another account's edit (README, "Changed by someone else").
   const bodyEdit = !issue.node_id || !issue.body ? undefined : history ? history.bodyEdit : await issueBodyEdit(graphqlPort(octokit), issue.node_id);
-  if (bodyEdit) services.log.warn({ ...ref, author: issue.user?.login, editor: bodyEdit.editor, kept: bodyEdit.authorBody !== undefined }, "the issue's body was last edited by someone other than its author");
+  if (bodyEdit)
+    services.log.warn(
+      { ...ref, author: issue.user?.login, editor: bodyEdit.editor, kept: bodyEdit.authorBody !== undefined },
+      "the issue's body was last edited by someone other than its author",
+    );
   // The title a person gave it: read from its events only when Redis has no record of the live edits.
   const titleEdit = (await services.issues.getIssue(ref))
     ? undefined
     : history?.titleEdit !== undefined
       ? history.titleEdit
       : await readTitleEdit(octokit, repo, issue.number, botJudge(services, identity.botLogin));
-  await services.issues.upsertIssue({ ...ref, installationId, titleEdit, title: base.issue.title, body: base.issue.body, url: base.issue.url, author: issue.user?.login, assignees: base.issue.assignees, state: issue.state, bodyEdit });
+  await services.issues.upsertIssue({
+    ...ref,
+    installationId,
+    titleEdit,
+    title: base.issue.title,
+    body: base.issue.body,
+    url: base.issue.url,
+    author: issue.user?.login,
+    assignees: base.issue.assignees,
+    state: issue.state,
+    bodyEdit,
+  });
 
   // The app's own state counts only where its signature verifies (README, "Signed state"); the rest is
   // reported once and the issue rebuilt from its questions and replies instead.
@@ -115,10 +133,21 @@ export async function reconcileIssue(
   const readings = statusRecords(comments, isApp, seal);
   // An older render put back in place of the newest is found in the comment's edit history, read
   // only when the record is what the rebuild goes on (Redis lost the issue or one of its gates).
-  const newest = (await recordNeeded(services, ref, comments, isAgent)) ? await newestRenders(graphqlPort(octokit), readings.found, seal) : { found: readings.found, rolledBack: [] };
+  const newest = (await recordNeeded(services, ref, comments, isAgent))
+    ? await newestRenders(graphqlPort(octokit), readings.found, seal)
+    : { found: readings.found, rolledBack: [] };
   const record = mergeStatusRecords(newest.found);
-  const replayed = [...readings.replayed, ...newest.rolledBack].map((c) => ({ id: c.id, url: c.html_url ?? issue.html_url, kind: "status" as const, why: "replayed" as const }));
-  if (replayed.length > 0) services.log.warn({ ...ref, comments: replayed.map((r) => r.id) }, "status records the app signed but not for where, or not as late as, they stand: the app's newest is taken");
+  const replayed = [...readings.replayed, ...newest.rolledBack].map((c) => ({
+    id: c.id,
+    url: c.html_url ?? issue.html_url,
+    kind: "status" as const,
+    why: "replayed" as const,
+  }));
+  if (replayed.length > 0)
+    services.log.warn(
+      { ...ref, comments: replayed.map((r) => r.id) },
+      "status records the app signed but not for where, or not as late as, they stand: the app's newest is taken",
+    );
   const ignored = [...ignoredState(comments, isAgent, seal), ...replayed].sort((a, b) => a.id - b.id);
   changes.push(...(await reportIgnoredState(services, { installationId, repo, issue: issue.number }, comments, ignored, seal)));
   const present = new Set(comments.map((c) => c.id));
@@ -148,10 +177,24 @@ export async function reconcileIssue(
   // edit histories are read only when their words are (replies since `since`), so most runs read none.
   const listed = inWrittenOrder(comments, base.issue.isPullRequest ? await reviewReplies(octokit, owner, name, issue.number) : []);
   const repliesSince = (since: number) =>
-    withAuthorsWords(services, graphqlPort(octokit), { installationId, repo, issue: issue.number }, listed, (r) => r.user !== null && !isAgent(r.user.login) && r.user.type !== "Bot", since);
+    withAuthorsWords(
+      services,
+      graphqlPort(octokit),
+      { installationId, repo, issue: issue.number },
+      listed,
+      (r) => r.user !== null && !isAgent(r.user.login) && r.user.type !== "Bot",
+      since,
+    );
   const firstAsk = asks.length > 0 ? Date.parse(asks[0]!.comment.created_at) : Number.POSITIVE_INFINITY;
-  state = await withTimelineIfNeeded(services, octokit, { owner, name, number: issue.number }, asks, () => repliesSince(firstAsk), state, settings, (login, type) =>
-    maySteer(services, { ...base, kind: "closed", sender: { login, type } }, login, type, settings),
+  state = await withTimelineIfNeeded(
+    services,
+    octokit,
+    { owner, name, number: issue.number },
+    asks,
+    () => repliesSince(firstAsk),
+    state,
+    settings,
+    (login, type) => maySteer(services, { ...base, kind: "closed", sender: { login, type } }, login, type, settings),
   );
   if (state && state.nextRound > (record?.state.nextRound ?? 0)) await services.rounds.raiseNextRound(ref, state.nextRound);
   for (const { comment, ask } of asks) {
@@ -167,24 +210,46 @@ export async function reconcileIssue(
     } else if (comment === last?.comment && issue.state === "open" && editedAt(comment) !== undefined) {
       // The question was edited after it was asked (the app never edits an ask): it no longer stands.
       const reason = `the question was edited at ${new Date(editedAt(comment)!).toISOString().replace(/\.\d+Z$/, "Z")}`;
-      await services.gates.restoreGate({ ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number), closedReason: reason });
-      await sendFeedback(services, { installationId, repo, issue: issue.number }, [{ type: "removeLabel", label: settings.labels.awaiting }], `gate ${comment.id} superseded: ${reason}; an answer to it will be recorded but not resumed`);
+      await services.gates.restoreGate({
+        ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number),
+        closedReason: reason,
+      });
+      await sendFeedback(
+        services,
+        { installationId, repo, issue: issue.number },
+        [{ type: "removeLabel", label: settings.labels.awaiting }],
+        `gate ${comment.id} superseded: ${reason}; an answer to it will be recorded but not resumed`,
+      );
       changes.push(`${repo}#${issue.number}: restored gate ${comment.id} as superseded: ${reason}`);
     } else if (comment === last?.comment && issue.state === "open") {
       // GitHub shows the label the app put on before Redis lost the gate: the reopened gate's label-on write is coalesced.
       if (hasLabel(base.issue.labels, settings.labels.awaiting) && (await services.issues.awaitingLabel(ref)) === undefined) {
         await services.issues.setAwaitingLabel(ref, "on");
       }
-      const outcome = await replay({ ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
+      const outcome = await replay({
+        ...base,
+        kind: "comment",
+        action: "created",
+        deliveryId: `reconcile-${comment.id}`,
+        sender: userOf(comment),
+        comment: commentOf(comment),
+      });
       changes.push(`${repo}#${issue.number}: reopened gate ${comment.id} that Redis had lost (${describeOutcome(outcome)})`);
     } else {
-      await services.gates.restoreGate({ ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number), closedReason: "a newer question was asked" });
+      await services.gates.restoreGate({
+        ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number),
+        closedReason: "a newer question was asked",
+      });
     }
   }
 
   // Replies deleted while the app was down or their webhook was lost: withdrawn as the deletion would have.
   const [gates, notes] = await Promise.all([services.gates.issueGates(ref), services.notes.notes(ref)]);
-  for (const gone of goneReplies(gates, notes, comments.map((c) => c.id))) {
+  for (const gone of goneReplies(
+    gates,
+    notes,
+    comments.map((c) => c.id),
+  )) {
     const author = { login: gone.by, type: "User" };
     const comment = { id: gone.id, body: "", url: gone.url, createdAt: new Date().toISOString(), author };
     const outcome = await replay({ ...base, kind: "comment", action: "deleted", deliveryId: `reconcile-deleted-${gone.id}`, sender: author, comment });
@@ -212,8 +277,16 @@ export async function reconcileIssue(
       if (!afterAsk) continue;
       const command = parseCommand(comment.body);
       if (command && !REPLAYABLE.has(command.name)) continue;
-      const outcome = await replay({ ...base, kind: "comment", action: "created", deliveryId: `reconcile-${comment.id}`, sender: userOf(comment), comment: commentOf(comment) });
-      if (recordsChange(outcome)) changes.push(`${repo}#${issue.number}: replayed comment ${comment.id} by @${comment.user.login}: ${describeOutcome(outcome)}`);
+      const outcome = await replay({
+        ...base,
+        kind: "comment",
+        action: "created",
+        deliveryId: `reconcile-${comment.id}`,
+        sender: userOf(comment),
+        comment: commentOf(comment),
+      });
+      if (recordsChange(outcome))
+        changes.push(`${repo}#${issue.number}: replayed comment ${comment.id} by @${comment.user.login}: ${describeOutcome(outcome)}`);
       const now = await services.gates.getGate(open.id);
       if (now?.state !== "open") break;
     }
@@ -292,7 +365,12 @@ async function labelNeeded(
 }
 
 /** Whether Redis lacks what the status record restores: the issue's status comment, or the gate of an ask. */
-async function recordNeeded(services: Pick<Services, "gates" | "issues">, ref: { repo: string; issue: number }, comments: readonly CommentSnapshot[], isAgent: (login: string) => boolean): Promise<boolean> {
+async function recordNeeded(
+  services: Pick<Services, "gates" | "issues">,
+  ref: { repo: string; issue: number },
+  comments: readonly CommentSnapshot[],
+  isAgent: (login: string) => boolean,
+): Promise<boolean> {
   if (!(await services.issues.getIssue(ref))?.statusCommentId) return true;
   for (const c of comments) {
     if (c.user && isAgent(c.user.login) && c.body && safeAsk(c.body) && !(await services.gates.getGate(String(c.id)))) return true;
@@ -337,11 +415,28 @@ function userOf(comment: CommentSnapshot) {
 }
 
 function commentOf(comment: CommentSnapshot): CommentEvent["comment"] {
-  return { id: comment.id, body: comment.body ?? "", url: comment.html_url, createdAt: comment.created_at, author: userOf(comment), ...(comment.in ? { in: comment.in } : {}) };
+  return {
+    id: comment.id,
+    body: comment.body ?? "",
+    url: comment.html_url,
+    createdAt: comment.created_at,
+    author: userOf(comment),
+    ...(comment.in ? { in: comment.in } : {}),
+  };
 }
 
 function settledGate(
-  known: { id: string; state: string; round: number; answers: Omit<RecordedAnswer, "commentId">[]; answeredBy?: string; answeredAt?: number; answerCommentId?: number; reason?: string; withdrawn?: Withdrawal[] },
+  known: {
+    id: string;
+    state: string;
+    round: number;
+    answers: Omit<RecordedAnswer, "commentId">[];
+    answeredBy?: string;
+    answeredAt?: number;
+    answerCommentId?: number;
+    reason?: string;
+    withdrawn?: Withdrawal[];
+  },
   comment: CommentSnapshot,
   ask: Ask,
   installationId: number,

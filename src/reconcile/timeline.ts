@@ -116,7 +116,13 @@ function labelTakenOffAfter(input: TimelineInput, since: number): number | undef
   return Date.parse(lastChange.created_at);
 }
 
-function answersBetween(input: TimelineInput, ask: Ask, askComment: TimelineComment, from: number, until: number): Omit<GateRecord, "id" | "state" | "round"> | undefined {
+function answersBetween(
+  input: TimelineInput,
+  ask: Ask,
+  askComment: TimelineComment,
+  from: number,
+  until: number,
+): Omit<GateRecord, "id" | "state" | "round"> | undefined {
   if (ask.kind === APPROVAL_KIND) return votesBetween(input, ask, askComment, from, until);
   const byQuestion = new Map<number, GateRecord["answers"][number]>();
   let last: TimelineComment | undefined;
@@ -127,11 +133,13 @@ function answersBetween(input: TimelineInput, ask: Ask, askComment: TimelineComm
     const command = parseCommand(reply.body);
     if (command?.name === "defaults") {
       ask.questions.forEach((q, i) => {
-        if (q.default !== undefined && !byQuestion.has(i)) byQuestion.set(i, { ...answerOf(q, i, q.default), by, at, source: "human", url: reply.html_url, note: "accepted the default with /defaults" });
+        if (q.default !== undefined && !byQuestion.has(i))
+          byQuestion.set(i, { ...answerOf(q, i, q.default), by, at, source: "human", url: reply.html_url, note: "accepted the default with /defaults" });
       });
     } else if (!command || command.name === "answer") {
       const about = reply.in?.kind === "reviewComment" ? { about: { path: reply.in.path, line: reply.in.line, side: reply.in.side } } : {};
-      for (const answer of parseReply(reply.body, ask.questions, appMentionNames(input.appLogin)).answers) byQuestion.set(answer.question, { ...answer, by, at, source: "human", url: reply.html_url, ...about });
+      for (const answer of parseReply(reply.body, ask.questions, appMentionNames(input.appLogin)).answers)
+        byQuestion.set(answer.question, { ...answer, by, at, source: "human", url: reply.html_url, ...about });
     } else {
       continue;
     }
@@ -149,7 +157,13 @@ function answersBetween(input: TimelineInput, ask: Ask, askComment: TimelineComm
 }
 
 /** An approval gate's outcome, counted again from the votes in between, as the app counted them. */
-function votesBetween(input: TimelineInput, ask: Ask, askComment: TimelineComment, from: number, until: number): Omit<GateRecord, "id" | "state" | "round"> | undefined {
+function votesBetween(
+  input: TimelineInput,
+  ask: Ask,
+  askComment: TimelineComment,
+  from: number,
+  until: number,
+): Omit<GateRecord, "id" | "state" | "round"> | undefined {
   const rule = input.approvalRule?.(ask) ?? { required: ask.approvers ?? 1, policy: "any-deny" };
   const votes: Vote[] = [];
   for (const reply of input.comments) {
@@ -157,11 +171,23 @@ function votesBetween(input: TimelineInput, ask: Ask, askComment: TimelineCommen
     if (reply.id === askComment.id || at < from - 1000 || at > until + 1000 || !reply.body || !input.isAnswerer(reply)) continue;
     const cast = readVote(reply.body, appMentionNames(input.appLogin));
     if (!cast || cast === "discussion") continue;
-    const vote: Vote = { login: reply.user?.login ?? "ghost", vote: cast.vote, at, commentId: reply.id, url: reply.html_url, ...(cast.note ? { note: cast.note } : {}) };
+    const vote: Vote = {
+      login: reply.user?.login ?? "ghost",
+      vote: cast.vote,
+      at,
+      commentId: reply.id,
+      url: reply.html_url,
+      ...(cast.note ? { note: cast.note } : {}),
+    };
     votes.push(vote);
     const counted = tally(votes, rule);
     if (counted.outcome === undefined) continue;
-    return { answers: [approvalAnswer({ ...counted, outcome: counted.outcome }, rule, vote)], answeredBy: vote.login, answeredAt: at, answerCommentId: reply.id };
+    return {
+      answers: [approvalAnswer({ ...counted, outcome: counted.outcome }, rule, vote)],
+      answeredBy: vote.login,
+      answeredAt: at,
+      answerCommentId: reply.id,
+    };
   }
   return undefined;
 }

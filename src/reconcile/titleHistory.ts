@@ -10,7 +10,10 @@ const Renamed = z.object({
   created_at: z.string(),
 });
 
-interface Actor { login: string; type: string }
+interface Actor {
+  login: string;
+  type: string;
+}
 
 /**
  * Whose title the issue shows, from its events, for a rebuild that has no record of the live edits

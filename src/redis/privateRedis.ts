@@ -73,7 +73,10 @@ function privateDirectory(dir: string): void {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);
   } catch (error) {
-    throw new ConfigError(`Could not make ${dir} private (mode 0700) for the private Redis's password: ${(error as Error).message}. Give the app's user ownership of DATA_DIR, or set DATA_DIR to a directory it owns.`, { cause: error });
+    throw new ConfigError(
+      `Could not make ${dir} private (mode 0700) for the private Redis's password: ${(error as Error).message}. Give the app's user ownership of DATA_DIR, or set DATA_DIR to a directory it owns.`,
+      { cause: error },
+    );
   }
 }
 
@@ -134,7 +137,11 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
     });
     void exited.then((code) => {
       clearTimeout(timer);
-      fail(code === COMMAND_NOT_FOUND ? missingRedis(output.join("")) : new ConfigError(`redis-server exited with code ${code} before it was ready:\n${output.join("")}`));
+      fail(
+        code === COMMAND_NOT_FOUND
+          ? missingRedis(output.join(""))
+          : new ConfigError(`redis-server exited with code ${code} before it was ready:\n${output.join("")}`),
+      );
     });
     child.stdout?.on("data", () => {
       if (output.join("").includes("Ready to accept connections")) {

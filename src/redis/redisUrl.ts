@@ -83,7 +83,12 @@ function parseSentinel(url: string): ParsedRedisUrl {
   const parts = SentinelParts.safeParse({ sentinels: addresses, name, db: db || 0, username, password, ...params });
   if (!parts.success) {
     const field = String(parts.error.issues[0]?.path[0] ?? "");
-    const what = { sentinels: "has a Sentinel port outside 1-65535", name: "has a master name that is not 1-100 letters, digits, ., _ or -", db: "has a database that is not a number" }[field] ?? "is not a well-formed Sentinel URL";
+    const what =
+      {
+        sentinels: "has a Sentinel port outside 1-65535",
+        name: "has a master name that is not 1-100 letters, digits, ., _ or -",
+        db: "has a database that is not a number",
+      }[field] ?? "is not a well-formed Sentinel URL";
     return malformed(what);
   }
   const options: SentinelOptions = { sentinels: parts.data.sentinels, name: parts.data.name, db: parts.data.db };
@@ -101,7 +106,8 @@ function parseServer(url: string): ParsedRedisUrl {
     return { ok: false, problem: "is not a URL; use redis://[[USER]:PASSWORD@]HOST:PORT[/DB]" };
   }
   if (!parsed.hostname) return { ok: false, problem: "has no host; use redis://[[USER]:PASSWORD@]HOST:PORT[/DB]" };
-  if (!/^\/?(\d+)?$/.test(parsed.pathname)) return { ok: false, problem: "has a path that is not a database number; use redis://[[USER]:PASSWORD@]HOST:PORT[/DB]" };
+  if (!/^\/?(\d+)?$/.test(parsed.pathname))
+    return { ok: false, problem: "has a path that is not a database number; use redis://[[USER]:PASSWORD@]HOST:PORT[/DB]" };
   return { ok: true, endpoint: { kind: "server", url } };
 }
 
@@ -115,7 +121,11 @@ export function parseRedisUrl(url: string): ParsedRedisUrl {
     case "redis+sentinel":
       return parseSentinel(url);
     case "rediss+sentinel":
-      return { ok: false, problem: "asks for TLS to Sentinel (rediss+sentinel://), which is not supported: use redis+sentinel:// on a trusted network, or a single server over TLS (rediss://)" };
+      return {
+        ok: false,
+        problem:
+          "asks for TLS to Sentinel (rediss+sentinel://), which is not supported: use redis+sentinel:// on a trusted network, or a single server over TLS (rediss://)",
+      };
     case "redis+cluster":
     case "rediss+cluster":
       return { ok: false, problem: `names a cluster. ${CLUSTER_UNSUPPORTED}` };
@@ -147,7 +157,12 @@ export function redactedRedisUrl(endpoint: RedisEndpoint): string {
   const o = endpoint.options;
   const user = o.username !== undefined || o.password !== undefined ? `${o.username ?? ""}${o.password !== undefined ? ":***" : ""}@` : "";
   const hosts = o.sentinels.map((s) => `${s.host.includes(":") ? `[${s.host}]` : s.host}:${s.port}`).join(",");
-  const query = [o.sentinelUsername !== undefined ? `sentinelUsername=${encodeURIComponent(o.sentinelUsername)}` : "", o.sentinelPassword !== undefined ? "sentinelPassword=***" : ""].filter(Boolean).join("&");
+  const query = [
+    o.sentinelUsername !== undefined ? `sentinelUsername=${encodeURIComponent(o.sentinelUsername)}` : "",
+    o.sentinelPassword !== undefined ? "sentinelPassword=***" : "",
+  ]
+    .filter(Boolean)
+    .join("&");
   return `redis+sentinel://${user}${hosts}/${o.name}${o.db ? `/${o.db}` : ""}${query ? `?${query}` : ""}`;
 }
 

@@ -52,7 +52,11 @@ export function holderScript(endpoints: EgressEndpoints): string {
     if (!SOCKET_NAME.test(socket)) throw new SandboxError(`The egress socket name ${JSON.stringify(socket)} cannot be bridged (AGENT_SANDBOX=bwrap).`);
     const address = procNetAddress(host, port);
     const closed = [HOLDER_INFO_FD, HOLDER_READY_FD].map((fd) => `${fd}>&-`).join(" ");
-    lines.push(`socat TCP-LISTEN:${port},bind=${address.ip},fork,reuseaddr UNIX-CONNECT:${EGRESS_DIR}/${socket} </dev/null ${closed} &`, `bridge${i}=$!`, `bridges="$bridges $!"`);
+    lines.push(
+      `socat TCP-LISTEN:${port},bind=${address.ip},fork,reuseaddr UNIX-CONNECT:${EGRESS_DIR}/${socket} </dev/null ${closed} &`,
+      `bridge${i}=$!`,
+      `bridges="$bridges $!"`,
+    );
     waits.push(`listening $bridge${i} ${address.hex} ${address.ip}:${port}`);
   });
   lines.push(...waits, `printf . >&${HOLDER_READY_FD}`, `exec ${HOLDER_READY_FD}>&- ${HOLDER_INFO_FD}>&-`, "read -r _", "kill $bridges 2>/dev/null");

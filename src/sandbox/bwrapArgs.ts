@@ -46,7 +46,14 @@ export type RoundNetwork = "joined" | "none";
  * process left inside, including any that left the group.
  */
 export function sandboxArgs(layout: SandboxLayout, network: RoundNetwork, argsFd: number): string[] {
-  const args = ["--unshare-pid", ...(network === "none" ? ["--unshare-net"] : []), "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", ...identity(layout)];
+  const args = [
+    "--unshare-pid",
+    ...(network === "none" ? ["--unshare-net"] : []),
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    ...identity(layout),
+  ];
   args.push(...systemArgs(layout));
   for (const path of layout.etc) args.push("--ro-bind-try", path, path);
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", SANDBOX_HOME);
@@ -72,7 +79,27 @@ export function roundArgs(round: RoundMounts): string[] {
  */
 export function holderArgs(layout: SandboxLayout, egressDir: string): string[] {
   // It may listen on a loopback GitHub's port below 1024 (a round's own processes keep no capability).
-  return ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", ...identity(layout), "--cap-add", "CAP_NET_BIND_SERVICE", "--die-with-parent", ...systemArgs(layout), "--proc", "/proc", "--dev-bind", "/dev/null", "/dev/null", "--ro-bind", egressDir, EGRESS_DIR, "--remount-ro", "/"];
+  return [
+    "--unshare-net",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    ...identity(layout),
+    "--cap-add",
+    "CAP_NET_BIND_SERVICE",
+    "--die-with-parent",
+    ...systemArgs(layout),
+    "--proc",
+    "/proc",
+    "--dev-bind",
+    "/dev/null",
+    "/dev/null",
+    "--ro-bind",
+    egressDir,
+    EGRESS_DIR,
+    "--remount-ro",
+    "/",
+  ];
 }
 
 /** Root drops every capability; anyone else gets a user namespace. */

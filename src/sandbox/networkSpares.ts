@@ -101,7 +101,11 @@ export function networkSpares(options: NetworkSparesOptions): NetworkSpares {
     close() {
       closed = true;
       // A spare's round never started: its bwrap, blocked in the namespace, ends with it.
-      for (const holder of spares.splice(0)) holder.ready.then((network) => network.release(), () => undefined);
+      for (const holder of spares.splice(0))
+        holder.ready.then(
+          (network) => network.release(),
+          () => undefined,
+        );
       for (const holder of all) holder.child.stdin?.destroy();
     },
   };
@@ -142,7 +146,11 @@ function startHolder(options: NetworkSparesOptions, gone: () => void): Holder {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), startMs)));
     try {
-      const up = await Promise.race([Promise.all([infoOf(child.stdio[HOLDER_INFO_FD] as Readable), firstByte(child.stdio[HOLDER_READY_FD] as Readable)]), exited.then(() => "exited" as const), timeout]);
+      const up = await Promise.race([
+        Promise.all([infoOf(child.stdio[HOLDER_INFO_FD] as Readable), firstByte(child.stdio[HOLDER_READY_FD] as Readable)]),
+        exited.then(() => "exited" as const),
+        timeout,
+      ]);
       if (up === "timeout") {
         child.kill("SIGKILL");
         throw fail(`it did not come up within ${startMs} ms`);
@@ -170,7 +178,9 @@ function enter({ nsenter, layout: { asRoot }, prepare }: NetworkSparesOptions, i
   } catch (error) {
     for (const fd of fds) closeSync(fd);
     stop();
-    throw error instanceof SandboxError ? error : new SandboxError(`The sandbox's network namespace could not be entered: ${(error as Error).message}.`, { cause: error });
+    throw error instanceof SandboxError
+      ? error
+      : new SandboxError(`The sandbox's network namespace could not be entered: ${(error as Error).message}.`, { cause: error });
   }
   const [net, user] = fds.map((fd) => `/proc/${process.pid}/fd/${fd}`);
   const namespaces = asRoot ? [`--net=${net}`] : [`--user=${user}`, `--net=${net}`, "--preserve-credentials"];

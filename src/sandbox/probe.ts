@@ -6,7 +6,8 @@ import { SandboxError } from "../errors.js";
 import type { RoundSandbox } from "./round.js";
 
 /** What a failing sandbox start should make the operator do. */
-export const SANDBOX_ADVICE = "Install bubblewrap, socat and util-linux (nsenter), allow user namespaces (README, \"The sandbox\"), or set AGENT_SANDBOX=none to run agents unsandboxed";
+export const SANDBOX_ADVICE =
+  'Install bubblewrap, socat and util-linux (nsenter), allow user namespaces (README, "The sandbox"), or set AGENT_SANDBOX=none to run agents unsandboxed';
 
 /** Longest the probe's round may take. */
 const PROBE_MS = 10_000;

@@ -20,5 +20,8 @@ function alternates(workdir: string): string[] {
   } catch {
     return [];
   }
-  return text.split("\n").map((line) => line.trim()).filter((line) => isAbsolute(line));
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => isAbsolute(line));
 }

@@ -35,7 +35,13 @@ export interface Sandbox {
 const MOST_SPARES = 8;
 
 /** AGENT_SANDBOX=none: the agent runs as the app's user, with everything that user can reach. */
-const NO_SANDBOX: Sandbox = { mode: "none", escalate: join(ESCALATE_DIR, "escalate"), problem: undefined, forRound: () => Promise.resolve(undefined), close() {} };
+const NO_SANDBOX: Sandbox = {
+  mode: "none",
+  escalate: join(ESCALATE_DIR, "escalate"),
+  problem: undefined,
+  forRound: () => Promise.resolve(undefined),
+  close() {},
+};
 
 /** For a process that runs no agents (`escalate reconcile`): nothing to probe, and no round is started. */
 export function noAgents(mode: SandboxMode): Sandbox {
@@ -51,14 +57,20 @@ export function noAgents(mode: SandboxMode): Sandbox {
  */
 export async function startSandbox(config: AppConfig["sandbox"], log: Logger, egress?: EgressEndpoints, spares = 1): Promise<Sandbox> {
   if (config.mode === "none") {
-    log.warn("AGENT_SANDBOX=none: agents run unsandboxed, able to read whatever the app's user can (its key, DATA_DIR, other workspaces) and to reach Redis (README, \"The sandbox\")");
+    log.warn(
+      'AGENT_SANDBOX=none: agents run unsandboxed, able to read whatever the app\'s user can (its key, DATA_DIR, other workspaces) and to reach Redis (README, "The sandbox")',
+    );
     return NO_SANDBOX;
   }
   const layout = hostLayout(config.binds);
   const bwrap = findCommand("bwrap");
   const nsenter = egress ? findCommand("nsenter") : undefined;
-  const prepare = (network: RoundNetwork, enter = (file: string, args: readonly string[]): [string, string[]] => [file, [...args]]) => pendingRound(enter(bwrap!, [...sandboxArgs(layout, network, ROUND_ARGS_FD), "--", ...launcher()]));
-  const network = bwrap && nsenter && egress ? networkSpares({ bwrap, nsenter, layout, egress, spares: Math.min(spares, MOST_SPARES), prepare: (enter) => prepare("joined", enter), log }) : undefined;
+  const prepare = (network: RoundNetwork, enter = (file: string, args: readonly string[]): [string, string[]] => [file, [...args]]) =>
+    pendingRound(enter(bwrap!, [...sandboxArgs(layout, network, ROUND_ARGS_FD), "--", ...launcher()]));
+  const network =
+    bwrap && nsenter && egress
+      ? networkSpares({ bwrap, nsenter, layout, egress, spares: Math.min(spares, MOST_SPARES), prepare: (enter) => prepare("joined", enter), log })
+      : undefined;
   const round = async (paths: RoundPaths): Promise<RoundSandbox> => {
     if (!bwrap) throw new SandboxError("bwrap was not found on the app's PATH");
     if (egress && !network) throw new SandboxError("nsenter (util-linux) was not found on the app's PATH");
@@ -116,7 +128,9 @@ function roundSandbox(layout: SandboxLayout, paths: RoundPaths, round: PendingRo
       if (!inApp.startsWith("..") && !inApp.startsWith(sep)) return join(APP_DIR, "bin", inApp);
       const real = realpathSync(hostPath);
       if (visible.some((dir) => real === dir || real.startsWith(dir.endsWith(sep) ? dir : dir + sep))) return hostPath;
-      throw new SandboxError(`The agent's command ${hostPath} is not inside the sandbox (AGENT_SANDBOX=bwrap): add its installation directory to AGENT_SANDBOX_BIND, or install it under /usr.`);
+      throw new SandboxError(
+        `The agent's command ${hostPath} is not inside the sandbox (AGENT_SANDBOX=bwrap): add its installation directory to AGENT_SANDBOX_BIND, or install it under /usr.`,
+      );
     },
     start: (file, args, env) => round.start(roundArgs(paths), file, args, env),
     env(env) {

@@ -41,7 +41,14 @@ export interface FeedbackOptions {
  * scheduled `STATUS_DEBOUNCE` after the first line and shows every line added meanwhile, so quick
  * transitions cost one edit; quiet lines (the happy path's) ride along with the next render.
  */
-export async function sendFeedback(services: FeedbackPorts, target: IssueTarget, ops: FeedbackOp[], statusLine?: string, key?: string, options: FeedbackOptions = {}): Promise<void> {
+export async function sendFeedback(
+  services: FeedbackPorts,
+  target: IssueTarget,
+  ops: FeedbackOp[],
+  statusLine?: string,
+  key?: string,
+  options: FeedbackOptions = {},
+): Promise<void> {
   let seq: number | undefined;
   if (statusLine !== undefined) {
     seq = await services.statusLog.appendStatusLine(target, `${new Date().toISOString().replace(/\.\d+Z$/, "Z")} · ${statusLine}`);

@@ -5,6 +5,7 @@ import { ANSWER_CHARS, MAX_NOTES, MAX_ROUNDS_SHOWN, renderStatusComment, type St
 import { sealOf } from "../protocol/marker.js";
 import { FeedbackJobSchema, type FeedbackOp } from "../jobs/payloads.js";
 import type { Services } from "../services.js";
+import type { HumanNote } from "../domain.js";
 import type { InstallationOctokit } from "../github/octokit.js";
 
 interface Target {
@@ -47,7 +48,12 @@ export async function processFeedback(services: Services, job: Job, token?: stri
  * later job of the same issue may already be waiting, and must still write first. An earlier job
  * that is gone, done or failed for good no longer holds the issue up.
  */
-async function takeTurn(services: Pick<Services, "feedbackOrder" | "queues">, ref: { repo: string; issue: number }, job: Job, writer: BudgetedWriter): Promise<void> {
+async function takeTurn(
+  services: Pick<Services, "feedbackOrder" | "queues">,
+  ref: { repo: string; issue: number },
+  job: Job,
+  writer: BudgetedWriter,
+): Promise<void> {
   for (;;) {
     const head = await services.feedbackOrder.feedbackHead(ref);
     if (!head || head.jobId === job.id) return;
@@ -203,7 +209,14 @@ async function applyOp(services: Services, octokit: InstallationOctokit, t: Targ
 }
 
 /** Replaces the app's comments that quote a withdrawn or edited reply (one already deleted is fine). */
-async function redactEchoes(services: Pick<Services, "commentMarks">, octokit: InstallationOctokit, t: Target, of: number, body: string, writer: BudgetedWriter): Promise<number> {
+async function redactEchoes(
+  services: Pick<Services, "commentMarks">,
+  octokit: InstallationOctokit,
+  t: Target,
+  of: number,
+  body: string,
+  writer: BudgetedWriter,
+): Promise<number> {
   const ref = { repo: t.fullName, issue: t.issue };
   const ids = await services.commentMarks.echoes(ref, of);
   if (ids.length === 0) return writer.coalesced();
@@ -228,7 +241,12 @@ async function roundRuns(services: Pick<Services, "gates">, ref: { repo: string;
 
 /** Whether the issue carries the label now (a read: not part of the write budget), looking through every page. */
 async function hasLabel(octokit: InstallationOctokit, t: Target, label: string): Promise<boolean> {
-  const pages = octokit.paginate.iterator("GET /repos/{owner}/{repo}/issues/{issue_number}/labels", { owner: t.owner, repo: t.repo, issue_number: t.issue, per_page: 100 });
+  const pages = octokit.paginate.iterator("GET /repos/{owner}/{repo}/issues/{issue_number}/labels", {
+    owner: t.owner,
+    repo: t.repo,
+    issue_number: t.issue,
+    per_page: 100,
+  });
   for await (const { data } of pages) {
     if (data.some((l) => l.name.toLowerCase() === label.toLowerCase())) return true;
   }
@@ -236,7 +254,13 @@ async function hasLabel(octokit: InstallationOctokit, t: Target, label: string):
 }
 
 /** Edits the issue's one status comment (creating it the first time). Skips when a newer render happened. */
-async function updateStatusComment(services: Pick<Services, "config" | "gates" | "issues" | "notes" | "rounds" | "statusLog">, octokit: InstallationOctokit, t: Target, seq: number, writer: BudgetedWriter): Promise<number> {
+async function updateStatusComment(
+  services: Pick<Services, "config" | "gates" | "issues" | "notes" | "rounds" | "statusLog">,
+  octokit: InstallationOctokit,
+  t: Target,
+  seq: number,
+  writer: BudgetedWriter,
+): Promise<number> {
   const ref = { repo: t.fullName, issue: t.issue };
   // From here on, a new line schedules the next render; this one shows every line appended so far,
   // and is skipped only when a render since has shown them all (not merely line `seq`).
@@ -275,17 +299,20 @@ async function updateStatusComment(services: Pick<Services, "config" | "gates" |
         ...(a.deletedBy ? { deletedBy: a.deletedBy } : {}),
         // The audit record of the whole text as folded, also when the text above is cut.
         sha256: a.sha256 ?? foldedSha256(a.text),
-        ...(a.approval ? { approval: { ...a.approval, votes: a.approval.votes.slice(0, 50).map((v) => ({ ...v, ...(v.note ? { note: v.note.slice(0, ANSWER_CHARS) } : {}) })) } } : {}),
+        ...(a.approval
+          ? {
+              approval: {
+                ...a.approval,
+                votes: a.approval.votes.slice(0, 50).map((v) => ({ ...v, ...(v.note ? { note: v.note.slice(0, ANSWER_CHARS) } : {}) })),
+              },
+            }
+          : {}),
       })),
       ...(g.withdrawn?.length ? { withdrawn: g.withdrawn.slice(-20) } : {}),
     })),
     ...(notes.length > 0
       ? {
-          notes: notes.slice(-MAX_NOTES).map((n) =>
-            n.withdrawn
-              ? { by: n.by, at: n.at, url: n.url, text: "", round: n.round, withdrawn: true as const }
-              : { by: n.by, at: n.at, url: n.url, text: n.text.slice(0, ANSWER_CHARS), round: n.round, sha256: n.sha256 ?? foldedSha256(n.text), ...(n.deletedBy ? { deletedBy: n.deletedBy } : {}) },
-          ),
+          notes: notes.slice(-MAX_NOTES).map(shownNote),
         }
       : {}),
     ...(rounds.length > 0 ? { rounds: rounds.slice(-MAX_ROUNDS_SHOWN) } : {}),
@@ -293,13 +320,16 @@ async function updateStatusComment(services: Pick<Services, "config" | "gates" |
   const seal = sealOf(services.config.stateKey, ref);
   // The record names the comment it is written into and its place among the renders, so a rebuild
   // takes neither a copy of it elsewhere nor an older render put back (src/status/statusRecord.ts).
-  const bound = async (comment: number) => renderStatusComment(lines, { ...state, comment, seq: await services.statusLog.nextStatusSeq(ref, Date.now()) }, seal);
+  const bound = async (comment: number) =>
+    renderStatusComment(lines, { ...state, comment, seq: await services.statusLog.nextStatusSeq(ref, Date.now()) }, seal);
   let commentId = issue?.statusCommentId;
   let written = 1;
   if (commentId) {
     const body = await bound(commentId);
     try {
-      await writer.send(() => octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: t.owner, repo: t.repo, comment_id: commentId!, body }));
+      await writer.send(() =>
+        octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: t.owner, repo: t.repo, comment_id: commentId!, body }),
+      );
     } catch (error) {
       if ((error as { status?: number }).status !== 404) throw error;
       commentId = undefined; // someone deleted it: post a new one
@@ -318,9 +348,25 @@ async function updateStatusComment(services: Pick<Services, "config" | "gates" |
     const id = Number(data.id);
     await services.statusLog.setStatusCommentId(ref, id);
     const body = await bound(id);
-    await writer.send(() => octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: t.owner, repo: t.repo, comment_id: id, body }));
+    await writer.send(() =>
+      octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", { owner: t.owner, repo: t.repo, comment_id: id, body }),
+    );
     written = 2;
   }
   await services.statusLog.setStatusRendered(ref, lines.length);
   return written;
+}
+
+/** A note as the status record keeps it: a withdrawn note keeps no text, a long one is cut, its digest kept whole. */
+function shownNote(n: HumanNote): NonNullable<StatusState["notes"]>[number] {
+  if (n.withdrawn) return { by: n.by, at: n.at, url: n.url, text: "", round: n.round, withdrawn: true as const };
+  return {
+    by: n.by,
+    at: n.at,
+    url: n.url,
+    text: n.text.slice(0, ANSWER_CHARS),
+    round: n.round,
+    sha256: n.sha256 ?? foldedSha256(n.text),
+    ...(n.deletedBy ? { deletedBy: n.deletedBy } : {}),
+  };
 }

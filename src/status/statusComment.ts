@@ -45,13 +45,18 @@ export const StatusStateSchema = z.object({
               text: z.string().max(ANSWER_CHARS + 1),
               option: z.string().max(300).optional(),
               optionIndex: z.number().int().nonnegative().optional(),
-              note: z.string().max(ANSWER_CHARS + 1).optional(),
+              note: z
+                .string()
+                .max(ANSWER_CHARS + 1)
+                .optional(),
               by: z.string().max(100),
               at: z.number(),
               source: z.enum(["human", "default"]),
               url: z.string().max(2048).optional(),
               /** The file and line of the review comment that gave it. */
-              about: z.object({ path: z.string().max(1024), line: z.number().int().positive().optional(), side: z.enum(["LEFT", "RIGHT"]).optional() }).optional(),
+              about: z
+                .object({ path: z.string().max(1024), line: z.number().int().positive().optional(), side: z.enum(["LEFT", "RIGHT"]).optional() })
+                .optional(),
               /** SHA-256 of the whole text as folded into the task (before any cut here): the audit record. */
               sha256: SHA256.optional(),
               /** Its comment was deleted by this account, not its author: the answer stands. */
@@ -70,7 +75,10 @@ export const StatusStateSchema = z.object({
                         at: z.number(),
                         commentId: z.number().int(),
                         url: z.string().max(2048).optional(),
-                        note: z.string().max(ANSWER_CHARS + 1).optional(),
+                        note: z
+                          .string()
+                          .max(ANSWER_CHARS + 1)
+                          .optional(),
                       }),
                     )
                     .max(50),

@@ -32,7 +32,11 @@ export class CommentMarks {
   /** The app posted comment `echoId` quoting reply `of` (kept 90 days, like a ladder's steps). */
   async rememberEcho(ref: IssueKeyRef, of: number, echoId: number): Promise<void> {
     const key = this.echoesKey(ref, of);
-    await this.#redis.multi().sadd(key, echoId).expire(key, 90 * 86400).exec();
+    await this.#redis
+      .multi()
+      .sadd(key, echoId)
+      .expire(key, 90 * 86400)
+      .exec();
   }
 
   /** The app's comments quoting reply `of`. */

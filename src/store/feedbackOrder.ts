@@ -12,7 +12,9 @@ redis.call('ZADD', KEYS[2], 'NX', seq, ARGV[1])
 return seq
 `;
 
-interface FeedbackCommands { escEnqueueFeedback(...args: ScriptArgs): Promise<number> }
+interface FeedbackCommands {
+  escEnqueueFeedback(...args: ScriptArgs): Promise<number>;
+}
 
 /** Each issue's feedback jobs in the order they write to GitHub, and which of them were put off until when. */
 export class FeedbackOrder {

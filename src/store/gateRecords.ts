@@ -2,7 +2,20 @@ import type { Redis } from "ioredis";
 import type { Gate, GateState, NewGate, RecordedAnswer, Vote } from "../domain.js";
 import { keyIn } from "../redis/prefix.js";
 import { gateFields, pairs, toGate } from "./gateHash.js";
-import { CANCEL_GATE, CLAIM_RESUME, FINISH_RESUME, INDEX_OPEN_REPOS, MARK_OVERDUE, OPEN_GATE, OPEN_REPOS_BUILT, RECORD_ANSWER, RECORD_SUPERSEDED_ANSWER, RECORD_VOTE, RESTORE_GATE, REVISE_ANSWERS } from "./gateScripts.js";
+import {
+  CANCEL_GATE,
+  CLAIM_RESUME,
+  FINISH_RESUME,
+  INDEX_OPEN_REPOS,
+  MARK_OVERDUE,
+  OPEN_GATE,
+  OPEN_REPOS_BUILT,
+  RECORD_ANSWER,
+  RECORD_SUPERSEDED_ANSWER,
+  RECORD_VOTE,
+  RESTORE_GATE,
+  REVISE_ANSWERS,
+} from "./gateScripts.js";
 import { issueKey, type IssueKeyRef } from "./issueKey.js";
 import { withScripts, type ScriptArgs } from "./scriptedRedis.js";
 
@@ -15,9 +28,7 @@ export type RecordResult =
   | { outcome: "missing" };
 
 export type VoteResult =
-  | { outcome: "counted" | "same" | "repeated" | "changed"; votes: Vote[] }
-  | { outcome: "closed"; state: GateState }
-  | { outcome: "missing" };
+  { outcome: "counted" | "same" | "repeated" | "changed"; votes: Vote[] } | { outcome: "closed"; state: GateState } | { outcome: "missing" };
 
 export type ReviseResult = { outcome: "none" | "reopened" | "replaced"; state: GateState } | { outcome: "missing" };
 
@@ -108,7 +119,16 @@ export class GateRecords {
   async openGate(gate: NewGate): Promise<{ opened: boolean; superseded?: string }> {
     const ref = { repo: gate.repo, issue: gate.issue };
     const fields = gateFields(gate);
-    const [outcome, superseded] = await this.#redis.escOpenGate(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, ref), this.keys.issueGates(ref), this.keys.openGateRepos(), gate.id, gate.askedAt, ...Object.entries(fields).flat());
+    const [outcome, superseded] = await this.#redis.escOpenGate(
+      this.keys.gate(gate.id),
+      this.keys.openGates(),
+      issueKey(this.keys.prefix, ref),
+      this.keys.issueGates(ref),
+      this.keys.openGateRepos(),
+      gate.id,
+      gate.askedAt,
+      ...Object.entries(fields).flat(),
+    );
     return { opened: outcome === "opened", superseded: superseded || undefined };
   }
 
@@ -122,7 +142,18 @@ export class GateRecords {
    * one. Idempotent for the same answering comment (`commentId` may be a synthetic id like "timeout-…").
    */
   async recordAnswer(gate: Gate, answers: RecordedAnswer[], by: string, commentId: number | string, at: number): Promise<RecordResult> {
-    const [outcome, second, third, fourth] = await this.#redis.escRecordAnswer(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, gate), this.keys.openGateRepos(), gate.id, JSON.stringify(answers), by, at, commentId, gate.ask.questions.length);
+    const [outcome, second, third, fourth] = await this.#redis.escRecordAnswer(
+      this.keys.gate(gate.id),
+      this.keys.openGates(),
+      issueKey(this.keys.prefix, gate),
+      this.keys.openGateRepos(),
+      gate.id,
+      JSON.stringify(answers),
+      by,
+      at,
+      commentId,
+      gate.ask.questions.length,
+    );
     if (outcome === "recorded") return { outcome, reopened: Number(second ?? 0) };
     if (outcome === "partial") return { outcome, answers: JSON.parse(second ?? "[]") as RecordedAnswer[] };
     if (outcome === "same") return { outcome, state: second as GateState, reopened: Number(fourth ?? 0) };
@@ -135,7 +166,14 @@ export class GateRecords {
    * every vote recorded so far, oldest first, for the caller to count.
    */
   async recordVote(gateId: string, vote: Vote): Promise<VoteResult> {
-    const [outcome, ...rest] = await this.#redis.escRecordVote(this.keys.gate(gateId), this.keys.gateVotes(gateId), vote.login.toLowerCase(), JSON.stringify(vote), vote.vote, vote.commentId);
+    const [outcome, ...rest] = await this.#redis.escRecordVote(
+      this.keys.gate(gateId),
+      this.keys.gateVotes(gateId),
+      vote.login.toLowerCase(),
+      JSON.stringify(vote),
+      vote.vote,
+      vote.commentId,
+    );
     if (outcome === "missing") return { outcome };
     if (outcome === "closed") return { outcome, state: rest[0] as GateState };
     return { outcome: outcome as "counted" | "same" | "repeated" | "changed", votes: rest.map((v) => JSON.parse(v) as Vote).sort(byTime) };
@@ -154,7 +192,18 @@ export class GateRecords {
    */
   async reviseAnswers(gate: Pick<Gate, "id" | "repo" | "issue" | "ask">, commentId: number, answers: RecordedAnswer[], at: number): Promise<ReviseResult> {
     const ref = { repo: gate.repo, issue: gate.issue };
-    const [outcome, state] = await this.#redis.escReviseAnswers(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, ref), this.keys.issueGates(ref), this.keys.openGateRepos(), commentId, JSON.stringify(answers), at, gate.ask.questions.length, gate.id);
+    const [outcome, state] = await this.#redis.escReviseAnswers(
+      this.keys.gate(gate.id),
+      this.keys.openGates(),
+      issueKey(this.keys.prefix, ref),
+      this.keys.issueGates(ref),
+      this.keys.openGateRepos(),
+      commentId,
+      JSON.stringify(answers),
+      at,
+      gate.ask.questions.length,
+      gate.id,
+    );
     return outcome === "missing" ? { outcome } : { outcome: outcome as "none" | "reopened" | "replaced", state: state as GateState };
   }
 
@@ -190,21 +239,52 @@ export class GateRecords {
   async markLadderStepsPosted(gateId: string, steps: readonly number[]): Promise<void> {
     if (steps.length === 0) return;
     const key = this.keys.gateLadder(gateId);
-    await this.#redis.multi().sadd(key, ...steps).expire(key, 90 * 86400).exec();
+    await this.#redis
+      .multi()
+      .sadd(key, ...steps)
+      .expire(key, 90 * 86400)
+      .exec();
   }
 
   async cancelGate(gate: Pick<Gate, "id" | "repo" | "issue">, reason: string): Promise<boolean> {
-    return (await this.#redis.escCancelGate(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, gate), this.keys.openGateRepos(), gate.id, reason, "cancelled")) === 1;
+    return (
+      (await this.#redis.escCancelGate(
+        this.keys.gate(gate.id),
+        this.keys.openGates(),
+        issueKey(this.keys.prefix, gate),
+        this.keys.openGateRepos(),
+        gate.id,
+        reason,
+        "cancelled",
+      )) === 1
+    );
   }
 
   /** The open gate's question no longer stands (edited, or new commits on its pull request); false when it was not open. */
   async supersedeGate(gate: Pick<Gate, "id" | "repo" | "issue">, reason: string): Promise<boolean> {
-    return (await this.#redis.escCancelGate(this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, gate), this.keys.openGateRepos(), gate.id, reason, "superseded")) === 1;
+    return (
+      (await this.#redis.escCancelGate(
+        this.keys.gate(gate.id),
+        this.keys.openGates(),
+        issueKey(this.keys.prefix, gate),
+        this.keys.openGateRepos(),
+        gate.id,
+        reason,
+        "superseded",
+      )) === 1
+    );
   }
 
   /** Keeps the first answer given to a superseded gate (see RECORD_SUPERSEDED_ANSWER). */
-  async recordSupersededAnswer(gateId: string, answers: RecordedAnswer[], by: string, at: number, commentId: number): Promise<"recorded" | "same" | "taken" | GateState | "missing"> {
-    return (await this.#redis.escRecordSupersededAnswer(this.keys.gate(gateId), JSON.stringify(answers), by, at, commentId)) as "recorded" | "same" | "taken" | GateState | "missing";
+  async recordSupersededAnswer(
+    gateId: string,
+    answers: RecordedAnswer[],
+    by: string,
+    at: number,
+    commentId: number,
+  ): Promise<"recorded" | "same" | "taken" | GateState | "missing"> {
+    return (await this.#redis.escRecordSupersededAnswer(this.keys.gate(gateId), JSON.stringify(answers), by, at, commentId)) as
+      "recorded" | "same" | "taken" | GateState | "missing";
   }
 
   /**
@@ -214,7 +294,16 @@ export class GateRecords {
   async restoreGate(gate: Gate): Promise<boolean> {
     const ref = { repo: gate.repo, issue: gate.issue };
     const fields = gateFields(gate);
-    return (await this.#redis.escRestoreGate(this.keys.gate(gate.id), this.keys.issueGates(ref), issueKey(this.keys.prefix, ref), gate.id, gate.state, ...Object.entries(fields).flat())) === 1;
+    return (
+      (await this.#redis.escRestoreGate(
+        this.keys.gate(gate.id),
+        this.keys.issueGates(ref),
+        issueKey(this.keys.prefix, ref),
+        gate.id,
+        gate.state,
+        ...Object.entries(fields).flat(),
+      )) === 1
+    );
   }
 
   /**
@@ -224,7 +313,8 @@ export class GateRecords {
    */
   async openGateRepos(): Promise<Map<number, Set<string>>> {
     const read = await this.#redis.hgetall(this.keys.openGateRepos());
-    const index = OPEN_REPOS_BUILT in read ? read : pairs(await this.#redis.escIndexOpenRepos(this.keys.openGateRepos(), this.keys.openGates(), this.keys.gatePrefix()));
+    const index =
+      OPEN_REPOS_BUILT in read ? read : pairs(await this.#redis.escIndexOpenRepos(this.keys.openGateRepos(), this.keys.openGates(), this.keys.gatePrefix()));
     const out = new Map<number, Set<string>>();
     for (const field of Object.keys(index)) {
       const at = field.indexOf(":");
@@ -257,7 +347,10 @@ export class GateRecords {
     const pipeline = this.#redis.pipeline();
     for (const id of ids) pipeline.hgetall(this.keys.gate(id));
     const rows = (await pipeline.exec()) ?? [];
-    return rows.map(([, h]) => h as Record<string, string>).filter((h) => h.id).map(toGate);
+    return rows
+      .map(([, h]) => h as Record<string, string>)
+      .filter((h) => h.id)
+      .map(toGate);
   }
 
   /** Open gates, oldest first. */

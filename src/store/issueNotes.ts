@@ -61,7 +61,10 @@ export class IssueNotes {
     redis: Redis,
     readonly prefix: string,
   ) {
-    this.#redis = withScripts<NoteCommands>(redis, { escReviseNote: { numberOfKeys: 1, lua: REVISE_NOTE }, escKeepDeletedNote: { numberOfKeys: 1, lua: KEEP_DELETED_NOTE } });
+    this.#redis = withScripts<NoteCommands>(redis, {
+      escReviseNote: { numberOfKeys: 1, lua: REVISE_NOTE },
+      escKeepDeletedNote: { numberOfKeys: 1, lua: KEEP_DELETED_NOTE },
+    });
   }
 
   async addNote(ref: IssueKeyRef, note: HumanNote): Promise<void> {

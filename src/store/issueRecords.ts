@@ -22,7 +22,9 @@ end
 return 1
 `;
 
-interface IssueCommands { escKeptTextEdited(...args: ScriptArgs): Promise<number> }
+interface IssueCommands {
+  escKeptTextEdited(...args: ScriptArgs): Promise<number>;
+}
 
 /** What the app knows of an issue (its hash, issueKey.ts): title, body and who last changed them, assignees, state, the awaiting label. */
 export class IssueRecords {
@@ -45,7 +47,11 @@ export class IssueRecords {
    * changed the body is kept as it was, unless `bodyEdit` says (null: its author), in the same write.
    */
   async upsertIssue(
-    record: Omit<IssueRecord, "nextRound" | "openGate" | "statusCommentId" | "state" | "bodyEdit" | "titleEdit"> & { state?: string; bodyEdit?: BodyEdit | null; titleEdit?: TitleEdit | null },
+    record: Omit<IssueRecord, "nextRound" | "openGate" | "statusCommentId" | "state" | "bodyEdit" | "titleEdit"> & {
+      state?: string;
+      bodyEdit?: BodyEdit | null;
+      titleEdit?: TitleEdit | null;
+    },
   ): Promise<void> {
     const key = this.key(record);
     const write = this.#redis.multi().hset(key, {
@@ -72,12 +78,30 @@ export class IssueRecords {
 
   /** A change of the issue's title (`issues.edited`), by a person or under a bot's name (src/gates/issueTitle.ts). */
   async issueTitleEdited(ref: IssueKeyRef, edit: { title: string; byBot: boolean; editor: string; previous: string }): Promise<void> {
-    await this.#redis.escKeptTextEdited(this.key(ref), "title", "titleEditor", "personsTitle", edit.title, edit.byBot ? "foreign" : "own", edit.editor, edit.previous);
+    await this.#redis.escKeptTextEdited(
+      this.key(ref),
+      "title",
+      "titleEditor",
+      "personsTitle",
+      edit.title,
+      edit.byBot ? "foreign" : "own",
+      edit.editor,
+      edit.previous,
+    );
   }
 
   /** An edit of the issue's body (`issues.edited`), by its author or by `editor`, another account (src/gates/issueBody.ts). */
   async issueBodyEdited(ref: IssueKeyRef, edit: { body: string; byAuthor: boolean; editor: string; previous: string }): Promise<void> {
-    await this.#redis.escKeptTextEdited(this.key(ref), "body", "bodyEditor", "authorBody", edit.body, edit.byAuthor ? "own" : "foreign", edit.editor, edit.previous);
+    await this.#redis.escKeptTextEdited(
+      this.key(ref),
+      "body",
+      "bodyEditor",
+      "authorBody",
+      edit.body,
+      edit.byAuthor ? "own" : "foreign",
+      edit.editor,
+      edit.previous,
+    );
   }
 
   async getIssue(ref: IssueKeyRef): Promise<IssueRecord | undefined> {

@@ -105,8 +105,18 @@ export class IssueRounds {
    * resume), raises the round limit by `raiseLimitBy` past the rounds used, and allocates the job's
    * round when `allocate` is given and the claim held and the issue is open. See BEGIN_ROUND.
    */
-  async beginRound(ref: IssueKeyRef, jobId: string, options: { claimGate?: string; allocate?: { maxRounds: number; lowest: number }; raiseLimitBy?: number }): Promise<RoundStart> {
-    const keys = [issueKey(this.prefix, ref), this.spawnsKey(ref), epochKey(this.prefix), this.roundsDoneKey(ref), ...(options.claimGate === undefined ? [] : [this.#gateKeys.gate(options.claimGate)])];
+  async beginRound(
+    ref: IssueKeyRef,
+    jobId: string,
+    options: { claimGate?: string; allocate?: { maxRounds: number; lowest: number }; raiseLimitBy?: number },
+  ): Promise<RoundStart> {
+    const keys = [
+      issueKey(this.prefix, ref),
+      this.spawnsKey(ref),
+      epochKey(this.prefix),
+      this.roundsDoneKey(ref),
+      ...(options.claimGate === undefined ? [] : [this.#gateKeys.gate(options.claimGate)]),
+    ];
     const [claim, closed, round, currentRound, epoch] = await this.#redis.escBeginRound(
       keys.length,
       ...keys,
@@ -117,16 +127,31 @@ export class IssueRounds {
       options.raiseLimitBy ?? 0,
       IssueRounds.spawnField(jobId),
     );
-    return { claim, closed: closed === 1, round: round >= 0 ? round : undefined, exhausted: round === -1, currentRound, epoch: epoch ? Number(epoch) : undefined };
+    return {
+      claim,
+      closed: closed === 1,
+      round: round >= 0 ? round : undefined,
+      exhausted: round === -1,
+      currentRound,
+      epoch: epoch ? Number(epoch) : undefined,
+    };
   }
 
   /** The issue, its gates in ask order, its notes and its current round, in one round trip. */
   async roundContext(ref: IssueKeyRef): Promise<RoundContext> {
-    const [issue = [], notes = [], ...gates] = await this.#redis.escRoundContext(issueKey(this.prefix, ref), this.#gateKeys.issueGates(ref), notesKey(this.prefix, ref), this.#gateKeys.gatePrefix());
+    const [issue = [], notes = [], ...gates] = await this.#redis.escRoundContext(
+      issueKey(this.prefix, ref),
+      this.#gateKeys.issueGates(ref),
+      notesKey(this.prefix, ref),
+      this.#gateKeys.gatePrefix(),
+    );
     const issueHash = pairs(issue);
     return {
       issue: toIssue(issueHash),
-      gates: gates.map(pairs).filter((h) => h.id).map(toGate),
+      gates: gates
+        .map(pairs)
+        .filter((h) => h.id)
+        .map(toGate),
       notes: notes.map((n) => JSON.parse(n) as HumanNote),
       currentRound: Math.max(0, Number(issueHash.nextRound ?? 0) - 1),
     };
@@ -149,7 +174,9 @@ export class IssueRounds {
    * round would pass the issue's round limit (`maxRounds`, or what a human granted since).
    */
   async allocateRound(ref: IssueKeyRef, jobId: string, maxRounds: number, lowest = 0): Promise<number | undefined> {
-    const round = Number(await this.#redis.escAllocateRound(this.spawnsKey(ref), issueKey(this.prefix, ref), jobId, maxRounds, lowest, IssueRounds.spawnField(jobId)));
+    const round = Number(
+      await this.#redis.escAllocateRound(this.spawnsKey(ref), issueKey(this.prefix, ref), jobId, maxRounds, lowest, IssueRounds.spawnField(jobId)),
+    );
     return round < 0 ? undefined : round;
   }
 

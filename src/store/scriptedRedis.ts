@@ -13,7 +13,8 @@ export interface LuaScript {
 export function withScripts<Commands>(redis: Redis, scripts: Record<keyof Commands & string, LuaScript>): Redis & Commands {
   const commands = redis as unknown as Record<string, unknown>;
   for (const [name, script] of Object.entries<LuaScript>(scripts)) {
-    if (typeof commands[name] !== "function") redis.defineCommand(name, script.numberOfKeys === undefined ? { lua: script.lua } : { numberOfKeys: script.numberOfKeys, lua: script.lua });
+    if (typeof commands[name] !== "function")
+      redis.defineCommand(name, script.numberOfKeys === undefined ? { lua: script.lua } : { numberOfKeys: script.numberOfKeys, lua: script.lua });
   }
   return redis as Redis & Commands;
 }

@@ -10,7 +10,9 @@ redis.call('HSET', KEYS[1], 'statusSeq', string.format('%d', seq))
 return seq
 `;
 
-interface StatusCommands { escNextStatusSeq(...args: ScriptArgs): Promise<number> }
+interface StatusCommands {
+  escNextStatusSeq(...args: ScriptArgs): Promise<number>;
+}
 
 /**
  * The issue's status comment: its log of lines, how many GitHub shows, the pending render, its

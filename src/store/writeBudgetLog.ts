@@ -81,7 +81,6 @@ end
 return out
 `;
 
-
 interface WriteCommands {
   escTakeWrite(...args: ScriptArgs): Promise<[number, string]>;
   escSettleWrite(...args: ScriptArgs): Promise<number>;

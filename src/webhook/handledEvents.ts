@@ -32,5 +32,7 @@ export type HandledEventName = EmitterWebhookEvent<HandledEvent>["name"];
  * is never refused as malformed. The schema still validates at run time; the types only claim.
  */
 export function acceptingPayloadsOf<E extends HandledEvent>() {
-  return <S extends z.ZodType>(schema: S & ([EmitterWebhookEvent<E>["payload"]] extends [z.input<S>] ? unknown : { "refuses a payload GitHub can send": E })): S => schema;
+  return <S extends z.ZodType>(
+    schema: S & ([EmitterWebhookEvent<E>["payload"]] extends [z.input<S>] ? unknown : { "refuses a payload GitHub can send": E }),
+  ): S => schema;
 }

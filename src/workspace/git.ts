@@ -50,7 +50,9 @@ export async function git(args: readonly string[], options: GitOptions = {}): Pr
   });
   if (result.exitCode === 0) return result.stdout;
   if ((result as { code?: string }).code === "ENOENT") {
-    throw new WorkspaceError("git is not installed on the app's host (it is not on the PATH): install git, or set AGENT_WORKSPACE=off.", "failed", { cause: result });
+    throw new WorkspaceError("git is not installed on the app's host (it is not on the PATH): install git, or set AGENT_WORKSPACE=off.", "failed", {
+      cause: result,
+    });
   }
   // `git push --porcelain` reports a refused ref on stdout.
   const stderr = maskSecrets(`${String(result.stdout ?? "")}\n${String(result.stderr ?? "")}`, options.secrets ?? []).trim();

@@ -108,15 +108,17 @@ async function resumeSave(input: SaveWorkInput): Promise<SavedWork | undefined> 
 /** Creates the repository's cache on first use and fetches every branch into it. */
 async function updateCache(cache: string, cloneUrl: string, env: Record<string, string>, secrets: readonly string[]): Promise<void> {
   const before = cacheLocks.get(cache) ?? Promise.resolve();
-  const update = before.catch(() => undefined).then(async () => {
-    if (!existsSync(join(cache, "HEAD"))) {
-      await mkdir(cache, { recursive: true });
-      await git(["init", "--quiet", "--bare", cache]);
-      // Checkouts borrow its objects: nothing in it may ever be pruned.
-      await git(["config", "gc.auto", "0"], { cwd: cache });
-    }
-    await git(["fetch", "--quiet", "--prune", "--no-tags", cloneUrl, "+refs/heads/*:refs/heads/*"], { cwd: cache, env, secrets });
-  });
+  const update = before
+    .catch(() => undefined)
+    .then(async () => {
+      if (!existsSync(join(cache, "HEAD"))) {
+        await mkdir(cache, { recursive: true });
+        await git(["init", "--quiet", "--bare", cache]);
+        // Checkouts borrow its objects: nothing in it may ever be pruned.
+        await git(["config", "gc.auto", "0"], { cwd: cache });
+      }
+      await git(["fetch", "--quiet", "--prune", "--no-tags", cloneUrl, "+refs/heads/*:refs/heads/*"], { cwd: cache, env, secrets });
+    });
   cacheLocks.set(cache, update);
   try {
     await update;

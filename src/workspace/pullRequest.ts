@@ -16,9 +16,7 @@ export interface PullRequestInput {
 
 /** What happened to the issue's pull request; `url` to show on the status line. */
 export type Delivery =
-  | { kind: "opened" | "updated"; number: number; url: string }
-  | { kind: "closed"; number: number; url: string }
-  | { kind: "nothing"; why: string };
+  { kind: "opened" | "updated"; number: number; url: string } | { kind: "closed"; number: number; url: string } | { kind: "nothing"; why: string };
 
 const PullSchema = z.object({ number: z.number().int(), html_url: z.string(), state: z.string() });
 
@@ -51,14 +49,24 @@ export async function deliverPullRequest(input: PullRequestInput): Promise<Deliv
     // Opened meanwhile by a repeat of this round's job: that one is the issue's pull request.
     const raced = status === 422 ? await findPull(input) : undefined;
     if (raced) return raced;
-    const hint = status === 403 ? " The App needs the permission Pull requests: write (the installation's settings on GitHub), or set `workspace:` `pull_request: false`." : "";
+    const hint =
+      status === 403
+        ? " The App needs the permission Pull requests: write (the installation's settings on GitHub), or set `workspace:` `pull_request: false`."
+        : "";
     throw new GitHubError(`Could not open a pull request from ${input.branch}: ${(error as Error).message}.${hint}`, status, { cause: error });
   }
 }
 
 async function findPull(input: PullRequestInput): Promise<Delivery | undefined> {
   const [owner, name] = input.repo.split("/") as [string, string];
-  const { data } = await input.octokit.request("GET /repos/{owner}/{repo}/pulls", { owner, repo: name, head: `${owner}:${input.branch}`, base: input.base, state: "all", per_page: 100 });
+  const { data } = await input.octokit.request("GET /repos/{owner}/{repo}/pulls", {
+    owner,
+    repo: name,
+    head: `${owner}:${input.branch}`,
+    base: input.base,
+    state: "all",
+    per_page: 100,
+  });
   const pulls = z.array(PullSchema).parse(data);
   const pull = pulls.find((p) => p.state === "open") ?? pulls[0];
   if (!pull) return undefined;
@@ -71,11 +79,24 @@ async function findPull(input: PullRequestInput): Promise<Delivery | undefined> 
  * question asked just before the round from one asked in it): read from GitHub, as the question's
  * webhook may still be on its way when the agent has exited.
  */
-export async function askedSince(octokit: InstallationOctokit, repo: string, issue: number, sinceMs: number, known: ReadonlySet<string>, isAgent: (login: string) => boolean): Promise<boolean> {
+export async function askedSince(
+  octokit: InstallationOctokit,
+  repo: string,
+  issue: number,
+  sinceMs: number,
+  known: ReadonlySet<string>,
+  isAgent: (login: string) => boolean,
+): Promise<boolean> {
   const [owner, name] = repo.split("/") as [string, string];
   // GitHub's timestamps have whole seconds.
   const since = new Date(Math.floor(sinceMs / 1000) * 1000 - 1000).toISOString();
-  const comments = await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { owner, repo: name, issue_number: issue, since, per_page: 100 });
+  const comments = await octokit.paginate("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+    owner,
+    repo: name,
+    issue_number: issue,
+    since,
+    per_page: 100,
+  });
   return comments.some((c) => !known.has(String(c.id)) && isAgent(c.user?.login ?? "") && parseAskComment(c.body ?? "") !== undefined);
 }
 

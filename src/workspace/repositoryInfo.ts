@@ -25,7 +25,11 @@ export function repositoryInfoLoader(ttlMs: number) {
     try {
       ({ data } = await (await octokit()).request("GET /repos/{owner}/{repo}", { owner, repo: name }));
     } catch (error) {
-      throw new GitHubError(`Could not read the repository ${repo} (GET /repos/${repo}): ${(error as Error).message}. Check that the App is installed on it.`, (error as { status?: number }).status, { cause: error });
+      throw new GitHubError(
+        `Could not read the repository ${repo} (GET /repos/${repo}): ${(error as Error).message}. Check that the App is installed on it.`,
+        (error as { status?: number }).status,
+        { cause: error },
+      );
     }
     const parsed = RepositorySchema.safeParse(data);
     if (!parsed.success) throw new GitHubError(`GET /repos/${repo} returned no clone_url or default_branch; is GHE_HOST a GitHub API?`);

@@ -26,7 +26,10 @@ export type RoundWorkspace =
  * `contents: write`); the same token and git authentication go to the agent. Failures other than a
  * refusal are thrown (a network blip): the round is retried like an agent that could not start.
  */
-export async function openRoundWorkspace(services: Services, input: { installationId: number; repo: string; issue: number; round: number; branchTemplate: string; pullRequest: PullRequestMode }): Promise<RoundWorkspace> {
+export async function openRoundWorkspace(
+  services: Services,
+  input: { installationId: number; repo: string; issue: number; round: number; branchTemplate: string; pullRequest: PullRequestMode },
+): Promise<RoundWorkspace> {
   const { installationId, repo, issue, round } = input;
   try {
     const [{ token }, info, { botLogin }, pull] = await Promise.all([

@@ -47,11 +47,16 @@ export async function saveWork(input: SaveWorkInput): Promise<SavedWork> {
   const committed = await commitLeftovers(input);
   const head = await git(["rev-parse", "HEAD"], { cwd });
   const pushed = await git(["rev-parse", "--verify", "--quiet", `refs/remotes/origin/${input.branch}`], { cwd }).catch(() => undefined);
-  if (pushed === head || (pushed === undefined && (await onBase(cwd, head, input.base)))) return { committed, pushedTo: undefined, divertedTo: undefined, head };
+  if (pushed === head || (pushed === undefined && (await onBase(cwd, head, input.base))))
+    return { committed, pushedTo: undefined, divertedTo: undefined, head };
   // The work goes to the repository whatever the agent did to origin (and only there is the token sent).
   await git(["remote", "set-url", "origin", input.cloneUrl], { cwd });
   const env = gitAuthEnv(input.cloneUrl, input.token);
-  const push = (ref: string, force = false) => withRetries(() => git(["push", "--porcelain", ...(force ? ["--force"] : []), "origin", `HEAD:refs/heads/${ref}`], { cwd, env, secrets }), input.retryDelaysMs ?? RETRY_DELAYS_MS);
+  const push = (ref: string, force = false) =>
+    withRetries(
+      () => git(["push", "--porcelain", ...(force ? ["--force"] : []), "origin", `HEAD:refs/heads/${ref}`], { cwd, env, secrets }),
+      input.retryDelaysMs ?? RETRY_DELAYS_MS,
+    );
   try {
     await push(input.branch);
     return { committed, pushedTo: input.branch, divertedTo: undefined, head };
@@ -91,12 +96,22 @@ async function commitLeftovers(input: SaveWorkInput): Promise<boolean> {
 
 async function checkLimits(cwd: string, paths: readonly string[], limits: SaveWorkInput["limits"]): Promise<void> {
   if (paths.length > limits.maxFiles) {
-    throw new WorkspaceError(`The round left ${paths.length} changed files, over WORKSPACE_MAX_FILES (${limits.maxFiles}); they were not committed. Raise WORKSPACE_MAX_FILES or have the agent ignore generated files (.gitignore).`, "limit");
+    throw new WorkspaceError(
+      `The round left ${paths.length} changed files, over WORKSPACE_MAX_FILES (${limits.maxFiles}); they were not committed. Raise WORKSPACE_MAX_FILES or have the agent ignore generated files (.gitignore).`,
+      "limit",
+    );
   }
   let bytes = 0;
-  for (const path of paths) bytes += await lstat(join(cwd, path)).then((s) => s.size, () => 0);
+  for (const path of paths)
+    bytes += await lstat(join(cwd, path)).then(
+      (s) => s.size,
+      () => 0,
+    );
   if (bytes > limits.maxBytes) {
-    throw new WorkspaceError(`The round left ${bytes} bytes of changed files, over WORKSPACE_MAX_BYTES (${limits.maxBytes}); they were not committed. Raise WORKSPACE_MAX_BYTES or have the agent ignore generated files (.gitignore).`, "limit");
+    throw new WorkspaceError(
+      `The round left ${bytes} bytes of changed files, over WORKSPACE_MAX_BYTES (${limits.maxBytes}); they were not committed. Raise WORKSPACE_MAX_BYTES or have the agent ignore generated files (.gitignore).`,
+      "limit",
+    );
   }
 }
 

@@ -38,7 +38,13 @@ describe("the access log of webhook deliveries", () => {
 
   async function boot(level: string) {
     const { log, lines } = capture(level);
-    const config = loadConfig({ ...sim.appEnv(), PORT: String(await freePort()), HOST: "127.0.0.1", REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `t${randomBytes(5).toString("hex")}` });
+    const config = loadConfig({
+      ...sim.appEnv(),
+      PORT: String(await freePort()),
+      HOST: "127.0.0.1",
+      REDIS_URL: process.env.REDIS_URL,
+      REDIS_PREFIX: `t${randomBytes(5).toString("hex")}`,
+    });
     const app = await startOnFreePort({ config: { ...config, redisUrl: config.redisUrl! }, log, octokit: { throttle: false, retry: false }, workers: false });
     apps.push(app);
     sim.setWebhookUrl(`${app.url}/api/github/webhooks`);

@@ -40,7 +40,7 @@ function descendants(root: number) {
   const all = allProcesses();
   const found: typeof all = [];
   const parents = new Set([root]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) {
       if (parents.has(p.ppid) && !parents.has(p.pid)) {

@@ -25,7 +25,10 @@ function rounds(dir: string, round: number): number {
   return readdirSync(dir).filter((f) => f.startsWith(`round-${round}-`)).length;
 }
 
-const ask = () => renderAskComment(validateAsk({ v: 1, id: newAskId(), round: 0, questions: [{ text: "Which database should the cache use?", options: ["Postgres", "SQLite"] }] }));
+const ask = () =>
+  renderAskComment(
+    validateAsk({ v: 1, id: newAskId(), round: 0, questions: [{ text: "Which database should the cache use?", options: ["Postgres", "SQLite"] }] }),
+  );
 
 describe("GitHub's limits: a write budget per installation and GitHub's secondary limit", () => {
   let loop: Loop | undefined;
@@ -75,7 +78,8 @@ describe("GitHub's limits: a write budget per installation and GitHub's secondar
     // Every answer resumes its agent at once: spawning never waits for the write budget.
     const answeredAt = Date.now();
     for (const issue of issues) sim.comment(REPO, issue, "maintainer", "SQLite");
-    const resumed = async () => (await Promise.all(issues.map((issue) => store.gates.lastGate({ repo: REPO, issue })))).filter((g) => g?.state === "resumed").length;
+    const resumed = async () =>
+      (await Promise.all(issues.map((issue) => store.gates.lastGate({ repo: REPO, issue })))).filter((g) => g?.state === "resumed").length;
     await waitFor("200 resumed rounds", async () => (await resumed()) === 200, 150_000);
     const resumedIn = Date.now() - answeredAt;
     await waitFor("every label off", () => labelled() === 0, 60_000);
@@ -89,7 +93,12 @@ describe("GitHub's limits: a write budget per installation and GitHub's secondar
     // Two writes a round trip: the label on, the label off. No reaction, no status comment.
     expect(writes).toHaveLength(400);
     for (const issue of issues) {
-      expect(sim.issueEvents(REPO, issue).filter((e) => e.label === LABEL).map((e) => `${e.event} by ${e.actor}`)).toEqual([`labeled by ${sim.botLogin}`, `unlabeled by ${sim.botLogin}`]);
+      expect(
+        sim
+          .issueEvents(REPO, issue)
+          .filter((e) => e.label === LABEL)
+          .map((e) => `${e.event} by ${e.actor}`),
+      ).toEqual([`labeled by ${sim.botLogin}`, `unlabeled by ${sim.botLogin}`]);
       expect(sim.comments(REPO, issue).filter((c) => c.body.includes("Escalation status"))).toEqual([]);
     }
     const metrics = await (await fetch(`${loop.app.url}/metrics`)).text();
@@ -99,7 +108,12 @@ describe("GitHub's limits: a write budget per installation and GitHub's secondar
 
   it("GitHub's secondary limit stops the installation's writes for the time it asks, shows on the metrics and the status JSON, and never holds a resume back", async () => {
     const out = mkdtempSync(join(tmpdir(), "esc-limits-"));
-    loop = await start([process.execPath, AGENT, out, "{round}", "done"], { GITHUB_WRITES_PER_MINUTE: "40", GITHUB_WRITE_MINUTE: "60s", GITHUB_WRITES_PER_HOUR: "300", GITHUB_WRITE_HOUR: "1h" });
+    loop = await start([process.execPath, AGENT, out, "{round}", "done"], {
+      GITHUB_WRITES_PER_MINUTE: "40",
+      GITHUB_WRITE_MINUTE: "60s",
+      GITHUB_WRITES_PER_HOUR: "300",
+      GITHUB_WRITE_HOUR: "1h",
+    });
     const { sim } = loop;
     const [a, b] = [0, 1].map((i) => {
       const issue = sim.createIssue(REPO, { title: `Limited ${i}`, body: "", author: "maintainer" });
@@ -119,7 +133,9 @@ describe("GitHub's limits: a write budget per installation and GitHub's secondar
       return text.includes('escalation_github_write_paused{installation="1"} 1') ? text : undefined;
     });
     expect(Number(/escalation_github_write_pause_seconds\{installation="1"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(3);
-    const status = (await (await fetch(`${loop.app.url}/escalation/api/gates`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { github: { paused: Array<{ installationId: number; secondsLeft: number }> } };
+    const status = (await (await fetch(`${loop.app.url}/escalation/api/gates`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as {
+      github: { paused: Array<{ installationId: number; secondsLeft: number }> };
+    };
     expect(status.github.paused).toEqual([{ installationId: 1, secondsLeft: expect.any(Number) }]);
 
     // While the installation may not write, B's answer still resumes B's agent at once.

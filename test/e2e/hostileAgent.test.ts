@@ -76,7 +76,11 @@ function findFile(dir: string, name: string): string | undefined {
 /** A stand-in for the app's process as `npm start` runs it: its secrets in its environment, DATA_DIR its working directory. */
 function appProcessStandIn(dataDir: string, env: Record<string, string>): ChildProcess {
   // The harness runs the app inside the test process, whose environment holds none of these.
-  return spawn(process.execPath, ["-e", "setInterval(() => {}, 1 << 30) // escalation app stand-in"], { cwd: dataDir, env: { PATH: process.env.PATH ?? "", ...env }, stdio: "ignore" });
+  return spawn(process.execPath, ["-e", "setInterval(() => {}, 1 << 30) // escalation app stand-in"], {
+    cwd: dataDir,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: "ignore",
+  });
 }
 
 async function hostileScenario(): Promise<void> {
@@ -92,25 +96,31 @@ async function hostileScenario(): Promise<void> {
   let standIn: ChildProcess | undefined;
   let failure: unknown;
   try {
-    loop = await startLoop(
-      {
-        // Its only network is then the egress proxy, which the app runs for sandboxed agents.
-        AGENT_SANDBOX: "bwrap",
-        AGENT_WORKSPACE: "on",
-        DATA_DIR: dataDir,
-        STATE_SECRET: stateSecret,
-        ADMIN_TOKEN: adminToken,
-        RECONCILE_INTERVAL: "off",
-        // The repository's own script: an agent's code is whatever the issue steered it to run.
-        AGENT_COMMAND: JSON.stringify(["node", "hostile-agent.mjs", "{round}"]),
-      },
-    );
+    loop = await startLoop({
+      // Its only network is then the egress proxy, which the app runs for sandboxed agents.
+      AGENT_SANDBOX: "bwrap",
+      AGENT_WORKSPACE: "on",
+      DATA_DIR: dataDir,
+      STATE_SECRET: stateSecret,
+      ADMIN_TOKEN: adminToken,
+      RECONCILE_INTERVAL: "off",
+      // The repository's own script: an agent's code is whatever the issue steered it to run.
+      AGENT_COMMAND: JSON.stringify(["node", "hostile-agent.mjs", "{round}"]),
+    });
     const { sim } = loop;
     const privateKey = sim.appEnv().PRIVATE_KEY;
     writeFileSync(keyFile, privateKey, { mode: 0o600 });
     const redisPassword = decodeURIComponent(new URL(loop.config.redisUrl).password);
     const secrets: Record<string, string> = { privateKey, webhookSecret: WEBHOOK_SECRET, stateSecret, adminToken, ...(redisPassword ? { redisPassword } : {}) };
-    standIn = appProcessStandIn(dataDir, { PRIVATE_KEY: privateKey, PRIVATE_KEY_PATH: keyFile, WEBHOOK_SECRET, STATE_SECRET: stateSecret, ADMIN_TOKEN: adminToken, REDIS_URL: loop.config.redisUrl, DATA_DIR: dataDir });
+    standIn = appProcessStandIn(dataDir, {
+      PRIVATE_KEY: privateKey,
+      PRIVATE_KEY_PATH: keyFile,
+      WEBHOOK_SECRET,
+      STATE_SECRET: stateSecret,
+      ADMIN_TOKEN: adminToken,
+      REDIS_URL: loop.config.redisUrl,
+      DATA_DIR: dataDir,
+    });
 
     await sim.seedGit(REPO, { "README.md": "# widgets\n", "hostile-agent.mjs": AGENT });
     const redisPort = new URL(loop.config.redisUrl).port;
@@ -122,10 +132,18 @@ async function hostileScenario(): Promise<void> {
     const asks = () => sim.comments(REPO, issue).filter((c) => c.user.login === sim.botLogin && safeAsk(c.body));
     const gateOpen = async (n: number) => {
       const ask = await waitFor(`ask ${n}`, () => asks()[n], 60_000);
-      await waitFor(`gate ${n} open`, async () => (await store().gates.lastGate(ref))?.id === String(ask.id) && (await store().gates.lastGate(ref))?.state === "open", 30_000);
+      await waitFor(
+        `gate ${n} open`,
+        async () => (await store().gates.lastGate(ref))?.id === String(ask.id) && (await store().gates.lastGate(ref))?.state === "open",
+        30_000,
+      );
       return ask;
     };
-    const humanWords = [`SQLite, said the maintainer ${nonce}-A`, `Port 8080, said the maintainer ${nonce}-B`, `No, never drop them, said the maintainer ${nonce}-C`];
+    const humanWords = [
+      `SQLite, said the maintainer ${nonce}-A`,
+      `Port 8080, said the maintainer ${nonce}-B`,
+      `No, never drop them, said the maintainer ${nonce}-C`,
+    ];
 
     sim.comment(REPO, issue, "maintainer", "/agent");
     await gateOpen(0);
@@ -161,7 +179,12 @@ async function hostileScenario(): Promise<void> {
     expect.soft(leakedListings, "directories of the app, DATA_DIR or a home listed from inside the sandbox").toEqual([]);
     expect.soft(tried("tcp-connect").filter((a) => a.outcome === "done")).toEqual([]);
     expect.soft(tried("proxy-connect").length, "loopback tried through the proxy").toBeGreaterThan(0);
-    expect.soft(tried("proxy-connect").filter((a) => a.outcome === "done"), "loopback reached through the proxy").toEqual([]);
+    expect
+      .soft(
+        tried("proxy-connect").filter((a) => a.outcome === "done"),
+        "loopback reached through the proxy",
+      )
+      .toEqual([]);
     expect.soft(tried("tcp-listener-seen"), "the host's listeners are visible: no network namespace").toEqual([]);
     expect.soft(tried("tcp-connect").filter((a) => a.outcome === "blocked").length, "the app's and Redis's ports were tried").toBeGreaterThanOrEqual(2);
     expect.soft(tried("redis-write")).toEqual([expect.objectContaining({ outcome: "blocked" })]);
@@ -170,8 +193,21 @@ async function hostileScenario(): Promise<void> {
     for (const attempt of metadata) expect.soft(attempt, "the proxy refuses the metadata address (403)").toMatchObject({ outcome: "blocked", status: 403 });
     expect.soft(tried("own-question")).toEqual([expect.objectContaining({ outcome: "done" })]);
     // GitHub lets the token do these (it acts as the App's bot): what matters is that the app ignores them.
-    for (const kind of ["edit-human-answer", "delete-human-answer", "forge-acknowledgement", "forge-answer-as-bot", "approve-as-bot", "remove-awaiting-label", "edit-issue-body"]) {
-      expect.soft(tried(kind).map((a) => a.outcome), kind).toEqual(["done"]);
+    for (const kind of [
+      "edit-human-answer",
+      "delete-human-answer",
+      "forge-acknowledgement",
+      "forge-answer-as-bot",
+      "approve-as-bot",
+      "remove-awaiting-label",
+      "edit-issue-body",
+    ]) {
+      expect
+        .soft(
+          tried(kind).map((a) => a.outcome),
+          kind,
+        )
+        .toEqual(["done"]);
     }
     expect.soft(tried("edit-status-comment").length + tried("forge-status-comment").length).toBeGreaterThanOrEqual(2);
 
@@ -181,7 +217,12 @@ async function hostileScenario(): Promise<void> {
       expect.soft(gate?.state, `${when}: it still waits for a human`).toBe("open");
       expect.soft(gate?.answers, when).toEqual([]);
       const gates = (await store().rounds.roundContext(ref)).gates.sort((a, b) => a.round - b.round);
-      expect.soft(gates.map((g) => g.answers.map((a) => [a.by, a.text])), `${when}: the humans' answers as they wrote them`).toEqual([[["maintainer", humanWords[0]]], [["maintainer", humanWords[1]]], []]);
+      expect
+        .soft(
+          gates.map((g) => g.answers.map((a) => [a.by, a.text])),
+          `${when}: the humans' answers as they wrote them`,
+        )
+        .toEqual([[["maintainer", humanWords[0]]], [["maintainer", humanWords[1]]], []]);
     };
     await assertGateWaits("before the wipe");
 
@@ -200,7 +241,12 @@ async function hostileScenario(): Promise<void> {
     const lingering = join(checkout, ".hostile", "lingering.log");
     // It may be gone before its first beat: the file is then absent.
     const beats = existsSync(lingering) ? readFileSync(lingering, "utf8").split("\n").filter(Boolean).map(Number) : [];
-    expect.soft(beats.filter((at) => at > hostileRoundEnd + 1000), "heartbeats of the hostile round's process after its round ended").toEqual([]);
+    expect
+      .soft(
+        beats.filter((at) => at > hostileRoundEnd + 1000),
+        "heartbeats of the hostile round's process after its round ended",
+      )
+      .toEqual([]);
     for (const words of humanWords) expect.soft(task).toContain(words);
     for (const forged of FORGED) expect.soft(task, `${forged}: text the agent's token wrote, folded in as a human's`).not.toContain(forged);
 
@@ -215,7 +261,9 @@ async function hostileScenario(): Promise<void> {
         written.push([`${branch}:${path}`, (await sim.fileAt(REPO, branch, path)) ?? ""]);
       }
     }
-    const leaks = secretNeedles(secrets).flatMap(([name, needle]) => written.filter(([, text]) => text.includes(needle)).map(([where]) => `${name} in ${where}`));
+    const leaks = secretNeedles(secrets).flatMap(([name, needle]) =>
+      written.filter(([, text]) => text.includes(needle)).map(([where]) => `${name} in ${where}`),
+    );
     expect.soft([...new Set(leaks)]).toEqual([]);
   } catch (error) {
     failure = error;
@@ -260,7 +308,17 @@ function runAsNobody(): { code: number; output: string } {
     // `runner` loads vitest.config.ts without writing a bundled copy next to it (the checkout is read-only to this user).
     const output = execFileSync(
       "setpriv",
-      [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", process.execPath, resolve("node_modules/vitest/vitest.mjs"), "run", "--configLoader", "runner", "test/e2e/hostileAgent.test.ts"],
+      [
+        `--reuid=${NOBODY}`,
+        `--regid=${NOBODY}`,
+        "--clear-groups",
+        process.execPath,
+        resolve("node_modules/vitest/vitest.mjs"),
+        "run",
+        "--configLoader",
+        "runner",
+        "test/e2e/hostileAgent.test.ts",
+      ],
       { cwd: projectRoot, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 280_000, maxBuffer: 16 << 20 },
     );
     return { code: 0, output };

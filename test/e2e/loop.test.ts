@@ -71,7 +71,9 @@ describe("the escalation loop end to end", () => {
     // interpreted (an option with a note), so one more: the comment saying how it was read.
     await waitFor("label removed", () => !sim.issue(REPO, issue).labels.includes("awaiting-human"));
     const ask = sim.comments(REPO, issue).find((c) => parseAskComment(c.body) !== undefined)!;
-    const asked = sim.calls.findIndex((c) => c.route === "POST /repos/{owner}/{repo}/issues/{issue_number}/comments" && c.actor === sim.botLogin && c.path.includes(`/issues/${issue}/`));
+    const asked = sim.calls.findIndex(
+      (c) => c.route === "POST /repos/{owner}/{repo}/issues/{issue_number}/comments" && c.actor === sim.botLogin && c.path.includes(`/issues/${issue}/`),
+    );
     await quiet(loop);
     const writes = sim.calls
       .slice(asked + 1)
@@ -81,9 +83,16 @@ describe("the escalation loop end to end", () => {
       "POST /repos/{owner}/{repo}/issues/{issue_number}/comments",
       "DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}",
     ]);
-    expect(sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && c.body.startsWith("📝"))?.body).toContain("Recorded as **2. SQLite**, with the note `keep it embedded`");
+    expect(sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && c.body.startsWith("📝"))?.body).toContain(
+      "Recorded as **2. SQLite**, with the note `keep it embedded`",
+    );
     expect(sim.comments(REPO, issue).filter((c) => c.body.includes("Escalation status"))).toHaveLength(0);
-    expect(sim.comments(REPO, issue).flatMap((c) => c.reactions).filter((r) => r.user === sim.botLogin && r.content !== "rocket")).toEqual([]);
+    expect(
+      sim
+        .comments(REPO, issue)
+        .flatMap((c) => c.reactions)
+        .filter((r) => r.user === sim.botLogin && r.content !== "rocket"),
+    ).toEqual([]);
     expect(sim.comments(REPO, issue).find((c) => c.id === reply.id)?.reactions).toEqual([]);
     expect(ask.reactions).toEqual([]);
     const lines = await loop.app.services.statusLog.statusLines({ repo: REPO, issue });
@@ -157,7 +166,10 @@ describe("the escalation loop end to end", () => {
     sim.comment(REPO, other.number, "maintainer", askBody);
     await quiet(loop);
     expect(sim.issue(REPO, other.number).labels).not.toContain("awaiting-human");
-    const eyes = sim.comments(REPO, other.number).flatMap((c) => c.reactions).filter((r) => r.content === "eyes");
+    const eyes = sim
+      .comments(REPO, other.number)
+      .flatMap((c) => c.reactions)
+      .filter((r) => r.content === "eyes");
     expect(eyes).toHaveLength(0);
   });
 });

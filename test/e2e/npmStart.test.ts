@@ -82,7 +82,15 @@ describe("npm start", () => {
     url.password = "";
     let output = "";
     child = spawn(process.execPath, [resolve("dist/main.js")], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(await freePort()), HOST: "127.0.0.1", LOG_FORMAT: "json", ...sim.appEnv(), REDIS_URL: url.toString() },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        PORT: String(await freePort()),
+        HOST: "127.0.0.1",
+        LOG_FORMAT: "json",
+        ...sim.appEnv(),
+        REDIS_URL: url.toString(),
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
@@ -108,4 +116,3 @@ describe("npm start", () => {
     expect(stderr).toMatch(/WEBHOOK_SECRET/);
   });
 });
-

@@ -53,13 +53,18 @@ describe("operator surfaces against the running loop: escalate status, escalate 
 
     const json = await escalate(["status", "--json"]);
     expect(json.code).toBe(0);
-    const report = JSON.parse(json.stdout) as { gates: Array<{ id: string; repo: string; issue: number; title: string; questions: Array<{ options: string[] }> }>; counts: { open: number } };
+    const report = JSON.parse(json.stdout) as {
+      gates: Array<{ id: string; repo: string; issue: number; title: string; questions: Array<{ options: string[] }> }>;
+      counts: { open: number };
+    };
     expect(report.counts.open).toBe(1);
     expect(report.gates[0]).toMatchObject({ id: gateId, repo: REPO, issue, title: "Add a cache", questions: [{ options: ["Postgres", "SQLite"] }] });
 
     const table = await escalate(["status"]);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(new RegExp(`^${gateId}\\s+${REPO}#${issue}\\s+question\\s+\\d+s\\s+-\\s+${loop.sim.url}/${REPO}/issues/${issue}#issuecomment-${gateId}$`, "m"));
+    expect(table.stdout).toMatch(
+      new RegExp(`^${gateId}\\s+${REPO}#${issue}\\s+question\\s+\\d+s\\s+-\\s+${loop.sim.url}/${REPO}/issues/${issue}#issuecomment-${gateId}$`, "m"),
+    );
     expect(table.stdout).toContain("1) Postgres  2) SQLite");
 
     const answered = await escalate(["answer", gateId, "--choice", "2"]);
@@ -74,7 +79,9 @@ describe("operator surfaces against the running loop: escalate status, escalate 
 
     const again = await escalate(["answer", gateId, "--choice", "1"]);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(new RegExp(`^escalate: Gate ${gateId} on ${REPO}#${issue} is (answered|resuming|resumed) \\(answered by @operator\\); there is nothing to answer\\.`));
+    expect(again.stderr).toMatch(
+      new RegExp(`^escalate: Gate ${gateId} on ${REPO}#${issue} is (answered|resuming|resumed) \\(answered by @operator\\); there is nothing to answer\\.`),
+    );
     expect((await escalate(["status"])).stdout).toContain("No open gates.");
   });
 

@@ -26,7 +26,11 @@ describe("echoes of the app's own writes", { timeout: 120_000 }, () => {
 
   it("queues no job for the app's own label removal, and still puts back a label taken off under the bot's name", async () => {
     const out = mkdtempSync(join(tmpdir(), "esc-echo-"));
-    loop = await startLoop({ AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, out, "{round}", "ask"]), RECONCILE_INTERVAL: "off", STATUS_DEBOUNCE: "1s" });
+    loop = await startLoop({
+      AGENT_COMMAND: JSON.stringify([process.execPath, AGENT, out, "{round}", "ask"]),
+      RECONCILE_INTERVAL: "off",
+      STATUS_DEBOUNCE: "1s",
+    });
     const { sim } = loop;
     const issue = sim.createIssue(REPO, { title: "Add a cache", body: "Cache it.", author: "maintainer" }).number;
     sim.comment(REPO, issue, "maintainer", "/agent");

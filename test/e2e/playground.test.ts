@@ -45,7 +45,9 @@ async function startPlayground(): Promise<Playground> {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((done) => child.once("exit", (code, signal) => done({ code, signal, at: Date.now() })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((done) =>
+    child.once("exit", (code, signal) => done({ code, signal, at: Date.now() })),
+  );
   child.stdout.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr.on("data", (d: Buffer) => (output += d.toString()));
   await waitFor("the playground to be up", () => output.includes("playground is up") || child.exitCode !== null, 60_000);
@@ -94,14 +96,24 @@ async function queuedComments(page: Page): Promise<number> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the playground test drives Debian's chromium. Install it with \`apt-get install -y chromium\`.`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: the playground test drives Debian's chromium. Install it with \`apt-get install -y chromium\`.`);
   profile = mkdtempSync(join(tmpdir(), "esc-chromium-"));
   [playground, context] = await Promise.all([
     startPlayground(),
     chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
       viewport: { width: 1100, height: 900 },
     }),
   ]);
@@ -167,7 +179,9 @@ describe("npm run playground, played in headless Chromium", () => {
     expect(await ask.locator(".markdown").innerHTML()).not.toMatch(/<!--|escalation:ask/);
     await page.locator('#labels [data-label="awaiting-human"]').waitFor({ timeout: AGENT_MS });
     // The printed `escalate status` line reads the playground's Redis.
-    const { stdout } = await promisify(execFile)(resolve(projectRoot, "bin/escalate"), ["status", "--by", "answerer"], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...playground.statusEnv } });
+    const { stdout } = await promisify(execFile)(resolve(projectRoot, "bin/escalate"), ["status", "--by", "answerer"], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...playground.statusEnv },
+    });
     expect(stdout).toContain("anyone with write access to acme/widgets · 1 waiting");
     expect(stdout).toContain("Which database should the cache use?");
     // The status page's "Answer on GitHub" opens the thread here, at the ask.
@@ -240,7 +254,8 @@ describe("npm run playground, played in headless Chromium", () => {
     const page = await context.newPage();
     await page.goto(`${playground.url}/acme/widgets/issues/1`);
     const token = await page.locator('#act input[name="token"]').getAttribute("value");
-    const post = (headers: Record<string, string>, form: Record<string, string>) => page.request.post(`${playground.url}/-/playground/acme/widgets/issues/1`, { headers, form, maxRedirects: 0 });
+    const post = (headers: Record<string, string>, form: Record<string, string>) =>
+      page.request.post(`${playground.url}/-/playground/acme/widgets/issues/1`, { headers, form, maxRedirects: 0 });
     const crossSite = await post({ origin: "http://evil.invalid" }, { token: token!, as: "maintainer", action: "close" });
     expect(crossSite.status()).toBe(403);
     const noToken = await post({}, { as: "maintainer", action: "close" });
@@ -248,10 +263,14 @@ describe("npm run playground, played in headless Chromium", () => {
     // A page that rebound its own name to 127.0.0.1 is same-origin with itself, and could read the token.
     const rebound = await new Promise<number>((done, fail) => {
       const form = new URLSearchParams({ token: token!, as: "maintainer", action: "close" }).toString();
-      const req = request(`${playground.url}/-/playground/acme/widgets/issues/1`, { method: "POST", headers: { host: `rebound.invalid:${new URL(playground.url).port}`, "content-type": "application/x-www-form-urlencoded" } }, (res) => {
-        res.resume();
-        done(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${playground.url}/-/playground/acme/widgets/issues/1`,
+        { method: "POST", headers: { host: `rebound.invalid:${new URL(playground.url).port}`, "content-type": "application/x-www-form-urlencoded" } },
+        (res) => {
+          res.resume();
+          done(res.statusCode ?? 0);
+        },
+      );
       req.once("error", fail);
       req.end(form);
     });

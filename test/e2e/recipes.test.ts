@@ -24,7 +24,19 @@ interface RoundRecord {
 }
 
 /** The variables every agent gets (src/agent/agentEnv.ts) with the workspace on, whatever the recipe. */
-const CONTRACT = ["PATH", "GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_TASK_FILE", "ESCALATION_ASK_FILE", "GITHUB_SERVER_URL", "ESCALATION_BRANCH", "ESCALATION_BASE"];
+const CONTRACT = [
+  "PATH",
+  "GITHUB_TOKEN",
+  "GITHUB_API_URL",
+  "GITHUB_REPOSITORY",
+  "ESCALATION_ISSUE",
+  "ESCALATION_ROUND",
+  "ESCALATION_TASK_FILE",
+  "ESCALATION_ASK_FILE",
+  "GITHUB_SERVER_URL",
+  "ESCALATION_BRANCH",
+  "ESCALATION_BASE",
+];
 const LOCALE = ["HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM"];
 const PASSTHROUGH = ["STAND_IN_OUT", "ANTHROPIC_API_KEY", "CODEX_API_KEY"];
 
@@ -44,7 +56,19 @@ const CASES: Case[] = [
   {
     recipe: "claude-code",
     tool: "claude",
-    argv: (config) => ["-p", PROMPT, "--permission-mode", "acceptEdits", "--allowedTools", "Bash,mcp__escalation__ask_human", "--mcp-config", config, "--strict-mcp-config", "--output-format", "text"],
+    argv: (config) => [
+      "-p",
+      PROMPT,
+      "--permission-mode",
+      "acceptEdits",
+      "--allowedTools",
+      "Bash,mcp__escalation__ask_human",
+      "--mcp-config",
+      config,
+      "--strict-mcp-config",
+      "--output-format",
+      "text",
+    ],
     configOf: (run) => run.argv[run.argv.indexOf("--mcp-config") + 1]!,
     config: `${JSON.stringify({ mcpServers: { escalation: { type: "stdio", command: ESCALATE, args: ["mcp"] } } }, null, 2)}\n`,
     env: () => ({}),
@@ -77,7 +101,12 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
     out = mkdtempSync(join(tmpdir(), "esc-recipes-out-"));
     root = mkdtempSync(join(tmpdir(), "esc-recipes-root-"));
     // The app hands its own environment to agents through the allowlist: the stand-ins first on PATH.
-    Object.assign(process.env, { PATH: `${STAND_INS}${delimiter}${process.env.PATH}`, STAND_IN_OUT: out, ANTHROPIC_API_KEY: "sk-ant-test", CODEX_API_KEY: "sk-codex-test" });
+    Object.assign(process.env, {
+      PATH: `${STAND_INS}${delimiter}${process.env.PATH}`,
+      STAND_IN_OUT: out,
+      ANTHROPIC_API_KEY: "sk-ant-test",
+      CODEX_API_KEY: "sk-codex-test",
+    });
     loop = await startLoop({
       AGENT_WORKSPACE: "on",
       WORKSPACE_ROOT: root,
@@ -96,54 +125,74 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
     return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as RoundRecord) : undefined;
   };
 
-  it.each(CASES)("$recipe: round 0 edits, asks with ask_human and exits; a human answers; round 1 starts on the branch with the answer", async (c) => {
-    const { sim } = loop;
-    const repo = `acme/${c.tool}-app`;
-    sim.addRepo(repo);
-    // Before the app hears of the repository (and caches its settings).
-    sim.setFile(repo, ".github/escalation.yml", `agent_profile: ${c.tool}\n`);
-    sim.setPermission(repo, "maintainer", "write");
-    await sim.seedGit(repo, { "README.md": "# app\n" });
-    const issue = sim.createIssue(repo, { title: "Add a cache", body: "Cache the lookups.", author: "maintainer" }).number;
-    const branch = `escalation/issue-${issue}`;
-    sim.comment(repo, issue, "maintainer", "/agent");
+  it.each(CASES)(
+    "$recipe: round 0 edits, asks with ask_human and exits; a human answers; round 1 starts on the branch with the answer",
+    async (c) => {
+      const { sim } = loop;
+      const repo = `acme/${c.tool}-app`;
+      sim.addRepo(repo);
+      // Before the app hears of the repository (and caches its settings).
+      sim.setFile(repo, ".github/escalation.yml", `agent_profile: ${c.tool}\n`);
+      sim.setPermission(repo, "maintainer", "write");
+      await sim.seedGit(repo, { "README.md": "# app\n" });
+      const issue = sim.createIssue(repo, { title: "Add a cache", body: "Cache the lookups.", author: "maintainer" }).number;
+      const branch = `escalation/issue-${issue}`;
+      sim.comment(repo, issue, "maintainer", "/agent");
 
-    const ask = await waitFor("the question asked through ask_human", () => sim.comments(repo, issue).find((c) => parseAskComment(c.body) !== undefined), 30_000);
-    expect(parseAskComment(ask.body)?.questions[0]).toMatchObject({ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"] });
-    const round0 = await waitFor("round 0's record", () => recorded(c.tool, repo, issue, 0)?.asked && recorded(c.tool, repo, issue, 0));
-    const config = c.configOf(round0);
-    expect(round0.argv).toEqual(c.argv(config));
-    // The config the app wrote, in the tool's own format, outside the checkout and with no token in it.
-    expect(round0.files).toEqual({ [config]: c.config });
-    expect(config.startsWith(root)).toBe(false);
-    expect(basename(dirname(c.recipe === "codex" ? dirname(config) : config))).toMatch(/^escalation-recipe-/);
-    expect(round0.cwd.startsWith(root)).toBe(true);
-    const token = round0.env.GITHUB_TOKEN!;
-    expect(token).toMatch(/^ghs_/);
-    expect(c.config).not.toContain(token);
-    // Exactly the allowlist: the contract, the operator's passthrough (the API keys) and what the recipe sets.
-    const expected = [...LOCALE.filter((n) => process.env[n] !== undefined), ...PASSTHROUGH, ...CONTRACT, ...Object.keys(gitAuthEnv("http://x", "t")), ...Object.keys(c.env(config))];
-    expect(Object.keys(round0.env).sort()).toEqual([...new Set(expected)].sort());
-    expect(round0.env).toMatchObject({ ...c.env(config), ANTHROPIC_API_KEY: "sk-ant-test", CODEX_API_KEY: "sk-codex-test", ESCALATION_BRANCH: branch, ESCALATION_ROUND: "0" });
-    expect(round0.env.PATH!.split(delimiter).slice(0, 2)).toEqual([join(projectRoot, "bin"), STAND_INS]);
-    expect(round0.task).toContain("You also have the MCP tool `ask_human`");
-    expect(round0.asked).toEqual({ isError: false, text: expect.stringContaining(`posted on ${repo}#${issue}: ${ask.html_url}`) });
+      const ask = await waitFor(
+        "the question asked through ask_human",
+        () => sim.comments(repo, issue).find((c) => parseAskComment(c.body) !== undefined),
+        30_000,
+      );
+      expect(parseAskComment(ask.body)?.questions[0]).toMatchObject({ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"] });
+      const round0 = await waitFor("round 0's record", () => recorded(c.tool, repo, issue, 0)?.asked && recorded(c.tool, repo, issue, 0));
+      const config = c.configOf(round0);
+      expect(round0.argv).toEqual(c.argv(config));
+      // The config the app wrote, in the tool's own format, outside the checkout and with no token in it.
+      expect(round0.files).toEqual({ [config]: c.config });
+      expect(config.startsWith(root)).toBe(false);
+      expect(basename(dirname(c.recipe === "codex" ? dirname(config) : config))).toMatch(/^escalation-recipe-/);
+      expect(round0.cwd.startsWith(root)).toBe(true);
+      const token = round0.env.GITHUB_TOKEN!;
+      expect(token).toMatch(/^ghs_/);
+      expect(c.config).not.toContain(token);
+      // Exactly the allowlist: the contract, the operator's passthrough (the API keys) and what the recipe sets.
+      const expected = [
+        ...LOCALE.filter((n) => process.env[n] !== undefined),
+        ...PASSTHROUGH,
+        ...CONTRACT,
+        ...Object.keys(gitAuthEnv("http://x", "t")),
+        ...Object.keys(c.env(config)),
+      ];
+      expect(Object.keys(round0.env).sort()).toEqual([...new Set(expected)].sort());
+      expect(round0.env).toMatchObject({
+        ...c.env(config),
+        ANTHROPIC_API_KEY: "sk-ant-test",
+        CODEX_API_KEY: "sk-codex-test",
+        ESCALATION_BRANCH: branch,
+        ESCALATION_ROUND: "0",
+      });
+      expect(round0.env.PATH!.split(delimiter).slice(0, 2)).toEqual([join(projectRoot, "bin"), STAND_INS]);
+      expect(round0.task).toContain("You also have the MCP tool `ask_human`");
+      expect(round0.asked).toEqual({ isError: false, text: expect.stringContaining(`posted on ${repo}#${issue}: ${ask.html_url}`) });
 
-    // The edit is on the branch, the config is not, and the config is gone once the round ended.
-    expect(await waitFor("round 0's work on the branch", () => sim.fileAt(repo, branch, "NOTES.md"), 30_000)).toBe("Asked which cache to use.\n");
-    await waitFor("the round's config removed", () => !existsSync(config));
-    for (const path of [basename(config), ".mcp.json", "codex-home/config.toml"]) expect(await sim.fileAt(repo, branch, path)).toBeUndefined();
-    await waitFor("the awaiting-human label", () => sim.issue(repo, issue).labels.includes("awaiting-human"), 30_000);
+      // The edit is on the branch, the config is not, and the config is gone once the round ended.
+      expect(await waitFor("round 0's work on the branch", () => sim.fileAt(repo, branch, "NOTES.md"), 30_000)).toBe("Asked which cache to use.\n");
+      await waitFor("the round's config removed", () => !existsSync(config));
+      for (const path of [basename(config), ".mcp.json", "codex-home/config.toml"]) expect(await sim.fileAt(repo, branch, path)).toBeUndefined();
+      await waitFor("the awaiting-human label", () => sim.issue(repo, issue).labels.includes("awaiting-human"), 30_000);
 
-    sim.comment(repo, issue, "maintainer", "SQLite");
-    const round1 = await waitFor("round 1's record", () => recorded(c.tool, repo, issue, 1), 30_000);
-    expect(round1.cwd).toBe(round0.cwd);
-    expect(round1.argv).toEqual(c.argv(c.configOf(round1)));
-    expect(round1.task).toContain("Which cache should the lookups use?");
-    expect(round1.task).toMatch(/Answer from human @maintainer .*choosing option "SQLite"/);
-    expect(readFileSync(join(round1.cwd, "NOTES.md"), "utf8")).toBe("Asked which cache to use.\n");
-    expect(await waitFor("round 1's work on the branch", () => sim.fileAt(repo, branch, "DONE.md"), 30_000)).toBe("Finished in round 1.\n");
-  }, 90_000);
+      sim.comment(repo, issue, "maintainer", "SQLite");
+      const round1 = await waitFor("round 1's record", () => recorded(c.tool, repo, issue, 1), 30_000);
+      expect(round1.cwd).toBe(round0.cwd);
+      expect(round1.argv).toEqual(c.argv(c.configOf(round1)));
+      expect(round1.task).toContain("Which cache should the lookups use?");
+      expect(round1.task).toMatch(/Answer from human @maintainer .*choosing option "SQLite"/);
+      expect(readFileSync(join(round1.cwd, "NOTES.md"), "utf8")).toBe("Asked which cache to use.\n");
+      expect(await waitFor("round 1's work on the branch", () => sim.fileAt(repo, branch, "DONE.md"), 30_000)).toBe("Finished in round 1.\n");
+    },
+    90_000,
+  );
 
   it("aider: round 0 edits, writes the ask file and exits; the app posts the ask once and never commits the file; round 1 starts with the answer", async () => {
     const { sim } = loop;
@@ -185,7 +234,12 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
     expect(round0.task).toContain("Cache the lookups.");
     const expected = [...LOCALE.filter((n) => process.env[n] !== undefined), ...PASSTHROUGH, ...CONTRACT, ...Object.keys(gitAuthEnv("http://x", "t"))];
     expect(Object.keys(round0.env).sort()).toEqual([...new Set(expected)].sort());
-    expect(round0.env).toMatchObject({ ESCALATION_ASK_FILE: join(round0.cwd, ".escalation", "ask.json"), ESCALATION_BRANCH: branch, ESCALATION_ROUND: "0", ANTHROPIC_API_KEY: "sk-ant-test" });
+    expect(round0.env).toMatchObject({
+      ESCALATION_ASK_FILE: join(round0.cwd, ".escalation", "ask.json"),
+      ESCALATION_BRANCH: branch,
+      ESCALATION_ROUND: "0",
+      ANTHROPIC_API_KEY: "sk-ant-test",
+    });
 
     // The edit is on the branch; the ask file is in no commit and gone from the checkout.
     expect(await waitFor("round 0's work on the branch", () => sim.fileAt(repo, branch, "NOTES.md"), 30_000)).toBe("Asked which cache to use.\n");
@@ -220,9 +274,18 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
     const issue = sim.createIssue(repo, { title: "Add a cache [bad ask]", body: "Cache the lookups.", author: "maintainer" }).number;
     sim.comment(repo, issue, "maintainer", "/agent");
     const status = () => sim.comments(repo, issue).find((c) => c.user.login === sim.botLogin && c.body.startsWith("### 🤖 Escalation status"))?.body ?? "";
-    const line = await waitFor("the warning on the status comment", () => status().split("\n").find((l) => l.includes("⚠️ the agent's ask file was not posted")), 30_000);
+    const line = await waitFor(
+      "the warning on the status comment",
+      () =>
+        status()
+          .split("\n")
+          .find((l) => l.includes("⚠️ the agent's ask file was not posted")),
+      30_000,
+    );
     expect(line).toContain("round 0: agent finished (exit 0");
-    expect(line).toContain('⚠️ the agent\'s ask file was not posted: questions: Too small: expected array to have >=1 items. It must be JSON with the ask_human tool\'s arguments (README, "The agent contract").');
+    expect(line).toContain(
+      "⚠️ the agent's ask file was not posted: questions: Too small: expected array to have >=1 items. It must be JSON with the ask_human tool's arguments (README, \"The agent contract\").",
+    );
     // Like a round that did not ask: its branch is delivered as the pull request, and no question waits.
     expect(line).toMatch(/ · pull request #\d+ opened \(/);
     expect(sim.comments(repo, issue).filter((c) => parseAskComment(c.body) !== undefined)).toEqual([]);

@@ -99,7 +99,18 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
     const { sim } = loop;
     const issue = sim.createIssue(REPO, { title: "Lost webhook", body: "", author: "maintainer" });
     sim.setWebhookUrl(undefined); // GitHub failed to deliver: the ask exists only on the issue
-    sim.comment(REPO, issue.number, sim.botLogin, (await import("../../src/protocol/ask.js")).renderAskComment({ v: 1, id: "lost-ask-1", kind: "question", round: 0, questions: [{ text: "Ship it?", options: ["yes", "no"] }] }));
+    sim.comment(
+      REPO,
+      issue.number,
+      sim.botLogin,
+      (await import("../../src/protocol/ask.js")).renderAskComment({
+        v: 1,
+        id: "lost-ask-1",
+        kind: "question",
+        round: 0,
+        questions: [{ text: "Ship it?", options: ["yes", "no"] }],
+      }),
+    );
     sim.setWebhookUrl(`${loop.app.url}/api/github/webhooks`);
     const env = {
       ...process.env,

@@ -44,7 +44,9 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     await loop.sim.whenDelivered();
     // Its webhook handled before the wipe, so nothing written after it tells the rebuild of the rename.
     const inbound = loop.app.services.queues.inbound;
-    await waitFor("the rename's webhook handled", async () => Object.values(await inbound.getJobCounts("wait", "active", "delayed", "prioritized")).every((n) => n === 0));
+    await waitFor("the rename's webhook handled", async () =>
+      Object.values(await inbound.getJobCounts("wait", "active", "delayed", "prioritized")).every((n) => n === 0),
+    );
     await loop.wipeRedis();
     const before = loop.sim.calls.length;
     const report = await pass();
@@ -96,7 +98,8 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     // (The gate the pass opens again is counted into it by its script: those commands run inside it.)
     expect(commands.filter((c) => !c.inScript && c.args[0] === index)).toEqual([{ name: "hgetall", args: [index], inScript: false }]);
     const openGates = loop.app.services.gates.keys.openGates();
-    const perGate = (c: (typeof commands)[number]) => (c.name === "zrange" && c.args[0] === openGates) || (c.name === "hmget" && c.args.slice(1).join() === "installationId,repo");
+    const perGate = (c: (typeof commands)[number]) =>
+      (c.name === "zrange" && c.args[0] === openGates) || (c.name === "hmget" && c.args.slice(1).join() === "installationId,repo");
     expect(commands.filter((c) => !c.inScript && perGate(c))).toEqual([]);
     if (!active) throw new Error("the pass returned no report");
     expect(active.mode).toBe("incremental");

@@ -8,7 +8,8 @@ import { runEscalate } from "../support/escalateBin.js";
 import { WEBHOOK_SECRET } from "../support/harness.js";
 import { adminClient, startCluster, type ClusterSetup } from "../support/redisTopologies.js";
 
-const REFUSAL = /Redis Cluster is not supported: the gate store's Lua scripts build keys from their arguments, which a cluster cannot route to one slot\. Use a single Redis server \(redis:\/\/\) or Sentinel for failover \(redis\+sentinel:\/\/\)\./;
+const REFUSAL =
+  /Redis Cluster is not supported: the gate store's Lua scripts build keys from their arguments, which a cluster cannot route to one slot\. Use a single Redis server \(redis:\/\/\) or Sentinel for failover \(redis\+sentinel:\/\/\)\./;
 
 /**
  * A REDIS_URL naming a node of a Redis Cluster (three masters made one by redis-cli --cluster
@@ -33,7 +34,16 @@ describe("Redis Cluster", () => {
 
   it("is refused at the app's start with the reason and what to use instead, and nothing is written", async () => {
     const child = spawn(process.execPath, [resolve("dist/main.js")], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(await freePort()), HOST: "127.0.0.1", LOG_FORMAT: "json", AGENT_SANDBOX: "none", ...sim.appEnv(), REDIS_URL: url },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        PORT: String(await freePort()),
+        HOST: "127.0.0.1",
+        LOG_FORMAT: "json",
+        AGENT_SANDBOX: "none",
+        ...sim.appEnv(),
+        REDIS_URL: url,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

@@ -39,7 +39,11 @@ describe("Redis through Sentinel", () => {
     const { sim } = loop;
     const issue = sim.createIssue(REPO, { title, body: "Cache the expensive lookups.", author: "maintainer" });
     sim.comment(REPO, issue.number, "maintainer", "/agent");
-    await waitFor("the agent's ask comment", () => sim.comments(REPO, issue.number).find((c) => c.user.login === sim.botLogin && parseAskComment(c.body) !== undefined), 30_000);
+    await waitFor(
+      "the agent's ask comment",
+      () => sim.comments(REPO, issue.number).find((c) => c.user.login === sim.botLogin && parseAskComment(c.body) !== undefined),
+      30_000,
+    );
     await waitFor("the awaiting-human label", () => sim.issue(REPO, issue.number).labels.includes("awaiting-human"), 30_000);
     const [gate] = await waitFor("the recorded gate", async () => {
       const gates = await loop.app.services.gates.issueGates({ repo: REPO, issue: issue.number });
@@ -59,13 +63,20 @@ describe("Redis through Sentinel", () => {
     const before = loop.sim.deliveries.length;
     loop.sim.comment(REPO, gate.issue, "maintainer", "SQLite");
     await waitFor("the reply's webhook accepted", () => loop.sim.deliveries.slice(before).find((d) => d.event === "issue_comment" && d.status === 200), 30_000);
-    await waitFor(`round 1 of issue ${gate.issue}, resumed after the failover`, () =>
-      readdirSync(out).some((f) => f.startsWith("round-1-") && JSON.parse(readFileSync(join(out, f), "utf8")).env.ESCALATION_ISSUE === String(gate.issue)),
-    30_000);
-    const answered = await waitFor("the gate answered", async () => {
-      const current = await store.gates.getGate(gate.id);
-      return current?.state !== "open" ? current : undefined;
-    }, 30_000);
+    await waitFor(
+      `round 1 of issue ${gate.issue}, resumed after the failover`,
+      () =>
+        readdirSync(out).some((f) => f.startsWith("round-1-") && JSON.parse(readFileSync(join(out, f), "utf8")).env.ESCALATION_ISSUE === String(gate.issue)),
+      30_000,
+    );
+    const answered = await waitFor(
+      "the gate answered",
+      async () => {
+        const current = await store.gates.getGate(gate.id);
+        return current?.state !== "open" ? current : undefined;
+      },
+      30_000,
+    );
     expect(answered.answers.map((a) => a.option ?? a.text)).toContain("SQLite");
   }
 

@@ -53,7 +53,9 @@ describe("a round in the bubblewrap sandbox (AGENT_SANDBOX=bwrap), through the s
     expect(seen).toContain("secret: hidden"); // only this round's paths of WORKSPACE_ROOT are inside
     expect(await exited).toBe("success");
     // \`escalate ask\` reached GitHub through the proxy: the question is on the issue, and the gate waits.
-    const ask = await waitFor("the sandboxed agent's question", () => sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && c.body.includes("Which database, from inside the sandbox?")));
+    const ask = await waitFor("the sandboxed agent's question", () =>
+      sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && c.body.includes("Which database, from inside the sandbox?")),
+    );
     expect(ask.body).toContain("escalation:ask");
     await waitFor("the gate awaiting a human", async () => (await loop.app.services.gates.getGate(String(ask.id)))?.state === "open" || undefined);
   }, 120_000);
@@ -66,7 +68,11 @@ describe("a sandbox that cannot start (AGENT_SANDBOX=bwrap)", () => {
   beforeAll(async () => {
     out = mkdtempSync(join(tmpdir(), "esc-sandbox-out-"));
     // A bind of a path that does not exist: bwrap refuses to start, as on a host without user namespaces.
-    loop = await startLoop({ AGENT_SANDBOX: "bwrap", AGENT_SANDBOX_BIND: join(out, "missing"), AGENT_COMMAND: JSON.stringify(["/bin/sh", "-c", `echo ran >${join(out, "ran")}`]) });
+    loop = await startLoop({
+      AGENT_SANDBOX: "bwrap",
+      AGENT_SANDBOX_BIND: join(out, "missing"),
+      AGENT_COMMAND: JSON.stringify(["/bin/sh", "-c", `echo ran >${join(out, "ran")}`]),
+    });
   });
   afterAll(async () => {
     await loop?.close();
@@ -79,7 +85,11 @@ describe("a sandbox that cannot start (AGENT_SANDBOX=bwrap)", () => {
     loop.app.services.events.on("agent.started", () => void started++);
     const issue = sim.createIssue(REPO, { title: "Try", body: "Anything.", author: "maintainer" }).number;
     sim.comment(REPO, issue, "maintainer", "/agent");
-    const status = await waitFor("the refusal on the issue", () => sim.comments(REPO, issue).find((c) => c.body.includes("not started: The agent sandbox (AGENT_SANDBOX=bwrap) cannot start")), 60_000);
+    const status = await waitFor(
+      "the refusal on the issue",
+      () => sim.comments(REPO, issue).find((c) => c.body.includes("not started: The agent sandbox (AGENT_SANDBOX=bwrap) cannot start")),
+      60_000,
+    );
     expect(status.body).toContain("AGENT_SANDBOX=none");
     expect(started).toBe(0);
     expect(existsSync(join(out, "ran"))).toBe(false);

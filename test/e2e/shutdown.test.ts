@@ -77,7 +77,11 @@ describe("SIGTERM: graceful shutdown", () => {
     await start();
     const issue = sim.createIssue(REPO, { title: "Chaos run 0", body: "Cache it.", author: "maintainer" });
     sim.comment(REPO, issue.number, "maintainer", "/agent");
-    const ask = await waitFor("the agent's question", () => sim.comments(REPO, issue.number).find((c) => c.user.login === sim.botLogin && parseAskComment(c.body)), 30_000);
+    const ask = await waitFor(
+      "the agent's question",
+      () => sim.comments(REPO, issue.number).find((c) => c.user.login === sim.botLogin && parseAskComment(c.body)),
+      30_000,
+    );
     sim.comment(REPO, issue.number, "maintainer", `1. chaos-answer-${ask.id}`);
     const first = await waitFor("the resumed round's agent", () => (tracker.poll(), tracker.processes.find((p) => p.round === 1)), 30_000);
     return { start, first, gate: String(ask.id) };

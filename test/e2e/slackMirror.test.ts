@@ -68,10 +68,14 @@ describe("the Slack mirror", () => {
     // The loop's own state is untouched by the mirror.
     // (The agent may write its record a moment before the app marks the start, so wait for it.)
     const l = loop;
-    const gate = await waitFor("the gate marked resumed", async () => {
-      const g = await l.app.services.gates.getGate(outage.gateId);
-      return g?.state === "resumed" ? g : undefined;
-    }, 5000);
+    const gate = await waitFor(
+      "the gate marked resumed",
+      async () => {
+        const g = await l.app.services.gates.getGate(outage.gateId);
+        return g?.state === "resumed" ? g : undefined;
+      },
+      5000,
+    );
     expect(gate.answeredBy).toBeDefined();
   });
 
@@ -112,7 +116,9 @@ describe("the Slack mirror", () => {
     await waitFor("the Slack message", () => s.calls.find((c) => c.method === "chat.postMessage"));
     const reply = loop.sim.comment(REPO, issue, "maintainer", "whatever the vault says, not hunter2-slack");
     await waitFor("round 1", () => agentRuns(agent.out, 1)[0]);
-    const answered = await waitFor("the Slack update with the answer", () => s.calls.find((c) => c.method === "chat.update" && JSON.stringify(FakeSlack.blocks(c)).includes("hunter2-slack")));
+    const answered = await waitFor("the Slack update with the answer", () =>
+      s.calls.find((c) => c.method === "chat.update" && JSON.stringify(FakeSlack.blocks(c)).includes("hunter2-slack")),
+    );
     expect(JSON.stringify(FakeSlack.blocks(answered))).toContain("Answered by @maintainer");
 
     loop.sim.deleteComment(REPO, reply.id, "maintainer");

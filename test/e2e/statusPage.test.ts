@@ -23,14 +23,18 @@ let approval: { issue: number; gateId: string };
 async function approvalWithOneVote(): Promise<{ issue: number; gateId: string }> {
   const asked = await askedGate(loop, "Ship v2 [mode:approval]");
   loop.sim.comment(REPO, asked.issue, "maintainer", "LGTM");
-  await waitFor("the vote's acknowledgement", () => loop.sim.comments(REPO, asked.issue).find((c) => c.user.login === loop.sim.botLogin && c.body.includes("Approvals 1/2")));
+  await waitFor("the vote's acknowledgement", () =>
+    loop.sim.comments(REPO, asked.issue).find((c) => c.user.login === loop.sim.botLogin && c.body.includes("Approvals 1/2")),
+  );
   return asked;
 }
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
     // A missing browser must fail the suite, not skip it: the page is only tested here.
-    throw new Error(`${CHROMIUM} is missing: the status page test drives Debian's chromium. Install it with \`apt-get install -y chromium\` (.ci/run does this).`);
+    throw new Error(
+      `${CHROMIUM} is missing: the status page test drives Debian's chromium. Install it with \`apt-get install -y chromium\` (.ci/run does this).`,
+    );
   }
   profile = mkdtempSync(join(tmpdir(), "esc-chromium-"));
   loop = await startLoop({ ...recordingAgent().env, ADMIN_TOKEN: TOKEN });
@@ -39,7 +43,16 @@ beforeAll(async () => {
     chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
       viewport: { width: 1100, height: 800 },
     }),
     askedGate(loop),
@@ -70,7 +83,10 @@ describe("the status page in headless Chromium", () => {
     expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/login?next=%2Fescalation");
     expect(await page.title()).toBe("Escalation: sign in");
     await page.locator("#token").fill(TOKEN);
-    const [response] = await Promise.all([page.waitForResponse((r) => new URL(r.url()).pathname === "/escalation"), page.locator("button[type=submit]").click()]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => new URL(r.url()).pathname === "/escalation"),
+      page.locator("button[type=submit]").click(),
+    ]);
     expect(response.status()).toBe(200);
     expect(new URL(page.url()).pathname).toBe("/escalation");
     expect(new URL(page.url()).search).toBe("");
@@ -99,7 +115,13 @@ describe("the status page in headless Chromium", () => {
     expect(await page.locator(`#gate-${approval.gateId} .kind`).textContent()).toBe("approval");
 
     // A gate opened after the page loaded appears without a reload (the script polls the JSON with the cookie).
-    const later = gateFixture({ id: "777001", repo: "acme/gadgets", issue: 3, askedAt: Date.now(), ask: { questions: [{ text: "Ship <b>now</b>?", options: ["yes", "no"], default: "no" }], timeoutSeconds: 3600, paths: ["lib/<b>.ts"] } });
+    const later = gateFixture({
+      id: "777001",
+      repo: "acme/gadgets",
+      issue: 3,
+      askedAt: Date.now(),
+      ask: { questions: [{ text: "Ship <b>now</b>?", options: ["yes", "no"], default: "no" }], timeoutSeconds: 3600, paths: ["lib/<b>.ts"] },
+    });
     await loop.app.services.gates.openGate(newGate(later));
     await page.locator("#gate-777001").waitFor({ timeout: 8000 });
     expect(await page.locator("#gate-777001 .question .text").textContent()).toBe("Ship <b>now</b>?");
@@ -162,7 +184,13 @@ describe("the status page in headless Chromium", () => {
     expect(await writers.locator(`.entry[data-gate="${gateId}"] a`).first().textContent()).toBe(`acme/widgets#${issue} Add a cache`);
 
     // A gate alice owns, opened after the page loaded, appears in her group without a reload.
-    const later = gateFixture({ ...owned, id: "888002", issue: 10, askedAt: Date.now(), ask: { questions: [{ text: "Drop the old index?" }], paths: ["src/db/"] } });
+    const later = gateFixture({
+      ...owned,
+      id: "888002",
+      issue: 10,
+      askedAt: Date.now(),
+      ask: { questions: [{ text: "Drop the old index?" }], paths: ["src/db/"] },
+    });
     await loop.app.services.gates.openGate(newGate(later));
     await alice.locator('.entry[data-gate="888002"]').waitFor({ timeout: 8000 });
     expect(await alice.locator(".entry").evaluateAll((nodes) => nodes.map((n) => n.getAttribute("data-gate")))).toEqual(["888001", "888002"]);
@@ -202,7 +230,10 @@ describe("the status page in headless Chromium", () => {
 
     // A wrong token: the form again with the reason, and no cookie.
     await page.locator("#token").fill("not-the-token-at-all");
-    const [wrong] = await Promise.all([page.waitForResponse((r) => new URL(r.url()).pathname === "/login" && r.request().method() === "POST"), page.locator("button[type=submit]").click()]);
+    const [wrong] = await Promise.all([
+      page.waitForResponse((r) => new URL(r.url()).pathname === "/login" && r.request().method() === "POST"),
+      page.locator("button[type=submit]").click(),
+    ]);
     expect(wrong.status()).toBe(401);
     expect(await page.locator("#login-error").textContent()).toBe("Wrong token: paste the server's ADMIN_TOKEN.");
     expect(await sessionCookies()).toEqual([]);

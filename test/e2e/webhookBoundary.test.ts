@@ -6,7 +6,10 @@ import { REPO, WEBHOOK_SECRET, startLoop, waitFor, type Loop } from "../support/
 
 /** A real issue_comment.created payload (from @octokit/webhooks-examples), aimed at our repository. */
 function payload(): string {
-  const examples = JSON.parse(readFileSync("node_modules/@octokit/webhooks-examples/api.github.com/index.json", "utf8")) as Array<{ name: string; examples: Array<Record<string, unknown>> }>;
+  const examples = JSON.parse(readFileSync("node_modules/@octokit/webhooks-examples/api.github.com/index.json", "utf8")) as Array<{
+    name: string;
+    examples: Array<Record<string, unknown>>;
+  }>;
   const example = structuredClone(examples.find((e) => e.name === "issue_comment")!.examples.find((x) => x.action === "created")!);
   const [owner, name] = REPO.split("/");
   (example.repository as Record<string, unknown>).full_name = REPO;

@@ -45,9 +45,14 @@ describe("the agent's workspace end to end, through the simulator's git server",
   });
 
   /** The repository's pull requests from `branch`, as GitHub lists them. */
-  async function pulls(branch: string, repo = REPO): Promise<Array<{ number: number; state: string; title: string; body: string; head: { ref: string }; base: { ref: string } }>> {
+  async function pulls(
+    branch: string,
+    repo = REPO,
+  ): Promise<Array<{ number: number; state: string; title: string; body: string; head: { ref: string }; base: { ref: string } }>> {
     const token = await installationToken(loop.sim, repo, { pull_requests: "read" });
-    const response = await fetch(`${loop.sim.apiUrl}/repos/${repo}/pulls?state=all&head=${repo.split("/")[0]}:${branch}`, { headers: { authorization: `token ${token}` } });
+    const response = await fetch(`${loop.sim.apiUrl}/repos/${repo}/pulls?state=all&head=${repo.split("/")[0]}:${branch}`, {
+      headers: { authorization: `token ${token}` },
+    });
     return (await response.json()) as never;
   }
 
@@ -83,7 +88,11 @@ describe("the agent's workspace end to end, through the simulator's git server",
     expect(round1.status).toBe("");
     expect(round1.task).toContain("Which cache should the lookups use?");
     // `git push origin HEAD` worked with the agent's own token and environment.
-    const head = await waitFor("the agent's own push", async () => ((await sim.gitLog(REPO, branch))[0]?.subject === "the agent's own commit" ? true : undefined), 30_000);
+    const head = await waitFor(
+      "the agent's own push",
+      async () => ((await sim.gitLog(REPO, branch))[0]?.subject === "the agent's own commit" ? true : undefined),
+      30_000,
+    );
     expect(head).toBe(true);
     expect(await sim.fileAt(REPO, branch, "DONE.md")).toBe("Finished in round 1.\n");
     await waitFor("the label off after round 1", () => !sim.issue(REPO, issue).labels.includes("awaiting-human"), 30_000);
@@ -108,7 +117,10 @@ describe("the agent's workspace end to end, through the simulator's git server",
     const forms = [token, basicAuthorization(token).slice("Basic ".length)];
     for (const file of allFiles(round1.cwd)) {
       const text = readFileSync(file, "latin1");
-      expect(forms.some((f) => text.includes(f)), file).toBe(false);
+      expect(
+        forms.some((f) => text.includes(f)),
+        file,
+      ).toBe(false);
     }
     for (const comment of sim.comments(REPO, issue)) expect(forms.some((f) => comment.body.includes(f))).toBe(false);
     expect(ask.body).not.toContain(token);
@@ -186,7 +198,11 @@ describe("the agent's workspace end to end, through the simulator's git server",
     expect(await waitFor("the work on the round branch", () => sim.fileAt(REPO, roundBranch, "HALFWAY.md"), 30_000)).toBe("stopped halfway\n");
     expect(await sim.fileAt(REPO, branch, "HALFWAY.md")).toBeUndefined();
     const status = () => sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && c.body.startsWith("### 🤖 Escalation status"))?.body ?? "";
-    await waitFor("the round branch on the status comment", () => status().includes(`the branch had moved meanwhile, so the work was pushed to \`${roundBranch}\` instead`), 30_000);
+    await waitFor(
+      "the round branch on the status comment",
+      () => status().includes(`the branch had moved meanwhile, so the work was pushed to \`${roundBranch}\` instead`),
+      30_000,
+    );
     sim.comment(REPO, issue, "maintainer", "/retry");
     const next = await waitFor("the next round", () => seen(out, 1, issue), 30_000);
     expect(next.task).toContain(`so that work is on\n\`${roundBranch}\` instead`);
@@ -225,7 +241,11 @@ describe("the agent's workspace end to end, through the simulator's git server",
     try {
       const issue = sim.createIssue("acme/locked", { title: "Locked", body: "", author: "maintainer" }).number;
       sim.comment("acme/locked", issue, "maintainer", "/agent");
-      const warning = await waitFor("the ⚠️ comment", () => sim.comments("acme/locked", issue).find((c) => c.user.login === sim.botLogin && c.body.startsWith("⚠️")), 30_000);
+      const warning = await waitFor(
+        "the ⚠️ comment",
+        () => sim.comments("acme/locked", issue).find((c) => c.user.login === sim.botLogin && c.body.startsWith("⚠️")),
+        30_000,
+      );
       expect(warning.body).toContain("**Contents: write**");
       expect(warning.body).toContain("Configure");
       expect(warning.body).toContain("`/retry`");

@@ -20,13 +20,18 @@ describe("security: the agent's command is the server's", { timeout: 60_000 }, (
     const { issue } = await loop.dispatch("Config with a command");
     const run = await loop.run(issue, 0);
     expect(run.argv).toEqual([loop.out, "0", "done"]);
-    const problem = await waitFor("the config comment", () => loop!.appComments(issue).find((c) => c.body.startsWith("⚠️ `.github/escalation.yml` is invalid")));
+    const problem = await waitFor("the config comment", () =>
+      loop!.appComments(issue).find((c) => c.body.startsWith("⚠️ `.github/escalation.yml` is invalid")),
+    );
     expect(problem.body).toMatch(/Unrecognized keys?: "command", "args"/);
   });
 
   it("agent_profile picks a server-defined profile by name; an unknown name runs nothing and says so on the issue", async () => {
     const out = outDir();
-    loop = await SecureLoop.start({ out, env: { AGENT_PROFILES: JSON.stringify({ careful: [process.execPath, AGENT, out, "{round}", "done", "--profile=careful"] }) } });
+    loop = await SecureLoop.start({
+      out,
+      env: { AGENT_PROFILES: JSON.stringify({ careful: [process.execPath, AGENT, out, "{round}", "done", "--profile=careful"] }) },
+    });
     await loop.configure("agent_profile: careful\n");
     const { issue } = await loop.dispatch("Careful");
     expect((await loop.run(issue, 0)).argv).toEqual([loop.out, "0", "done", "--profile=careful"]);

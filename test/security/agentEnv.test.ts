@@ -4,7 +4,17 @@ import { ConfigError } from "../../src/errors.js";
 import { SecureLoop, WEBHOOK_SECRET } from "./support.js";
 
 /** The variables an agent may see (README, "The agent contract"), plus the configured passthrough. */
-const CONTRACT = ["GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_TASK_FILE", "ESCALATION_ASK_FILE", "GITHUB_SERVER_URL", "PATH"];
+const CONTRACT = [
+  "GITHUB_TOKEN",
+  "GITHUB_API_URL",
+  "GITHUB_REPOSITORY",
+  "ESCALATION_ISSUE",
+  "ESCALATION_ROUND",
+  "ESCALATION_TASK_FILE",
+  "ESCALATION_ASK_FILE",
+  "GITHUB_SERVER_URL",
+  "PATH",
+];
 const HARMLESS = ["HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM"];
 
 /**
@@ -51,9 +61,17 @@ describe("security: the agent's environment", { timeout: 60_000 }, () => {
     if (redisPassword) expect(loop.logs.join("\n")).not.toContain(redisPassword);
   });
 
-  it.each(["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "STATE_SECRET", "REDIS_URL", "ADMIN_TOKEN", "METRICS_TOKEN", "SLACK_BOT_TOKEN"])("AGENT_ENV_PASSTHROUGH may not name %s", (name) => {
-    const env = { APP_ID: "1", WEBHOOK_SECRET: "s", PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----", AGENT_ENV_PASSTHROUGH: `HOME,${name}` };
-    expect(() => loadConfig(env)).toThrow(ConfigError);
-    expect(() => loadConfig(env)).toThrow(/AGENT_ENV_PASSTHROUGH: may not name the app's own secrets/);
-  });
+  it.each(["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "STATE_SECRET", "REDIS_URL", "ADMIN_TOKEN", "METRICS_TOKEN", "SLACK_BOT_TOKEN"])(
+    "AGENT_ENV_PASSTHROUGH may not name %s",
+    (name) => {
+      const env = {
+        APP_ID: "1",
+        WEBHOOK_SECRET: "s",
+        PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----",
+        AGENT_ENV_PASSTHROUGH: `HOME,${name}`,
+      };
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(/AGENT_ENV_PASSTHROUGH: may not name the app's own secrets/);
+    },
+  );
 });

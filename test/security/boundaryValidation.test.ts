@@ -23,9 +23,24 @@ describe("security: validation at the boundary", { timeout: 60_000 }, () => {
       action: "created",
       installation: { id: loop!.installationId },
       repository: { id: 1, name: "widgets", full_name: REPO, owner: { login: "acme" } },
-      issue: { number: 1, title: "Add a cache", body: "x", html_url: `https://github.com/${REPO}/issues/1`, state: "open", labels: [], assignees: [], user: { login: "maintainer" } },
+      issue: {
+        number: 1,
+        title: "Add a cache",
+        body: "x",
+        html_url: `https://github.com/${REPO}/issues/1`,
+        state: "open",
+        labels: [],
+        assignees: [],
+        user: { login: "maintainer" },
+      },
       sender: { login: "maintainer", type: "User" },
-      comment: { id: 777_001, body: "SQLite", html_url: `https://github.com/${REPO}/issues/1#issuecomment-777001`, created_at: new Date().toISOString(), user: { login: "maintainer", type: "User" } },
+      comment: {
+        id: 777_001,
+        body: "SQLite",
+        html_url: `https://github.com/${REPO}/issues/1#issuecomment-777001`,
+        created_at: new Date().toISOString(),
+        user: { login: "maintainer", type: "User" },
+      },
     };
     edit(payload);
     const body = JSON.stringify(payload);

@@ -97,7 +97,10 @@ describe("security: hidden content never reaches the agent, and every fold is au
     // Redis loses everything; reconciliation rebuilds the gate and the notes, with the same audit records.
     loop.sim.comment(REPO, issue, "maintainer", "/note Prefer small PRs.");
     await waitFor("the note in the status comment", () => parseStatusComment(loop!.statusBody(issue), sealFor(WEBHOOK_SECRET, issue))?.notes?.[0]?.sha256);
-    await waitFor("the hash in the status comment", () => parseStatusComment(loop!.statusBody(issue), sealFor(WEBHOOK_SECRET, issue))?.gates[0]?.answers[0]?.sha256);
+    await waitFor(
+      "the hash in the status comment",
+      () => parseStatusComment(loop!.statusBody(issue), sealFor(WEBHOOK_SECRET, issue))?.gates[0]?.answers[0]?.sha256,
+    );
     const redis = new Redis(loop.config.redisUrl);
     const keys = await redis.keys(`${loop.config.redisPrefix}:*`);
     if (keys.length > 0) await redis.del(...keys);

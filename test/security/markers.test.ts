@@ -14,7 +14,8 @@ describe("security: ask markers", { timeout: 60_000 }, () => {
     loop = undefined;
   });
 
-  const forged = (id: string, question: string) => renderAskComment(validateAsk({ v: 1, id, round: 0, questions: [{ text: question, options: ["yes", "no"] }] }));
+  const forged = (id: string, question: string) =>
+    renderAskComment(validateAsk({ v: 1, id, round: 0, questions: [{ text: question, options: ["yes", "no"] }] }));
 
   it("a marker from a human (outsider or maintainer) or a foreign bot opens no gate; one from a configured agent login does", async () => {
     loop = await SecureLoop.start({ env: { AGENT_LOGINS: "agent-account" } });

@@ -125,7 +125,11 @@ export class SecureLoop {
 
   /** Waits until the app dropped `sender`'s delivery at the webhook boundary (a bot's comment without a marker). */
   async dropped(sender: string, timeoutMs = 20_000): Promise<void> {
-    await waitFor(`a dropped delivery from ${sender}`, () => this.entries().some((e) => e.msg === "ignored webhook delivery" && e.sender === sender), timeoutMs);
+    await waitFor(
+      `a dropped delivery from ${sender}`,
+      () => this.entries().some((e) => e.msg === "ignored webhook delivery" && e.sender === sender),
+      timeoutMs,
+    );
   }
 
   /** Agent runs on `issue` (all rounds, or one), in start order. */

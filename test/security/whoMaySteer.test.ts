@@ -47,7 +47,12 @@ describe("security: who may steer", { timeout: 60_000 }, () => {
     await loop.quiet();
     expect(loop.runs(issue, 1)).toEqual([]);
     expect(await loop.app.services.gates.lastGate({ repo: REPO, issue })).toMatchObject({ state: "open", answers: [] });
-    expect(responses(issue, ignored.map((c) => c.id))).toEqual([]);
+    expect(
+      responses(
+        issue,
+        ignored.map((c) => c.id),
+      ),
+    ).toEqual([]);
     expect(debugIgnored("reader").length).toBeGreaterThan(0);
     expect(debugIgnored("stranger").length).toBeGreaterThan(0);
     // Bots' comments (the App's own included) stop at the webhook boundary: a debug line, nothing queued.
@@ -74,7 +79,9 @@ describe("security: who may steer", { timeout: 60_000 }, () => {
     const byStranger = loop.sim.comment(REPO, quiet, "stranger", "/agent");
     expect(await loop.handled(byComment.id)).toBe("ignored: author may not steer");
     expect(await loop.handled(byStranger.id)).toBe("ignored: author may not steer");
-    await waitFor("the label's delivery", () => loop!.entries().some((e) => e.level === 20 && e.login === "maintainer" && e.msg === "ignored: below the minimum permission"));
+    await waitFor("the label's delivery", () =>
+      loop!.entries().some((e) => e.level === 20 && e.login === "maintainer" && e.msg === "ignored: below the minimum permission"),
+    );
     await loop.quiet();
     expect(loop.runs(quiet)).toEqual([]);
     expect(responses(quiet, [byComment.id, byStranger.id])).toEqual([]);

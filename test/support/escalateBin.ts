@@ -20,8 +20,13 @@ export interface EscalateRun {
  */
 export function runEscalate(args: string[], env: Record<string, string> = {}, options: { cwd?: string; uid?: number } = {}): Promise<EscalateRun> {
   return new Promise((resolve) => {
-    execFile(ESCALATE_BIN, args, { env: { PATH: NODE_PATH, ...env }, cwd: options.cwd ?? projectRoot, uid: options.uid, timeout: 30_000 }, (error: ExecFileException | null, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      ESCALATE_BIN,
+      args,
+      { env: { PATH: NODE_PATH, ...env }, cwd: options.cwd ?? projectRoot, uid: options.uid, timeout: 30_000 },
+      (error: ExecFileException | null, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }

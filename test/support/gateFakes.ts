@@ -35,7 +35,20 @@ export const settings: RepoSettings = {
 export const ask = (text = "Which database?"): Ask => ({ v: 1, id: "ask-000001", kind: "question", round: 0, questions: [{ text, options: [] }] });
 
 export function gate(over: Partial<Gate> = {}): Gate {
-  return { id: "1001", repo: REPO, issue: ISSUE, installationId: 1, round: 0, ask: ask(), askedAt: Date.parse("2026-12-01T10:00:00Z"), askedBy: "escalation[bot]", askUrl: "https://github.test/acme/widgets/issues/7#issuecomment-1001", state: "open", answers: [], ...over };
+  return {
+    id: "1001",
+    repo: REPO,
+    issue: ISSUE,
+    installationId: 1,
+    round: 0,
+    ask: ask(),
+    askedAt: Date.parse("2026-12-01T10:00:00Z"),
+    askedBy: "escalation[bot]",
+    askUrl: "https://github.test/acme/widgets/issues/7#issuecomment-1001",
+    state: "open",
+    answers: [],
+    ...over,
+  };
 }
 
 /** The fields every inbound event carries, on issue #7 of acme/widgets. */
@@ -44,7 +57,15 @@ export function common(over: { isPullRequest?: boolean; sender?: string } = {}) 
     deliveryId: "d-1",
     installationId: 1,
     repo: REPO,
-    issue: { number: ISSUE, title: "Cache", body: "", url: "https://github.test/acme/widgets/issues/7", isPullRequest: over.isPullRequest ?? false, assignees: [], labels: [] },
+    issue: {
+      number: ISSUE,
+      title: "Cache",
+      body: "",
+      url: "https://github.test/acme/widgets/issues/7",
+      isPullRequest: over.isPullRequest ?? false,
+      assignees: [],
+      labels: [],
+    },
     sender: { login: over.sender ?? "escalation[bot]", type: "Bot" },
     receivedAt: Date.parse("2026-12-01T11:00:00Z"),
   } satisfies Omit<InboundEvent, "kind">;
@@ -73,14 +94,25 @@ export class FakeRecords {
       const stored = this.#gates.get(g.id);
       if (!stored) return Promise.resolve({ outcome: "missing" });
       if (stored.state !== "open") {
-        return Promise.resolve(stored.answerCommentId === commentId || commentId === "" ? { outcome: "same", state: stored.state, reopened: 0 } : { outcome: "taken", state: stored.state, answeredBy: stored.answeredBy ?? "" });
+        return Promise.resolve(
+          stored.answerCommentId === commentId || commentId === ""
+            ? { outcome: "same", state: stored.state, reopened: 0 }
+            : { outcome: "taken", state: stored.state, answeredBy: stored.answeredBy ?? "" },
+        );
       }
       const merged = [...stored.answers.filter((a) => !answers.some((n) => n.question === a.question)), ...answers];
       if (merged.length < stored.ask.questions.length) {
         this.#gates.set(g.id, { ...stored, answers: merged });
         return Promise.resolve({ outcome: "partial", answers: merged });
       }
-      this.#gates.set(g.id, { ...stored, answers: merged, state: "answered", answeredBy: by, answeredAt: at, ...(typeof commentId === "number" ? { answerCommentId: commentId } : {}) });
+      this.#gates.set(g.id, {
+        ...stored,
+        answers: merged,
+        state: "answered",
+        answeredBy: by,
+        answeredAt: at,
+        ...(typeof commentId === "number" ? { answerCommentId: commentId } : {}),
+      });
       return Promise.resolve({ outcome: "recorded", reopened: 0 });
     },
     openGate: (g: NewGate): Promise<{ opened: boolean; superseded?: string }> => {
@@ -95,7 +127,18 @@ export class FakeRecords {
   readonly issues = {
     getIssue: (ref: Ref): Promise<IssueRecord | undefined> => {
       const open = this.#order.findLast((id) => keyOf(this.#gates.get(id)!) === keyOf(ref) && this.#gates.get(id)!.state === "open");
-      return Promise.resolve({ repo: ref.repo, issue: ref.issue, installationId: 1, title: "Cache", body: "", url: "", assignees: [], state: "open", nextRound: 1, ...(open ? { openGate: open } : {}) });
+      return Promise.resolve({
+        repo: ref.repo,
+        issue: ref.issue,
+        installationId: 1,
+        title: "Cache",
+        body: "",
+        url: "",
+        assignees: [],
+        state: "open",
+        nextRound: 1,
+        ...(open ? { openGate: open } : {}),
+      });
     },
     awaitingLabel: (ref: Ref): Promise<"on" | "off" | "leaving" | undefined> => Promise.resolve(this.#labels.get(keyOf(ref))),
     setAwaitingLabel: (ref: Ref, value: "on" | "off" | "leaving"): Promise<void> => {

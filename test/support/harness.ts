@@ -133,7 +133,8 @@ const BUSY: JobType[] = ["active", "wait", "prioritized", "waiting-children", "p
 
 /** Jobs still to do by queue, upstream queues first: a job that adds another has finished before the one it added is counted. */
 async function pendingJobs(queues: Queues, timers: boolean): Promise<Record<string, number>> {
-  const busy = async (queue: Queue, delayed: boolean) => Object.values(await queue.getJobCounts(...BUSY, ...(delayed ? (["delayed"] as const) : []))).reduce((a, b) => a + b, 0);
+  const busy = async (queue: Queue, delayed: boolean) =>
+    Object.values(await queue.getJobCounts(...BUSY, ...(delayed ? (["delayed"] as const) : []))).reduce((a, b) => a + b, 0);
   return {
     maintenance: await busy(queues.maintenance, false),
     timeouts: await busy(queues.timeouts, timers),

@@ -18,7 +18,11 @@ export const API = `http://${HOST}`;
 /** Where GitHub Enterprise serves the REST API, and the app with GHE_HOST set calls it. */
 export const V3 = "/api/v3";
 
-const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
+const { privateKey } = generateKeyPairSync("rsa", {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: "pkcs8", format: "pem" },
+  publicKeyEncoding: { type: "spki", format: "pem" },
+});
 
 export interface GitHubApi {
   /** nock's scope for the API: each test states the requests it expects and GitHub's answers. */
@@ -40,7 +44,14 @@ export function nockGitHub(): GitHubApi {
   const unexpected: string[] = [];
   const noMatch = (req: { method?: string; path?: string; href?: string }) => unexpected.push(`${req.method} ${req.path ?? req.href}`);
   nock.emitter.on("no match", noMatch);
-  const config = loadConfig({ APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: "unused", GHE_HOST: HOST, GHE_PROTOCOL: "http", REDIS_URL: "redis://127.0.0.1:6379" });
+  const config = loadConfig({
+    APP_ID: "1",
+    PRIVATE_KEY: privateKey,
+    WEBHOOK_SECRET: "unused",
+    GHE_HOST: HOST,
+    GHE_PROTOCOL: "http",
+    REDIS_URL: "redis://127.0.0.1:6379",
+  });
   const probot = new (probotClass(config, pino({ level: "silent" }), { throttle: false, retry: false }))();
   const scope = nock(API);
   return {
@@ -59,7 +70,7 @@ export function nockGitHub(): GitHubApi {
               .optionally()
               .reply(201, { token: `ghs_installation${id}`, expires_at: new Date(Date.now() + 3_600_000).toISOString() });
           }
-          return (await probot.auth(id));
+          return await probot.auth(id);
         },
       };
     },

@@ -18,7 +18,14 @@ interface Process {
   output: () => string;
 }
 
-async function startProcess(binary: "redis-server" | "redis-sentinel", dir: string, name: string, port: number, config: string[], password: string): Promise<Process> {
+async function startProcess(
+  binary: "redis-server" | "redis-sentinel",
+  dir: string,
+  name: string,
+  port: number,
+  config: string[],
+  password: string,
+): Promise<Process> {
   const path = join(dir, `${name}.conf`);
   writeFileSync(path, [`port ${port}`, "bind 127.0.0.1", `dir ${dir}`, 'logfile ""', "daemonize no", ...config].join("\n") + "\n", { mode: 0o600 });
   let output = "";
@@ -28,11 +35,15 @@ async function startProcess(binary: "redis-server" | "redis-sentinel", dir: stri
   const client = new Redis({ host: "127.0.0.1", port, password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   client.on("error", () => undefined);
   try {
-    await waitFor(`${name} on port ${port} to answer PING`, async () => {
-      if (child.exitCode !== null) throw new Error(`${binary} exited: ${output}`);
-      if (client.status !== "ready") await client.connect().catch(() => client.disconnect());
-      return (await client.ping()) === "PONG";
-    }, 15_000);
+    await waitFor(
+      `${name} on port ${port} to answer PING`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${binary} exited: ${output}`);
+        if (client.status !== "ready") await client.connect().catch(() => client.disconnect());
+        return (await client.ping()) === "PONG";
+      },
+      15_000,
+    );
   } finally {
     client.disconnect();
   }
@@ -89,7 +100,7 @@ export async function startSentinelSetup(): Promise<SentinelSetup> {
   };
   try {
     // Each server may become the other's replica: both know the password (masterauth).
-    const server = ["save \"\"", "appendonly no", `requirepass ${password}`, `masterauth ${password}`, "replica-announce-ip 127.0.0.1"];
+    const server = ['save ""', "appendonly no", `requirepass ${password}`, `masterauth ${password}`, "replica-announce-ip 127.0.0.1"];
     const master = await startProcess("redis-server", dir, "master", await freePort(), server, password);
     processes.push(master);
     const replica = await startProcess("redis-server", dir, "replica", await freePort(), [...server, `replicaof 127.0.0.1 ${master.port}`], password);
@@ -119,13 +130,17 @@ export async function startSentinelSetup(): Promise<SentinelSetup> {
     for (const port of sentinelPorts) {
       const client = adminClient(port, sentinelPassword);
       try {
-        await waitFor(`Sentinel ${port} to know the replica`, async () => {
-          const replicas = (await client.call("SENTINEL", "REPLICAS", masterName)) as string[][];
-          return replicas.some((fields) => {
-            const info = Object.fromEntries(fields.flatMap((v, i) => (i % 2 === 0 ? [[v, fields[i + 1]]] : [])));
-            return info.port === String(replica.port) && info.flags === "slave" && info["master-link-status"] === "ok";
-          });
-        }, 20_000);
+        await waitFor(
+          `Sentinel ${port} to know the replica`,
+          async () => {
+            const replicas = (await client.call("SENTINEL", "REPLICAS", masterName)) as string[][];
+            return replicas.some((fields) => {
+              const info = Object.fromEntries(fields.flatMap((v, i) => (i % 2 === 0 ? [[v, fields[i + 1]]] : [])));
+              return info.port === String(replica.port) && info.flags === "slave" && info["master-link-status"] === "ok";
+            });
+          },
+          20_000,
+        );
       } finally {
         client.disconnect();
       }
@@ -176,14 +191,26 @@ export async function startCluster(): Promise<ClusterSetup> {
   try {
     for (const name of ["node-1", "node-2", "node-3"]) {
       const port = await freePort();
-      const config = ["save \"\"", "appendonly no", "cluster-enabled yes", `cluster-config-file nodes-${port}.conf`, "cluster-node-timeout 5000", "cluster-announce-ip 127.0.0.1", `requirepass ${password}`, `masterauth ${password}`];
+      const config = [
+        'save ""',
+        "appendonly no",
+        "cluster-enabled yes",
+        `cluster-config-file nodes-${port}.conf`,
+        "cluster-node-timeout 5000",
+        "cluster-announce-ip 127.0.0.1",
+        `requirepass ${password}`,
+        `masterauth ${password}`,
+      ];
       processes.push(await startProcess("redis-server", dir, name, port, config, password));
     }
     const ports = processes.map((p) => p.port);
     await new Promise<void>((resolve, reject) => {
       // The password reaches redis-cli through its environment, not its command line.
-      execFile("redis-cli", ["--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-yes"], { env: { ...process.env, REDISCLI_AUTH: password }, timeout: 30_000 }, (error, stdout, stderr) =>
-        error ? reject(new Error(`redis-cli --cluster create failed: ${stderr}${stdout}`)) : resolve(),
+      execFile(
+        "redis-cli",
+        ["--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-yes"],
+        { env: { ...process.env, REDISCLI_AUTH: password }, timeout: 30_000 },
+        (error, stdout, stderr) => (error ? reject(new Error(`redis-cli --cluster create failed: ${stderr}${stdout}`)) : resolve()),
       );
     });
     const client = adminClient(ports[0]!, password);

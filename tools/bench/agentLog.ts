@@ -42,7 +42,14 @@ export class AgentLog {
     for (const line of lines) {
       const [repo, issue, round, processStart, firstInstruction, pid] = line.trim().split(" ");
       if (!repo || !pid) continue;
-      const start: AgentStart = { repo, issue: Number(issue), round: Number(round), processStart: Number(processStart), firstInstruction: Number(firstInstruction), pid: Number(pid) };
+      const start: AgentStart = {
+        repo,
+        issue: Number(issue),
+        round: Number(round),
+        processStart: Number(processStart),
+        firstInstruction: Number(firstInstruction),
+        pid: Number(pid),
+      };
       const k = key(repo, start.issue);
       this.#starts.set(k, [...(this.#starts.get(k) ?? []), start]);
       this.#count++;

@@ -9,7 +9,10 @@ import { createLogger } from "../../src/logging.js";
  * BENCH_THROTTLE (see tools/bench/README.md), and over IPC it reports `agent.started` events and
  * answers memory probes (`node --expose-gc` lets a probe measure the heap after a full GC).
  */
-interface Probe { type: "memory"; id: number }
+interface Probe {
+  type: "memory";
+  id: number;
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -32,7 +35,15 @@ async function main(): Promise<void> {
     const collect = (globalThis as { gc?: () => void }).gc;
     collect?.();
     const usage = process.memoryUsage();
-    process.send?.({ type: "memory", id: message.id, rss: usage.rss, heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, external: usage.external, afterGc: Boolean(collect) });
+    process.send?.({
+      type: "memory",
+      id: message.id,
+      rss: usage.rss,
+      heapUsed: usage.heapUsed,
+      heapTotal: usage.heapTotal,
+      external: usage.external,
+      afterGc: Boolean(collect),
+    });
   });
   let stopping = false;
   const stop = async () => {

@@ -52,8 +52,40 @@ interface Sizes {
  * costs ~70 ms of CPU, about half of it the Node agent's start-up), so the figure is latency rather
  * than queueing. Three runs of 350 answered gates pool to 1,050 for the percentiles.
  */
-const FULL: Sizes = { runs: 3, warmRoundTrips: 20, parked: 100_000, replies: 350, rate: 4, pollGates: 30, pollWindowSeconds: 20, deliveries: 4000, concurrency: 32, resumeWindowSeconds: 15, agentConcurrency: 4, rebuildGates: 2000, rebuildRepos: 200, idleRepos: 1000, idleGatedRepos: 10 };
-const QUICK: Sizes = { runs: 1, warmRoundTrips: 5, parked: 10_000, replies: 100, rate: 4, pollGates: 10, pollWindowSeconds: 8, deliveries: 1500, concurrency: 32, resumeWindowSeconds: 8, agentConcurrency: 4, rebuildGates: 500, rebuildRepos: 50, idleRepos: 200, idleGatedRepos: 5 };
+const FULL: Sizes = {
+  runs: 3,
+  warmRoundTrips: 20,
+  parked: 100_000,
+  replies: 350,
+  rate: 4,
+  pollGates: 30,
+  pollWindowSeconds: 20,
+  deliveries: 4000,
+  concurrency: 32,
+  resumeWindowSeconds: 15,
+  agentConcurrency: 4,
+  rebuildGates: 2000,
+  rebuildRepos: 200,
+  idleRepos: 1000,
+  idleGatedRepos: 10,
+};
+const QUICK: Sizes = {
+  runs: 1,
+  warmRoundTrips: 5,
+  parked: 10_000,
+  replies: 100,
+  rate: 4,
+  pollGates: 10,
+  pollWindowSeconds: 8,
+  deliveries: 1500,
+  concurrency: 32,
+  resumeWindowSeconds: 8,
+  agentConcurrency: 4,
+  rebuildGates: 500,
+  rebuildRepos: 50,
+  idleRepos: 200,
+  idleGatedRepos: 5,
+};
 const INTERVALS = [10, 1];
 
 interface RunResult {
@@ -87,7 +119,9 @@ async function oneRun(index: number, sizes: Sizes, options: { dir: string; profi
     const parked = await parkMany(rig, sizes.parked);
     // Side by side first, while the simulator's webhook queue is empty: measurement 1 leaves it (and
     // the feedback queue) busy with the echoes of hundreds of round trips for a while.
-    say(`    parked in ${parked.result.parkSeconds.toFixed(1)} s; (5) side by side: webhook vs polling every ${INTERVALS.join(" s and ")} s, ${sizes.pollGates} gates each, replies within ${sizes.pollWindowSeconds} s`);
+    say(
+      `    parked in ${parked.result.parkSeconds.toFixed(1)} s; (5) side by side: webhook vs polling every ${INTERVALS.join(" s and ")} s, ${sizes.pollGates} gates each, replies within ${sizes.pollWindowSeconds} s`,
+    );
     const polling = await measurePolling(rig, { gatesPerGroup: sizes.pollGates, windowSeconds: sizes.pollWindowSeconds, intervals: INTERVALS });
     say(`(1) ${sizes.replies} replies at ${sizes.rate}/s`);
     const pool = await rig.parkGates(REPOS.replies, sizes.replies, { inRedis: true });
@@ -95,7 +129,10 @@ async function oneRun(index: number, sizes: Sizes, options: { dir: string; profi
     const memory = await rig.app.memory();
     say(`(2) ${sizes.deliveries} deliveries, ${sizes.concurrency} in flight, with ${sizes.parked}+ gates parked`);
     // The burst starts from a quiet app: measurement 1's feedback and its echoes drained (or a minute passed).
-    const drained = await rig.quiesce({ timeoutMs: 60_000 }).then(() => true, () => false);
+    const drained = await rig.quiesce({ timeoutMs: 60_000 }).then(
+      () => true,
+      () => false,
+    );
     if (!drained) say("    (the feedback queue was still busy after a minute; measuring anyway)");
     const answerable = await rig.parkGates(REPOS.burst, sizes.deliveries, { inRedis: true });
     const throughput = await measureThroughput(rig, answerable, { concurrency: sizes.concurrency, resumeWindowSeconds: sizes.resumeWindowSeconds });
@@ -122,7 +159,9 @@ async function oneRun(index: number, sizes: Sizes, options: { dir: string; profi
 
 function listProfiles(dir: string): string[] {
   try {
-    return readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).map((f) => join(dir, f));
+    return readdirSync(dir)
+      .filter((f) => f.endsWith(".cpuprofile"))
+      .map((f) => join(dir, f));
   } catch {
     return [];
   }
@@ -214,13 +253,29 @@ function rows(sizes: Sizes): Row[] {
   const atMost = (limit: number) => (v: number) => v <= limit;
   const atLeast = (limit: number) => (v: number) => v >= limit;
   return [
-    { section: "—", label: "Machine contention at the run's start (wall ÷ CPU time of a fixed task; 1.0 = a core to spare)", figure: "run.contention", unit: "×" },
+    {
+      section: "—",
+      label: "Machine contention at the run's start (wall ÷ CPU time of a fixed task; 1.0 = a core to spare)",
+      figure: "run.contention",
+      unit: "×",
+    },
     { section: "—", label: "Load average (1 min) at the run's start", figure: "run.load", unit: "" },
-    { section: "1", label: `Reply → agent process started, p50 (webhook arrival → child's process start; ${sizes.replies} gates at ${sizes.rate}/s)`, figure: "m1.p50", unit: "ms", target: { text: "< 50 ms", met: below(50) } },
+    {
+      section: "1",
+      label: `Reply → agent process started, p50 (webhook arrival → child's process start; ${sizes.replies} gates at ${sizes.rate}/s)`,
+      figure: "m1.p50",
+      unit: "ms",
+      target: { text: "< 50 ms", met: below(50) },
+    },
     { section: "1", label: "… p90", figure: "m1.p90", unit: "ms" },
     { section: "1", label: "… p99", figure: "m1.p99", unit: "ms", target: { text: "< 250 ms", met: below(250) } },
     { section: "1", label: "… max", figure: "m1.max", unit: "ms" },
-    { section: "1", label: `Agents started per second (offered: ${sizes.rate}/s; lower means the loop was saturated and latency is queueing)`, figure: "m1.achieved", unit: "/s" },
+    {
+      section: "1",
+      label: `Agents started per second (offered: ${sizes.rate}/s; lower means the loop was saturated and latency is queueing)`,
+      figure: "m1.achieved",
+      unit: "/s",
+    },
     { section: "1", label: "Machine contention when the replies started", figure: "m1.contention", unit: "×" },
     { section: "1", label: "All runs pooled: p50 (n in the next rows)", figure: "pooled.p50", unit: "ms", target: { text: "< 50 ms", met: below(50) } },
     { section: "1", label: "… pooled p90", figure: "pooled.p90", unit: "ms" },
@@ -236,32 +291,91 @@ function rows(sizes: Sizes): Row[] {
     { section: "1", label: "CPU per round trip: the app's children (the agent, Node)", figure: "m1.cpu.children", unit: "ms" },
     { section: "1", label: "CPU per round trip: redis-server", figure: "m1.cpu.redis", unit: "ms" },
     { section: "1", label: "Redis commands per round trip (the app's)", figure: "m1.redisCommands", unit: "" },
-    { section: "2", label: `Webhook deliveries acknowledged per second (${sizes.deliveries} answers, ${sizes.concurrency} in flight)`, figure: "m2.ackPerSecond", unit: "/s", target: { text: "≥ 500/s", met: atLeast(500) } },
+    {
+      section: "2",
+      label: `Webhook deliveries acknowledged per second (${sizes.deliveries} answers, ${sizes.concurrency} in flight)`,
+      figure: "m2.ackPerSecond",
+      unit: "/s",
+      target: { text: "≥ 500/s", met: atLeast(500) },
+    },
     { section: "2", label: "… with gates parked at the start", figure: "m2.parked", unit: "" },
     { section: "2", label: "Delivery acknowledgement latency p50", figure: "m2.ackP50", unit: "ms" },
     { section: "2", label: "… p99", figure: "m2.ackP99", unit: "ms" },
     { section: "2", label: "Deliveries not acknowledged with 2xx", figure: "m2.failed", unit: "", target: { text: "0", met: atMost(0) } },
     { section: "2", label: "App CPU per delivery while acknowledging (processing included)", figure: "m2.cpu.app", unit: "ms" },
     { section: "2", label: "Answers recorded per second (inbound worker)", figure: "m2.recordedPerSecond", unit: "/s" },
-    { section: "2", label: `Answers resumed per second (agents started, AGENT_CONCURRENCY=${sizes.agentConcurrency}, first ${sizes.resumeWindowSeconds} s)`, figure: "m2.resumesPerSecond", unit: "/s" },
-    { section: "3", label: `Redis per parked gate: MEMORY USAGE of its keys (as src/store/ names them) + share of the open index (${sizes.parked} parked)`, figure: "m3.gateKeysBytes", unit: "B", target: { text: "< 2 KB", met: below(2048) } },
-    { section: "3", label: "Redis per parked gate: used_memory growth / gates", figure: "m3.usedMemoryBytes", unit: "B", target: { text: "< 2 KB", met: below(2048) } },
-    { section: "3", label: "Redis per gate opened through the app: gate + issue keys", figure: "m3.realGateKeysBytes", unit: "B", target: { text: "< 2 KB", met: below(2048) } },
+    {
+      section: "2",
+      label: `Answers resumed per second (agents started, AGENT_CONCURRENCY=${sizes.agentConcurrency}, first ${sizes.resumeWindowSeconds} s)`,
+      figure: "m2.resumesPerSecond",
+      unit: "/s",
+    },
+    {
+      section: "3",
+      label: `Redis per parked gate: MEMORY USAGE of its keys (as src/store/ names them) + share of the open index (${sizes.parked} parked)`,
+      figure: "m3.gateKeysBytes",
+      unit: "B",
+      target: { text: "< 2 KB", met: below(2048) },
+    },
+    {
+      section: "3",
+      label: "Redis per parked gate: used_memory growth / gates",
+      figure: "m3.usedMemoryBytes",
+      unit: "B",
+      target: { text: "< 2 KB", met: below(2048) },
+    },
+    {
+      section: "3",
+      label: "Redis per gate opened through the app: gate + issue keys",
+      figure: "m3.realGateKeysBytes",
+      unit: "B",
+      target: { text: "< 2 KB", met: below(2048) },
+    },
     { section: "3", label: "… plus deduplication keys of its jobs (kept 24 h)", figure: "m3.realDedupBytes", unit: "B" },
-    { section: "3", label: "… gate + issue keys + deduplication keys: what a parked gate holds after the first hour", figure: "m3.realSteadyBytes", unit: "B", target: { text: "< 2 KB", met: below(2048) } },
+    {
+      section: "3",
+      label: "… gate + issue keys + deduplication keys: what a parked gate holds after the first hour",
+      figure: "m3.realSteadyBytes",
+      unit: "B",
+      target: { text: "< 2 KB", met: below(2048) },
+    },
     { section: "3", label: "… plus completed job records of its first hour (at most 1,000 per queue)", figure: "m3.realJobHistoryBytes", unit: "B" },
     { section: "3", label: "… total in its first hour", figure: "m3.realTotalBytes", unit: "B" },
-    { section: "3", label: "Processes held by the app while every gate is parked (its orphan watchdog apart)", figure: "m3.processes", unit: "", target: { text: "0", met: atMost(0) } },
+    {
+      section: "3",
+      label: "Processes held by the app while every gate is parked (its orphan watchdog apart)",
+      figure: "m3.processes",
+      unit: "",
+      target: { text: "0", met: atMost(0) },
+    },
     { section: "3", label: "… the app's orphan watchdog (one per app process, whatever the gates)", figure: "m3.watchdogs", unit: "" },
     { section: "3", label: `App RSS growth, 0 → ${sizes.parked} parked gates`, figure: "m3.rssGrowthMiB", unit: "MiB" },
     { section: "3", label: "App heap growth (after full GC), same", figure: "m3.heapGrowthMiB", unit: "MiB" },
     { section: "3", label: "App RSS after the replies / after the delivery burst", figure: "m3.rssAfterRepliesMiB", unit: "MiB" },
     { section: "3", label: "… after the burst", figure: "m3.rssAfterBurstMiB", unit: "MiB" },
-    { section: "4", label: `App API calls per round trip, warm (${sizes.warmRoundTrips} round trips; ask post not counted)`, figure: "m4.calls", unit: "", target: { text: "≤ 4", met: atMost(4) } },
-    { section: "4", label: "… of which content-creating writes (comments, reactions, labels)", figure: "m4.writes", unit: "", target: { text: "≤ 2 (issue 10)", met: atMost(2) } },
+    {
+      section: "4",
+      label: `App API calls per round trip, warm (${sizes.warmRoundTrips} round trips; ask post not counted)`,
+      figure: "m4.calls",
+      unit: "",
+      target: { text: "≤ 4", met: atMost(4) },
+    },
+    {
+      section: "4",
+      label: "… of which content-creating writes (comments, reactions, labels)",
+      figure: "m4.writes",
+      unit: "",
+      target: { text: "≤ 2 (issue 10)", met: atMost(2) },
+    },
     { section: "4", label: "… made for the ask / for the answer", figure: "m4.askCalls", unit: "" },
     { section: "4", label: "… for the answer", figure: "m4.answerCalls", unit: "" },
-    { section: "4", label: "App API calls, a round trip whose reply was interpreted (an option with a note: + the comment saying how it was read)", figure: "m4.interpretedCalls", unit: "", target: { text: "≤ 4", met: atMost(4) } },
+    {
+      section: "4",
+      label: "App API calls, a round trip whose reply was interpreted (an option with a note: + the comment saying how it was read)",
+      figure: "m4.interpretedCalls",
+      unit: "",
+      target: { text: "≤ 4", met: atMost(4) },
+    },
     { section: "4", label: "… of which content-creating writes", figure: "m4.interpretedWrites", unit: "", target: { text: "≤ 3 (issue 9)", met: atMost(3) } },
     { section: "4", label: "App API calls, first round trip after start-up (cold caches)", figure: "m4.coldCalls", unit: "" },
     { section: "5", label: "Reply posted → agent process started, webhook (ours), p50", figure: "m5.ours.p50", unit: "ms" },
@@ -270,10 +384,20 @@ function rows(sizes: Sizes): Row[] {
       { section: "5", label: `Same, comment polling every ${i} s, p50`, figure: `m5.poll${i}.p50`, unit: "ms" },
       { section: "5", label: `… latency ratio polling ${i} s / ours, both from the reply's creation (p50)`, figure: `m5.poll${i}.latencyRatio`, unit: "×" },
       { section: "5", label: `… latency ratio polling ${i} s / ours from the webhook's arrival (p50)`, figure: `m5.poll${i}.latencyRatioArrival`, unit: "×" },
-      { section: "5", label: `… API calls per round trip, polling ${i} s (replies within ${sizes.pollWindowSeconds} s)`, figure: `m5.poll${i}.calls`, unit: "" },
+      {
+        section: "5",
+        label: `… API calls per round trip, polling ${i} s (replies within ${sizes.pollWindowSeconds} s)`,
+        figure: `m5.poll${i}.calls`,
+        unit: "",
+      },
       { section: "5", label: `… API-call ratio polling ${i} s / ours`, figure: `m5.poll${i}.callsRatio`, unit: "×" },
     ]),
-    { section: "5", label: "Ours: app API calls per round trip (measurement 4, feedback writes included; detection costs none)", figure: "m5.ours.calls", unit: "" },
+    {
+      section: "5",
+      label: "Ours: app API calls per round trip (measurement 4, feedback writes included; detection costs none)",
+      figure: "m5.ours.calls",
+      unit: "",
+    },
   ];
 }
 
@@ -285,14 +409,27 @@ function breakdowns(figures: ReturnType<typeof aggregate>): string {
     names.map((n) => [n, fmt(figures[`m4.route.${n}`]?.median ?? 0), fmt(figures[`m4.coldRoute.${n}`]?.median ?? 0)]),
     ["l", "r", "r"],
   );
-  const kinds = [...new Set(Object.keys(figures).filter((k) => k.startsWith("m3.real.") || k.startsWith("m3.answer.")).map((k) => k.replace(/^m3\.(real|answer)\./, "")))].sort();
+  const kinds = [
+    ...new Set(
+      Object.keys(figures)
+        .filter((k) => k.startsWith("m3.real.") || k.startsWith("m3.answer."))
+        .map((k) => k.replace(/^m3\.(real|answer)\./, "")),
+    ),
+  ].sort();
   const m3 = markdownTable(
     ["Redis keys (per gate through the app)", "Bytes while parked", "Bytes added by the answer"],
     kinds.map((k) => [k, fmt(figures[`m3.real.${k}`]?.median ?? 0), fmt(figures[`m3.answer.${k}`]?.median ?? 0)]),
     ["l", "r", "r"],
   );
-  const commands = Object.keys(figures).filter((k) => k.startsWith("m1.redisCmd.")).map((k) => [k.slice("m1.redisCmd.".length), figures[k]!.median] as const).sort((a, b) => b[1] - a[1]);
-  const m1 = markdownTable(["Redis command", "Per round trip"], commands.filter(([, n]) => n >= 0.05).map(([c, n]) => [c, fmt(n)]), ["l", "r"]);
+  const commands = Object.keys(figures)
+    .filter((k) => k.startsWith("m1.redisCmd."))
+    .map((k) => [k.slice("m1.redisCmd.".length), figures[k]!.median] as const)
+    .sort((a, b) => b[1] - a[1]);
+  const m1 = markdownTable(
+    ["Redis command", "Per round trip"],
+    commands.filter(([, n]) => n >= 0.05).map(([c, n]) => [c, fmt(n)]),
+    ["l", "r"],
+  );
   return `### API calls by endpoint (median over runs)\n\n${m4}\n\n### Redis per gate by key (median over runs)\n\n${m3}\n\n### Redis commands per round trip (median over runs)\n\n${m1}`;
 }
 
@@ -300,9 +437,21 @@ function printProfiles(results: RunResult[]): void {
   for (const r of results) {
     for (const p of r.profiles) {
       console.log(`\n### CPU profile of the app, run ${r.run} (${fmt(p.totalMs / 1000)} s of CPU): ${p.file}\n`);
-      console.log(markdownTable(["Area", "Self ms", "Share"], p.byArea.slice(0, 15).map((a) => [a.area, fmt(a.ms), `${(a.share * 100).toFixed(1)} %`]), ["l", "r", "r"]));
+      console.log(
+        markdownTable(
+          ["Area", "Self ms", "Share"],
+          p.byArea.slice(0, 15).map((a) => [a.area, fmt(a.ms), `${(a.share * 100).toFixed(1)} %`]),
+          ["l", "r", "r"],
+        ),
+      );
       console.log("");
-      console.log(markdownTable(["Function", "Self ms", "Share"], p.byFunction.slice(0, 25).map((a) => [a.name, fmt(a.ms), `${(a.share * 100).toFixed(1)} %`]), ["l", "r", "r"]));
+      console.log(
+        markdownTable(
+          ["Function", "Self ms", "Share"],
+          p.byFunction.slice(0, 25).map((a) => [a.name, fmt(a.ms), `${(a.share * 100).toFixed(1)} %`]),
+          ["l", "r", "r"],
+        ),
+      );
     }
   }
 }
@@ -311,7 +460,8 @@ function printProfiles(results: RunResult[]): void {
 function printReport(info: Machine, sizes: Sizes, results: RunResult[], flags: { quick: boolean; throttle: boolean }): Record<string, Spread> {
   const figures = aggregate(results.map(figuresOf));
   const pooled = distribution(results.flatMap((r) => r.replyToSpawn.samples.arrivalToProcessStart));
-  for (const [name, value] of Object.entries({ p50: pooled.p50, p90: pooled.p90, p99: pooled.p99, max: pooled.max, n: pooled.n })) figures[`pooled.${name}`] = spread([value]);
+  for (const [name, value] of Object.entries({ p50: pooled.p50, p90: pooled.p90, p99: pooled.p99, max: pooled.max, n: pooled.n }))
+    figures[`pooled.${name}`] = spread([value]);
   const table = summaryTable(rows(sizes), figures, results.length);
   const end = info.loadAverageAtEnd ? `, ${info.loadAverageAtEnd.join(" / ")} at end` : "";
   const header = `## escalation benchmark — ${info.date.slice(0, 10)}\n\nMachine: ${info.nproc} CPUs (\`nproc\`), ${info.cpu}, ${info.memoryGiB} GiB, Node ${info.node}, Linux ${info.kernel}; load average ${info.loadAverageAtStart.join(" / ")} at start${end}; contention ${info.contentionAtStart}× at start${info.contentionAtEnd ? `, ${info.contentionAtEnd}× at end` : ""} (wall ÷ CPU time of a fixed CPU-bound task: 1.0 = a core to spare). ${results.length} run(s)${flags.quick ? " (--quick)" : ""}, Octokit throttling ${flags.throttle ? "on" : "off"}; ${results.map((r) => `${fmt(r.seconds)} s`).join(", ")} per run.`;
@@ -341,7 +491,9 @@ async function main(): Promise<number> {
     strict: true,
   });
   if (values.help) {
-    console.log("usage: npm run bench -- [--quick] [--runs N] [--rate R] [--replies N] [--parked N] [--deliveries N] [--profile] [--throttle] [--no-save] [--sandbox-only] [--rebuild-only] [--loop-only]\n       npm run bench -- --report tools/bench/results/<file>.json   (print a saved run's tables again)");
+    console.log(
+      "usage: npm run bench -- [--quick] [--runs N] [--rate R] [--replies N] [--parked N] [--deliveries N] [--profile] [--throttle] [--no-save] [--sandbox-only] [--rebuild-only] [--loop-only]\n       npm run bench -- --report tools/bench/results/<file>.json   (print a saved run's tables again)",
+    );
     return 0;
   }
   if (values.report) {
@@ -362,16 +514,26 @@ async function main(): Promise<number> {
   const info = machine();
   const stamp = info.date.replace(/:/g, "-").replace(/\.\d+Z$/, "Z");
   const dir = join(tmpdir(), `escalation-bench-${stamp}`);
-  console.error(`escalation bench: ${sizes.runs} run(s)${values.quick ? " (quick)" : ""}; ${info.nproc} CPUs, Node ${info.node}, load ${info.loadAverageAtStart.join(" ")}, contention ${info.contentionAtStart}×; artifacts in ${dir}`);
+  console.error(
+    `escalation bench: ${sizes.runs} run(s)${values.quick ? " (quick)" : ""}; ${info.nproc} CPUs, Node ${info.node}, load ${info.loadAverageAtStart.join(" ")}, contention ${info.contentionAtStart}×; artifacts in ${dir}`,
+  );
   if (values["sandbox-only"]) return printSandboxCost(dir, sizes);
   if (values["rebuild-only"]) return printRebuild(dir, sizes);
   const results: RunResult[] = [];
-  for (let run = 1; run <= sizes.runs; run++) results.push(await oneRun(run, sizes, { dir, profile: Boolean(values.profile), throttle: Boolean(values.throttle) }));
+  for (let run = 1; run <= sizes.runs; run++)
+    results.push(await oneRun(run, sizes, { dir, profile: Boolean(values.profile), throttle: Boolean(values.throttle) }));
   info.loadAverageAtEnd = loadavg().map((v) => Math.round(v * 100) / 100);
   info.contentionAtEnd = contention();
   const figures = printReport(info, sizes, results, { quick: Boolean(values.quick), throttle: Boolean(values.throttle) });
   if (!values["no-save"]) {
-    const file = writeResults(resolve(projectRoot, "tools/bench/results"), stamp, { machine: info, sizes, throttle: Boolean(values.throttle), quick: Boolean(values.quick), summary: figures, runs: results });
+    const file = writeResults(resolve(projectRoot, "tools/bench/results"), stamp, {
+      machine: info,
+      sizes,
+      throttle: Boolean(values.throttle),
+      quick: Boolean(values.quick),
+      summary: figures,
+      runs: results,
+    });
     console.log(`\nresults: ${file}`);
   }
   if (values["loop-only"]) return 0;
@@ -396,14 +558,25 @@ async function printRebuild(dir: string, sizes: Sizes): Promise<number> {
     markdownTable(
       ["Measurement", "Value", "Target"],
       [
-        [`Rebuild after a Redis wipe, ${r.gates} open gates over ${r.repos} repositories: app started → every gate in Redis`, `${fmt(r.bootToRebuiltSeconds)} s`, "< 60 s"],
+        [
+          `Rebuild after a Redis wipe, ${r.gates} open gates over ${r.repos} repositories: app started → every gate in Redis`,
+          `${fmt(r.bootToRebuiltSeconds)} s`,
+          "< 60 s",
+        ],
         ["… the start-up reconciliation alone", `${fmt(r.passSeconds)} s`, ""],
         ["… gates open in Redis after it", String(r.gatesRebuilt), String(r.gates)],
         ["… GitHub API calls, total / per open issue", `${r.apiCalls} / ${fmt(r.callsPerGate)}`, "≤ 1.5 per open issue"],
         ["… the installation's rate limit left after it: core (REST) / GraphQL", `${pct(r.remaining.core)} / ${pct(r.remaining.graphql)}`, ""],
-        ["… CPU per rebuilt gate: the app (its boot included) / redis-server / the simulator", `${fmt(r.cpuPerGate.app)} / ${fmt(r.cpuPerGate.redis)} / ${fmt(r.cpuPerGate.simulator)} ms`, ""],
-        [`Periodic pass, idle installation of ${idle.repos} repositories (${idle.gatedRepos} with a question waiting): API calls a pass, median of ${idle.idlePassCalls.length}`,
-          fmt(median(idle.idlePassCalls)), ""],
+        [
+          "… CPU per rebuilt gate: the app (its boot included) / redis-server / the simulator",
+          `${fmt(r.cpuPerGate.app)} / ${fmt(r.cpuPerGate.redis)} / ${fmt(r.cpuPerGate.simulator)} ms`,
+          "",
+        ],
+        [
+          `Periodic pass, idle installation of ${idle.repos} repositories (${idle.gatedRepos} with a question waiting): API calls a pass, median of ${idle.idlePassCalls.length}`,
+          fmt(median(idle.idlePassCalls)),
+          "",
+        ],
         ["… calls about a repository with no open gate and no activity", String(idle.idleRepoCalls), "0"],
         ["… seconds a pass, median", fmt(median(idle.idlePassSeconds)), ""],
         ["… a pass after one comment in an idle repository (its webhook lost)", String(idle.activePassCalls), ""],
@@ -413,7 +586,13 @@ async function printRebuild(dir: string, sizes: Sizes): Promise<number> {
     ),
   );
   const routes = (title: string, counts: Record<string, number>) =>
-    markdownTable([title, "Calls"], Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([route, n]) => [route, String(n)]), ["l", "r"]);
+    markdownTable(
+      [title, "Calls"],
+      Object.entries(counts)
+        .sort((a, b) => b[1] - a[1])
+        .map(([route, n]) => [route, String(n)]),
+      ["l", "r"],
+    );
   console.log(`\n${routes("Endpoint (rebuild after a wipe)", r.callsByRoute)}\n\n${routes("Endpoint (one idle periodic pass)", idle.idleCallsByRoute)}`);
   return 0;
 }
@@ -421,8 +600,16 @@ async function printRebuild(dir: string, sizes: Sizes): Promise<number> {
 /** Reply → agent started with the sandbox off and on, side by side (scenarios/sandboxCost.ts). */
 async function printSandboxCost(dir: string, sizes: Sizes): Promise<number> {
   const replies = Math.min(sizes.replies, 150);
-  console.error(`the sandbox: reply → agent started with AGENT_SANDBOX=none and bwrap side by side, in alternating blocks, ${replies} replies at ${sizes.rate}/s each`);
-  const r = await measureSandboxCost({ dir: join(dir, "sandbox"), replies, rate: sizes.rate, agentConcurrency: sizes.agentConcurrency, log: (line) => console.error(line) });
+  console.error(
+    `the sandbox: reply → agent started with AGENT_SANDBOX=none and bwrap side by side, in alternating blocks, ${replies} replies at ${sizes.rate}/s each`,
+  );
+  const r = await measureSandboxCost({
+    dir: join(dir, "sandbox"),
+    replies,
+    rate: sizes.rate,
+    agentConcurrency: sizes.agentConcurrency,
+    log: (line) => console.error(line),
+  });
   const row = (name: string, d: Distribution) => [name, fmt(d.p50), fmt(d.p90), fmt(d.p99), String(d.n)];
   console.log(`\n### Reply → agent started, sandbox off and on (${r.replies} replies at ${r.ratePerSecond}/s each)\n`);
   console.log(

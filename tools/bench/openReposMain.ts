@@ -14,7 +14,9 @@ import { openStores, type Stores } from "../../src/store/stores.js";
 import { benchAsk, storeParkedGate } from "./parkedGates.js";
 import { inPool } from "./pool.js";
 
-const { values } = parseArgs({ options: { count: { type: "string", default: "100000" }, repos: { type: "string", default: "1000" }, reads: { type: "string", default: "20" } } });
+const { values } = parseArgs({
+  options: { count: { type: "string", default: "100000" }, repos: { type: "string", default: "1000" }, reads: { type: "string", default: "20" } },
+});
 const COUNT = Number(values.count);
 const REPO_COUNT = Number(values.repos);
 const READS = Number(values.reads);
@@ -71,7 +73,19 @@ async function park(redis: Redis, prefix: string): Promise<number> {
       const repo = `bench/repo-${i % REPO_COUNT}`;
       const issue = Math.floor(i / REPO_COUNT) + 1;
       const url = `http://127.0.0.1/${repo}/issues/${issue}`;
-      return storeParkedGate(store, { repo, issue, installationId: 1 + ((i % REPO_COUNT) % 3), gateId: String(3_000_000_000 + i), title: `Bench task ${i}`, body: "Cache the lookups.", issueUrl: url, askUrl: `${url}#c`, askedAt: 1_000 + i, askedBy: "agent[bot]", ask: benchAsk() });
+      return storeParkedGate(store, {
+        repo,
+        issue,
+        installationId: 1 + ((i % REPO_COUNT) % 3),
+        gateId: String(3_000_000_000 + i),
+        title: `Bench task ${i}`,
+        body: "Cache the lookups.",
+        issueUrl: url,
+        askUrl: `${url}#c`,
+        askedAt: 1_000 + i,
+        askedBy: "agent[bot]",
+        ask: benchAsk(),
+      });
     },
   );
   return (Date.now() - started) / 1000;
@@ -90,9 +104,17 @@ try {
   const before = await measure(plain, Math.min(READS, 5), () => readBefore(plain, store));
   const build = await measure(plain, 1, () => store.gates.openGateRepos());
   const after = await measure(plain, READS, () => store.gates.openGateRepos());
-  const same = JSON.stringify([...(await readBefore(plain, store))].map(([k, v]) => [k, [...v].sort()]).sort()) === JSON.stringify([...(await store.gates.openGateRepos())].map(([k, v]) => [k, [...v].sort()]).sort());
+  const same =
+    JSON.stringify([...(await readBefore(plain, store))].map(([k, v]) => [k, [...v].sort()]).sort()) ===
+    JSON.stringify([...(await store.gates.openGateRepos())].map(([k, v]) => [k, [...v].sort()]).sort());
   const indexBytes = await plain.memory("USAGE", store.gates.keys.openGateRepos());
-  console.log(JSON.stringify({ count: COUNT, repos: REPO_COUNT, sameAnswer: same, parkSeconds: { withoutIndex, withIndex }, read: { before, build, after }, indexBytes }, null, 2));
+  console.log(
+    JSON.stringify(
+      { count: COUNT, repos: REPO_COUNT, sameAnswer: same, parkSeconds: { withoutIndex, withIndex }, read: { before, build, after }, indexBytes },
+      null,
+      2,
+    ),
+  );
 } finally {
   redis.disconnect();
   plain.disconnect();

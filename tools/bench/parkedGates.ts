@@ -34,7 +34,16 @@ export async function storeParkedGate(store: Stores, gate: GateToPark): Promise<
   const ref = { repo: gate.repo, issue: gate.issue };
   await store.issues.upsertIssue({ ...ref, installationId: gate.installationId, title: gate.title, body: gate.body, url: gate.issueUrl, assignees: [] });
   await store.rounds.allocateRound(ref, `dispatch-bench-${gate.issue}`, 10);
-  await store.gates.openGate({ ...ref, id: gate.gateId, installationId: gate.installationId, round: 0, ask: gate.ask, askedAt: gate.askedAt, askedBy: gate.askedBy, askUrl: gate.askUrl });
+  await store.gates.openGate({
+    ...ref,
+    id: gate.gateId,
+    installationId: gate.installationId,
+    round: 0,
+    ask: gate.ask,
+    askedAt: gate.askedAt,
+    askedBy: gate.askedBy,
+    askUrl: gate.askUrl,
+  });
 }
 
 /** GitHub's issue comment ids have 10 digits now; the simulator's start at 1,000,001, so these never meet one of its comments. */

@@ -44,8 +44,7 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
     const name = `${frame.functionName || "(anonymous)"} ${where}`.trim();
     functions.set(name, (functions.get(name) ?? 0) + ms);
   }
-  const rank = (map: Map<string, number>) =>
-    [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
+  const rank = (map: Map<string, number>) => [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
   return {
     file,
     totalMs: total,

@@ -71,7 +71,14 @@ export function summaryTable(rows: readonly Row[], figures: Record<string, Sprea
     const met = row.target ? (Number.isFinite(value) ? (row.target.met(value) ? "✅" : "❌") : "?") : "";
     return [row.section, row.label, fmt(value, row.unit), range, row.target?.text ?? "", met];
   });
-  return markdownTable(["#", "Measurement", runs > 1 ? `Median of ${runs} runs` : "Value", "Spread (min–max)", "Target", "Met"], body, ["l", "l", "r", "r", "l", "l"]);
+  return markdownTable(["#", "Measurement", runs > 1 ? `Median of ${runs} runs` : "Value", "Spread (min–max)", "Target", "Met"], body, [
+    "l",
+    "l",
+    "r",
+    "r",
+    "l",
+    "l",
+  ]);
 }
 
 export function writeResults(dir: string, stamp: string, content: unknown): string {

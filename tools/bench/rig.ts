@@ -101,7 +101,10 @@ function isWatchdog(pid: number): boolean {
 function procCpu(pid: number): { self: number; children: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+    const fields = stat
+      .slice(stat.lastIndexOf(")") + 2)
+      .split(" ")
+      .map(Number);
     return { self: (fields[11]! + fields[12]!) * TICK_MS, children: (fields[13]! + fields[14]!) * TICK_MS };
   } catch {
     return { self: Number.NaN, children: Number.NaN };
@@ -271,7 +274,11 @@ export class Rig {
     rig.appSpawnedAt = booted;
     for (const repo of repos) rig.repos.set(repo.full_name, repo);
     // The start-up reconciliation runs first; measurements start from a quiet app.
-    await waitUntil("the start-up reconciliation", async () => ((await rig.store.namespaceMarks.lastReconcile()) ?? 0) >= booted, options.startupTimeoutMs ?? 60_000);
+    await waitUntil(
+      "the start-up reconciliation",
+      async () => ((await rig.store.namespaceMarks.lastReconcile()) ?? 0) >= booted,
+      options.startupTimeoutMs ?? 60_000,
+    );
     rig.startupReconciledAt = Date.now();
     await rig.quiesce();
     return rig;
@@ -303,7 +310,15 @@ export class Rig {
         const ask = Rig.newAsk();
         const askComment = this.sim.comment(repoName, issue.number, this.sim.botLogin, renderAskComment(ask));
         if (options.inRedis) this.sim.addLabels(repoName, issue.number, this.sim.botLogin, [AWAITING]);
-        parked.push({ repo: repoName, issue: issue.number, gateId: String(askComment.id), askComment, askedAt: Date.parse(askComment.created_at), ask, issueRecord: issue });
+        parked.push({
+          repo: repoName,
+          issue: issue.number,
+          gateId: String(askComment.id),
+          askComment,
+          askedAt: Date.parse(askComment.created_at),
+          ask,
+          issueRecord: issue,
+        });
       }
     } finally {
       this.sim.setWebhookUrl(this.app.webhookUrl);
@@ -334,7 +349,15 @@ export class Rig {
    */
   seedGates(repoName: string, count: number): Promise<Array<{ repo: string; issue: number; gateId: string }>> {
     const repo = this.repo(repoName);
-    return seedParkedGates({ redisUrl: this.redisServer.url, prefix: this.prefix, repo: repoName, installationId: repo.installation_id, webUrl: this.sim.url, askedBy: this.sim.botLogin, count });
+    return seedParkedGates({
+      redisUrl: this.redisServer.url,
+      prefix: this.prefix,
+      repo: repoName,
+      installationId: repo.installation_id,
+      webUrl: this.sim.url,
+      askedBy: this.sim.botLogin,
+      count,
+    });
   }
 
   /** A human answers in the simulator; its webhook goes out through the simulator's dispatcher. Returns when it was posted. */

@@ -30,7 +30,17 @@ const run = promisify(execFile);
 async function git(args: string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
   const { stdout } = await run("git", args, {
     cwd,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "Bench", GIT_AUTHOR_EMAIL: "b@example.invalid", GIT_COMMITTER_NAME: "Bench", GIT_COMMITTER_EMAIL: "b@example.invalid", ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_AUTHOR_NAME: "Bench",
+      GIT_AUTHOR_EMAIL: "b@example.invalid",
+      GIT_COMMITTER_NAME: "Bench",
+      GIT_COMMITTER_EMAIL: "b@example.invalid",
+      ...env,
+    },
     maxBuffer: 256 * 1024 * 1024,
   });
   return stdout;
@@ -129,7 +139,10 @@ async function replyToSpawn(sim: GitHubSimulator, issues: number): Promise<{ on:
   };
   try {
     for (let i = 0; i < issues; i++) {
-      for (const [repo, into] of [[REPO, figures.on], [OFF_REPO, figures.off]] as const) {
+      for (const [repo, into] of [
+        [REPO, figures.on],
+        [OFF_REPO, figures.off],
+      ] as const) {
         const issue = sim.createIssue(repo, { title: `Bench ${i}`, body: "x", author: "maintainer" }).number;
         sim.comment(repo, issue, "maintainer", "/agent");
         await asked(repo, issue);
@@ -210,7 +223,10 @@ export async function benchWorkspace({ files, commits, samples, issues }: Worksp
     console.log(
       `\n${markdownTable(
         [`Reply → agent process started through the app (webhook arrival → spawn, ${issues} round trips each)`, "p50", "range"],
-        [row(`Workspace on (${files} files, ${commits} commits; a warm round of the issue)`, loop.on), row("Workspace off (a fresh empty directory)", loop.off)],
+        [
+          row(`Workspace on (${files} files, ${commits} commits; a warm round of the issue)`, loop.on),
+          row("Workspace off (a fresh empty directory)", loop.off),
+        ],
       )}`,
     );
   } finally {

@@ -194,7 +194,16 @@ export class AgentTracker {
       // Its app died between spawning it and its first line (it was re-parented): the last app to die.
       const orphan = !this.#deaths.some((d) => d.appPid === line.ppid) && !this.#apps.has(line.ppid);
       const appPid = orphan ? ([...this.#deaths].reverse().find((d) => d.at <= line.at)?.appPid ?? line.ppid) : line.ppid;
-      this.processes.push({ pid: line.pid, appPid, issue: line.issue, round: line.round, startedAt: line.at, resumes: line.resumes, token: line.token, titled: line.titled ?? false });
+      this.processes.push({
+        pid: line.pid,
+        appPid,
+        issue: line.issue,
+        round: line.round,
+        startedAt: line.at,
+        resumes: line.resumes,
+        token: line.token,
+        titled: line.titled ?? false,
+      });
       return;
     }
     const agent = this.processes.find((p) => p.pid === line.pid && p.diedAt === undefined) ?? this.processes.findLast((p) => p.pid === line.pid);

@@ -57,13 +57,18 @@ export function checkInvariants(o: Observation): string[] {
   const round0 = completed.filter((a) => a.round === 0);
   if (round0.length > 1) violations.push(`duplicate dispatch: round 0 completed ${round0.length} times (pids ${round0.map((a) => a.pid).join(", ")})`);
   const resumes = completed.filter((a) => a.round > 0);
-  for (const agent of resumes.filter((a) => !a.resumes)) violations.push(`resume without an answer: pid ${agent.pid} ran round ${agent.round} with no answered gate in its task`);
-  for (const agent of completed.filter((a) => !a.titled)) violations.push(`task without the issue: pid ${agent.pid} ran round ${agent.round} without the issue's title and text`);
+  for (const agent of resumes.filter((a) => !a.resumes))
+    violations.push(`resume without an answer: pid ${agent.pid} ran round ${agent.round} with no answered gate in its task`);
+  for (const agent of completed.filter((a) => !a.titled))
+    violations.push(`task without the issue: pid ${agent.pid} ran round ${agent.round} without the issue's title and text`);
 
   const byGate = new Map<string, AgentProcess[]>();
   for (const agent of resumes) if (agent.resumes) byGate.set(agent.resumes, [...(byGate.get(agent.resumes) ?? []), agent]);
   for (const [gate, runs] of byGate) {
-    if (runs.length > 1) violations.push(`duplicate spawn: gate ${gate} was resumed by ${runs.length} completed rounds (${runs.map((a) => `round ${a.round} pid ${a.pid}`).join(", ")})`);
+    if (runs.length > 1)
+      violations.push(
+        `duplicate spawn: gate ${gate} was resumed by ${runs.length} completed rounds (${runs.map((a) => `round ${a.round} pid ${a.pid}`).join(", ")})`,
+      );
   }
 
   o.asks.forEach((ask, index) => {
@@ -84,11 +89,14 @@ export function checkInvariants(o: Observation): string[] {
   const answeredBy = new Map<number, string[]>();
   for (const gate of o.gates ?? []) {
     if (gate.answerCommentId === undefined) continue;
-    if (!replies.has(gate.answerCommentId)) violations.push(`answered by a stranger: gate ${gate.id} records answer comment ${gate.answerCommentId}, which no human posted`);
+    if (!replies.has(gate.answerCommentId))
+      violations.push(`answered by a stranger: gate ${gate.id} records answer comment ${gate.answerCommentId}, which no human posted`);
     answeredBy.set(gate.answerCommentId, [...(answeredBy.get(gate.answerCommentId) ?? []), gate.id]);
-    if (gate.answers !== gate.questions) violations.push(`answered ${gate.answers} times: gate ${gate.id} records ${gate.answers} answers to its ${gate.questions} question(s)`);
+    if (gate.answers !== gate.questions)
+      violations.push(`answered ${gate.answers} times: gate ${gate.id} records ${gate.answers} answers to its ${gate.questions} question(s)`);
   }
-  for (const [reply, gates] of answeredBy) if (gates.length > 1) violations.push(`one reply answered ${gates.length} gates: comment ${reply} -> ${gates.join(", ")}`);
+  for (const [reply, gates] of answeredBy)
+    if (gates.length > 1) violations.push(`one reply answered ${gates.length} gates: comment ${reply} -> ${gates.join(", ")}`);
 
   const byIssue = new Map<number, AgentProcess[]>();
   for (const agent of o.agents) byIssue.set(agent.issue, [...(byIssue.get(agent.issue) ?? []), agent]);
@@ -98,7 +106,10 @@ export function checkInvariants(o: Observation): string[] {
     const sorted = [...agents].sort((a, b) => a.startedAt - b.startedAt);
     for (let i = 1; i < sorted.length; i++) {
       const earlier = sorted.slice(0, i).find((a) => workEnd(a) > sorted[i]!.startedAt + OVERLAP_TOLERANCE_MS);
-      if (earlier) violations.push(`two agents at once: pid ${sorted[i]!.pid} (round ${sorted[i]!.round}) started while pid ${earlier.pid} (round ${earlier.round}) was still running`);
+      if (earlier)
+        violations.push(
+          `two agents at once: pid ${sorted[i]!.pid} (round ${sorted[i]!.round}) started while pid ${earlier.pid} (round ${earlier.round}) was still running`,
+        );
     }
   }
   // The app may stop a round (its lock was lost, a timeout, /stop): SIGTERM, which the agent logs;

@@ -45,7 +45,7 @@ async function main(): Promise<number> {
     return Number(text);
   };
   const runs = number(values.runs, "--runs") ?? 10;
-  const seed = number(values.seed, "--seed") ?? (Date.now() % 1_000_000_000);
+  const seed = number(values.seed, "--seed") ?? Date.now() % 1_000_000_000;
   const runSeed = number(values["run-seed"], "--run-seed");
   const deadlineMs = (number(values.deadline, "--deadline") ?? DEFAULT_TIMINGS.deadlineMs / 1000) * 1000;
   const concurrency = number(values.parallel, "--parallel") ?? 1;

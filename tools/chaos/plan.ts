@@ -121,8 +121,18 @@ export function shortPlans(): RunPlan[] {
     { replicas: 2, faults: [fault("kill-app", "enqueued", { replica: 0, downMs: 300 })], round0Ms: 300, resumeMs: 1200 },
     { replicas: 1, faults: [fault("kill-app", "gate-recorded", { downMs: 300 })], round0Ms: 300, resumeMs: 1200 },
     { replicas: 1, faults: [fault("wipe-redis", "agent-running", { graceful: false })], round0Ms: 300, resumeMs: 1500 },
-    { replicas: 1, faults: [fault("restart-redis", "answered", { downMs: 700 }), fault("wipe-redis", "enqueued", { graceful: true })], round0Ms: 300, resumeMs: 1200 },
-    { replicas: 1, faults: [fault("pause-deliveries", "gate-recorded", { downMs: 1500, count: 2 }), fault("duplicate-deliveries", "agent-running", { count: 5 })], round0Ms: 300, resumeMs: 1200 },
+    {
+      replicas: 1,
+      faults: [fault("restart-redis", "answered", { downMs: 700 }), fault("wipe-redis", "enqueued", { graceful: true })],
+      round0Ms: 300,
+      resumeMs: 1200,
+    },
+    {
+      replicas: 1,
+      faults: [fault("pause-deliveries", "gate-recorded", { downMs: 1500, count: 2 }), fault("duplicate-deliveries", "agent-running", { count: 5 })],
+      round0Ms: 300,
+      resumeMs: 1200,
+    },
   ];
   return plans.map((plan, index) => ({ ...plan, index, seed: 0 }));
 }

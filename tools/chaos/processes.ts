@@ -36,7 +36,14 @@ export class AppProcess {
   }
 
   /** Starts the app and waits until /healthz answers 200 (Redis and every queue reachable). */
-  static async start(name: string, port: number, env: Record<string, string>, logFile: string, onSpawn?: (pid: number) => void, readyTimeoutMs = 60_000): Promise<AppProcess> {
+  static async start(
+    name: string,
+    port: number,
+    env: Record<string, string>,
+    logFile: string,
+    onSpawn?: (pid: number) => void,
+    readyTimeoutMs = 60_000,
+  ): Promise<AppProcess> {
     const fd = openSync(logFile, "a");
     let child: ChildProcess;
     try {

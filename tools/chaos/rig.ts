@@ -75,7 +75,13 @@ export async function startRig(plan: RunPlan, dir: string, agentLog: string, tra
       for (let attempt = 1; ; attempt++) {
         if (attempt > 1) ports[replica] = await freePort();
         try {
-          apps[replica] = await AppProcess.start(`${name}#${++starts}`, ports[replica]!, { ...env, PORT: String(ports[replica]) }, join(dir, `${name}.log`), (pid) => tracker.appStarted(pid));
+          apps[replica] = await AppProcess.start(
+            `${name}#${++starts}`,
+            ports[replica]!,
+            { ...env, PORT: String(ports[replica]) },
+            join(dir, `${name}.log`),
+            (pid) => tracker.appStarted(pid),
+          );
           return;
         } catch (error) {
           if (attempt >= 3) throw error;
@@ -100,7 +106,15 @@ export async function startRig(plan: RunPlan, dir: string, agentLog: string, tra
 }
 
 /** `npm start`'s environment: the simulator as GitHub, the private Redis, the chaos agent, short timings. */
-function appEnv(o: { sim: GitHubSimulator; secret: string; redisUrl: string; prefix: string; agentLog: string; plan: RunPlan; extraEnv: Record<string, string> }): Record<string, string> {
+function appEnv(o: {
+  sim: GitHubSimulator;
+  secret: string;
+  redisUrl: string;
+  prefix: string;
+  agentLog: string;
+  plan: RunPlan;
+  extraEnv: Record<string, string>;
+}): Record<string, string> {
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: process.env.HOME ?? tmpdir(),
@@ -125,7 +139,9 @@ function appEnv(o: { sim: GitHubSimulator; secret: string; redisUrl: string; pre
 
 /** Jobs waiting, delayed or running in the loop's queues (maintenance's schedule aside); unreachable counts as busy. */
 export async function busyJobs(rig: Rig): Promise<number> {
-  const counts = await Promise.all(rig.queues.map((q) => q.getJobCounts("active", "waiting", "delayed", "prioritized", "paused").catch(() => ({ unreachable: 1 }))));
+  const counts = await Promise.all(
+    rig.queues.map((q) => q.getJobCounts("active", "waiting", "delayed", "prioritized", "paused").catch(() => ({ unreachable: 1 }))),
+  );
   return counts.reduce((sum, c) => sum + Object.values(c).reduce((a, b) => a + b, 0), 0);
 }
 
@@ -158,13 +174,25 @@ export async function appGates(rig: Rig, issue: number): Promise<GateRecord[] | 
 /** The issue (comments, label events) and the app's keys (not the queues'), for debugging a violation. */
 export async function dumpState(rig: Rig, issue: number, dir: string): Promise<void> {
   const { sim } = rig;
-  writeFileSync(join(dir, "issue.json"), `${JSON.stringify({ issue: sim.issue(REPO, issue), comments: sim.comments(REPO, issue), events: sim.issueEvents(REPO, issue) }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, "issue.json"),
+    `${JSON.stringify({ issue: sim.issue(REPO, issue), comments: sim.comments(REPO, issue), events: sim.issueEvents(REPO, issue) }, null, 2)}\n`,
+  );
   try {
     const keys = (await rig.client.keys(`${rig.prefix}:*`)).filter((k) => !/^[^:]+:(inbound|spawn|feedback|timeouts|maintenance|mirror[^:]*):/.test(k)).sort();
     const out: Record<string, unknown> = {};
     for (const key of keys) {
       const type = await rig.client.type(key);
-      out[key] = type === "hash" ? await rig.client.hgetall(key) : type === "list" ? await rig.client.lrange(key, 0, -1) : type === "set" ? await rig.client.smembers(key) : type === "string" ? await rig.client.get(key) : type;
+      out[key] =
+        type === "hash"
+          ? await rig.client.hgetall(key)
+          : type === "list"
+            ? await rig.client.lrange(key, 0, -1)
+            : type === "set"
+              ? await rig.client.smembers(key)
+              : type === "string"
+                ? await rig.client.get(key)
+                : type;
     }
     writeFileSync(join(dir, "redis.json"), `${JSON.stringify(out, null, 2)}\n`);
   } catch {

@@ -86,7 +86,8 @@ export async function runScenario(plan: RunPlan, options: RunOptions): Promise<R
       orphaned: (agent) => tracker.orphaned(agent),
       trackerViolations: [...tracker.violations, ...run.problems],
     });
-    for (const agent of tracker.processes.filter((a) => tracker.orphaned(a))) mark(`note: pid ${agent.pid} (round ${agent.round}) finished after its app died; not counted`);
+    for (const agent of tracker.processes.filter((a) => tracker.orphaned(a)))
+      mark(`note: pid ${agent.pid} (round ${agent.round}) finished after its app died; not counted`);
     for (const v of violations) mark(`VIOLATION ${v}`);
     return result(violations.length === 0 ? "ok" : "violated", violations);
   } catch (error) {

@@ -96,7 +96,9 @@ export async function drive(rig: Rig, plan: RunPlan, target: FaultTarget, tracke
         break;
       }
       if (Date.now() > resumedAt + options.drainMs) {
-        run.problems.push(`stuck: ${jobs} job(s) still queued or active and ${tracker.alive().length} agent(s) alive ${options.drainMs / 1000} s after the round finished`);
+        run.problems.push(
+          `stuck: ${jobs} job(s) still queued or active and ${tracker.alive().length} agent(s) alive ${options.drainMs / 1000} s after the round finished`,
+        );
         break;
       }
     } else if (Date.now() > lastFaultAt + options.deadlineMs) {

@@ -40,16 +40,20 @@ export const ActForm = z.discriminatedUnion("action", [
  */
 export async function readForm(req: IncomingMessage, token: string): Promise<Record<string, string>> {
   // A name other than loopback's is a page that rebound its own name to this address: it could read the token.
-  if (!LOOPBACK_HOST.test(req.headers.host ?? "")) throw new FormRefused(403, `Refused a form for host ${req.headers.host ?? "(none)"}: open the playground at 127.0.0.1 or localhost.`);
+  if (!LOOPBACK_HOST.test(req.headers.host ?? ""))
+    throw new FormRefused(403, `Refused a form for host ${req.headers.host ?? "(none)"}: open the playground at 127.0.0.1 or localhost.`);
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== `http://${req.headers.host ?? ""}`) throw new FormRefused(403, `Refused a form posted from ${origin}: use the playground's own page.`);
+  if (origin !== undefined && origin !== `http://${req.headers.host ?? ""}`)
+    throw new FormRefused(403, `Refused a form posted from ${origin}: use the playground's own page.`);
   const site = req.headers["sec-fetch-site"];
   if (site !== undefined && site !== "same-origin" && site !== "none") throw new FormRefused(403, `Refused a ${site} form: use the playground's own page.`);
-  if (!(req.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded")) throw new FormRefused(415, "Post the page's form (application/x-www-form-urlencoded).");
+  if (!(req.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded"))
+    throw new FormRefused(415, "Post the page's form (application/x-www-form-urlencoded).");
   const fields = Object.fromEntries(new URLSearchParams(await readBody(req)));
   const given = Buffer.from(fields.token ?? "");
   const expected = Buffer.from(token);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new FormRefused(403, "The form's token is missing or from an earlier playground: reload the page.");
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    throw new FormRefused(403, "The form's token is missing or from an earlier playground: reload the page.");
   return fields;
 }
 

@@ -15,7 +15,12 @@ import { playgroundWeb } from "./web.js";
  * browser. Redis, the GitHub simulator (its web pages are the playground), the app and the sample
  * agent, all on 127.0.0.1, until Ctrl-C.
  */
-const port = (name: string) => z.coerce.number({ error: `${name} must be a port number` }).int().min(0, `${name} must be a port number`).max(65535, `${name} must be a port number`);
+const port = (name: string) =>
+  z.coerce
+    .number({ error: `${name} must be a port number` })
+    .int()
+    .min(0, `${name} must be a port number`)
+    .max(65535, `${name} must be a port number`);
 const PlaygroundEnv = z.object({
   /** The playground's pages, served by the simulator at the URLs its html_url links name; 0 picks a free port. */
   PLAYGROUND_PORT: port("PLAYGROUND_PORT").default(3030),
@@ -52,7 +57,10 @@ async function main(): Promise<void> {
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
-      throw new PlaygroundStartError(`A port the playground needs is in use (PLAYGROUND_PORT=${env.PLAYGROUND_PORT}${env.PORT ? `, PORT=${env.PORT}` : ""}): set PLAYGROUND_PORT to a free port, or 0 for any.`, { cause: error });
+      throw new PlaygroundStartError(
+        `A port the playground needs is in use (PLAYGROUND_PORT=${env.PLAYGROUND_PORT}${env.PORT ? `, PORT=${env.PORT}` : ""}): set PLAYGROUND_PORT to a free port, or 0 for any.`,
+        { cause: error },
+      );
     }
     throw error;
   }
@@ -103,6 +111,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`❌ playground failed: ${error instanceof PlaygroundStartError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  console.error(
+    `❌ playground failed: ${error instanceof PlaygroundStartError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
   process.exit(1);
 });

@@ -8,7 +8,10 @@ import { escapeHtml, safeHref } from "../../src/http/html.js";
  * newline is a line break, as in GitHub's comments.
  */
 export function renderMarkdown(source: string): string {
-  const lines = source.replace(/<!--[\s\S]*?-->/g, "").replace(/\r\n?/g, "\n").split("\n");
+  const lines = source
+    .replace(/<!--[\s\S]*?-->/g, "")
+    .replace(/\r\n?/g, "\n")
+    .split("\n");
   return blocks(lines).join("\n");
 }
 
@@ -87,7 +90,14 @@ function blocks(lines: string[]): string[] {
 
 function startsBlock(lines: string[], i: number): boolean {
   const line = lines[i]!;
-  return FENCE.test(line) || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) || LIST_ITEM.test(line) || (line.includes("|") && TABLE_DELIMITER.test(lines[i + 1] ?? ""));
+  return (
+    FENCE.test(line) ||
+    HEADING.test(line) ||
+    RULE.test(line) ||
+    QUOTE.test(line) ||
+    LIST_ITEM.test(line) ||
+    (line.includes("|") && TABLE_DELIMITER.test(lines[i + 1] ?? ""))
+  );
 }
 
 function cells(row: string): string[] {
@@ -101,8 +111,17 @@ function cells(row: string): string[] {
 
 function table(rows: string[]): string {
   const [head = "", ...body] = rows;
-  const th = cells(head).map((cell) => `<th>${inline(cell)}</th>`).join("");
-  const tr = body.map((row) => `<tr>${cells(row).map((cell) => `<td>${inline(cell)}</td>`).join("")}</tr>`).join("");
+  const th = cells(head)
+    .map((cell) => `<th>${inline(cell)}</th>`)
+    .join("");
+  const tr = body
+    .map(
+      (row) =>
+        `<tr>${cells(row)
+          .map((cell) => `<td>${inline(cell)}</td>`)
+          .join("")}</tr>`,
+    )
+    .join("");
   return `<table><thead><tr>${th}</tr></thead><tbody>${tr}</tbody></table>`;
 }
 

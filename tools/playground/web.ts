@@ -8,7 +8,10 @@ import { PAGE_SCRIPT } from "./script.js";
 import { issueListFragment, issueListPage, notFoundPage, threadFragment, threadPage, type PageLinks } from "./views.js";
 
 /** What the pages read and do on the simulated GitHub, each as the person chosen on the page. */
-export type PlaygroundSim = Pick<GitHubSimulator, "botLogin" | "issues" | "issue" | "comments" | "issueEvents" | "createIssue" | "comment" | "addLabels" | "closeIssue" | "reopenIssue">;
+export type PlaygroundSim = Pick<
+  GitHubSimulator,
+  "botLogin" | "issues" | "issue" | "comments" | "issueEvents" | "createIssue" | "comment" | "addLabels" | "closeIssue" | "reopenIssue"
+>;
 
 export interface PlaygroundWebOptions {
   sim: PlaygroundSim;
@@ -27,7 +30,8 @@ const HEADERS = {
   "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
   // Only the page's own script runs; forms post only here.
-  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
 };
 
 /** The playground's web pages: the issues as GitHub shows them, and forms to act on them as a chosen person. */
@@ -58,13 +62,23 @@ export function playgroundWeb(options: PlaygroundWebOptions): (req: IncomingMess
       if (path === paths.home) return send(res, 303, "text/plain", "", { location: paths.issueList(repo) });
       if (path === paths.script) return send(res, 200, "text/javascript", PAGE_SCRIPT);
       if ((m = ROUTES.issueList.exec(path)) && known(m[1]!)) {
-        return send(res, 200, "text/html", issueListPage(repo, sim.issues(repo), { token: options.token, as: asOf(url) }, links, notices.take(url.searchParams.get("notice"))));
+        return send(
+          res,
+          200,
+          "text/html",
+          issueListPage(repo, sim.issues(repo), { token: options.token, as: asOf(url) }, links, notices.take(url.searchParams.get("notice"))),
+        );
       }
       if ((m = ROUTES.liveList.exec(path)) && known(m[1]!)) return send(res, 200, "text/html", issueListFragment(repo, sim.issues(repo)).value);
       if ((m = ROUTES.issue.exec(path)) && known(m[1]!)) {
         const issue = find(Number(m[2]));
         if (!issue) return send(res, 404, "text/html", notFoundPage(links, `There is no issue #${m[2]} in ${repo}.`));
-        return send(res, 200, "text/html", threadPage(repo, issue, live(issue.number), { token: options.token, as: asOf(url) }, links, notices.take(url.searchParams.get("notice"))));
+        return send(
+          res,
+          200,
+          "text/html",
+          threadPage(repo, issue, live(issue.number), { token: options.token, as: asOf(url) }, links, notices.take(url.searchParams.get("notice"))),
+        );
       }
       if ((m = ROUTES.liveIssue.exec(path)) && known(m[1]!) && find(Number(m[2]))) return send(res, 200, "text/html", live(Number(m[2])).value);
       return send(res, 404, "text/html", notFoundPage(links, `Nothing is at ${path}.`));

@@ -10,10 +10,7 @@ export interface Grant {
 }
 
 /** Who a request (or an "as a person" call) acts as. */
-export type Actor =
-  | { kind: "app" }
-  | { kind: "installation"; account: Account; grant: Grant }
-  | { kind: "user"; account: Account };
+export type Actor = { kind: "app" } | { kind: "installation"; account: Account; grant: Grant } | { kind: "user"; account: Account };
 
 const ROLE_RANK: Record<Permission, number> = { none: 0, read: 1, triage: 2, write: 3, maintain: 4, admin: 5 };
 const ACCESS_RANK: Record<string, number> = { read: 1, write: 2, admin: 3 };

@@ -46,7 +46,10 @@ export class GitHttp {
       if (!(error instanceof ApiError)) this.options.log(`git error: ${(error as Error).stack ?? String(error)}`);
       this.options.log(`git ${req.method} ${url.pathname} -> ${refusal.status}`);
       if (res.headersSent) return void res.destroy();
-      res.writeHead(refusal.status, { "content-type": "text/plain; charset=utf-8", ...(refusal.status === 401 ? { "www-authenticate": 'Basic realm="GitHub"' } : {}) });
+      res.writeHead(refusal.status, {
+        "content-type": "text/plain; charset=utf-8",
+        ...(refusal.status === 401 ? { "www-authenticate": 'Basic realm="GitHub"' } : {}),
+      });
       res.end(`${refusal.message}\n`);
     }
   }
@@ -69,7 +72,8 @@ export class GitHttp {
       const { grant } = actor;
       if (repo.installationId !== grant.installationId || !(grant.repositoryIds?.has(repo.id) ?? true)) throw new ApiError(404, "Repository not found.");
       const readsPublic = !push && !repo.private;
-      if (!readsPublic && accessRank(grant.permissions.contents) < accessRank(need)) throw new ApiError(403, `Permission to ${repo.fullName}.git denied to ${actor.account.login}.`);
+      if (!readsPublic && accessRank(grant.permissions.contents) < accessRank(need))
+        throw new ApiError(403, `Permission to ${repo.fullName}.git denied to ${actor.account.login}.`);
       return actor.account.login;
     }
     if (actor.kind !== "user") throw new ApiError(401, "Authentication required.");

@@ -9,7 +9,12 @@ import type { Repo } from "./state.js";
 const run = promisify(execFile);
 
 /** Identity of the commits the simulator itself makes (a repository's first commit, a test's push). */
-const SIM_AUTHOR = { GIT_AUTHOR_NAME: "Simulator", GIT_AUTHOR_EMAIL: "simulator@example.invalid", GIT_COMMITTER_NAME: "Simulator", GIT_COMMITTER_EMAIL: "simulator@example.invalid" };
+const SIM_AUTHOR = {
+  GIT_AUTHOR_NAME: "Simulator",
+  GIT_AUTHOR_EMAIL: "simulator@example.invalid",
+  GIT_COMMITTER_NAME: "Simulator",
+  GIT_COMMITTER_EMAIL: "simulator@example.invalid",
+};
 
 /**
  * Each simulated repository's bare git repository under one root (`<root>/<owner>/<name>.git`),
@@ -59,7 +64,12 @@ export class GitRepos {
   /** Branch name → commit, for every branch. */
   async heads(repo: Repo): Promise<Record<string, string>> {
     const out = await git(["for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads/"], await this.ensure(repo));
-    return Object.fromEntries(out.split("\n").filter(Boolean).map((line) => line.split(" ") as [string, string]));
+    return Object.fromEntries(
+      out
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => line.split(" ") as [string, string]),
+    );
   }
 
   /** A file's text at `ref`; undefined when it does not exist there. */

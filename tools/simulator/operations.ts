@@ -2,7 +2,20 @@ import { randomBytes } from "node:crypto";
 import { hasRole, requireIssuesAccess, requirePullRequestsAccess, requireRole, requireVisible, type Actor } from "./access.js";
 import { ApiError, notFound, validationFailed } from "./errors.js";
 import { REACTION_CONTENTS, type Json, type Payloads } from "./payloads.js";
-import { isoNow, type Account, type Comment, type ContentEdit, type Issue, type Label, type PullRequestParts, type Reaction, type Repo, type Review, type ReviewComment, type SimState } from "./state.js";
+import {
+  isoNow,
+  type Account,
+  type Comment,
+  type ContentEdit,
+  type Issue,
+  type Label,
+  type PullRequestParts,
+  type Reaction,
+  type Repo,
+  type Review,
+  type ReviewComment,
+  type SimState,
+} from "./state.js";
 import type { ReactionContent } from "./types.js";
 
 /**
@@ -56,7 +69,12 @@ export class Operations {
   }
 
   /** With `pullRequest`, a pull request: an issue with a branch, whose own events are `pull_request.*`. */
-  createIssue(ctx: OpContext, repo: Repo, input: { title?: unknown; body?: unknown; labels?: unknown; assignees?: unknown }, pullRequest?: PullRequestParts): Issue {
+  createIssue(
+    ctx: OpContext,
+    repo: Repo,
+    input: { title?: unknown; body?: unknown; labels?: unknown; assignees?: unknown },
+    pullRequest?: PullRequestParts,
+  ): Issue {
     requireVisible(ctx.actor, repo);
     requireIssuesAccess(ctx.actor, "write");
     const title = requiredText("Issue", "title", input.title);
@@ -104,7 +122,12 @@ export class Operations {
     const before = issue.pullRequest.headSha;
     issue.pullRequest.headSha = randomBytes(20).toString("hex");
     issue.updatedAt = isoNow();
-    const payload = this.payloads.webhook("synchronize", repo, actingAccount(ctx.actor), { number, before, after: issue.pullRequest.headSha, pull_request: this.payloads.pullRequest(issue) });
+    const payload = this.payloads.webhook("synchronize", repo, actingAccount(ctx.actor), {
+      number,
+      before,
+      after: issue.pullRequest.headSha,
+      pull_request: this.payloads.pullRequest(issue),
+    });
     ctx.emit({ event: "pull_request", action: "synchronize", payload });
     return issue;
   }
@@ -134,7 +157,8 @@ export class Operations {
     const issue = this.reviewableIssue(ctx.actor, repo, number);
     const body = checkLength("PullRequestReviewComment", "body", requiredText("PullRequestReviewComment", "body", input.body));
     const path = requiredText("PullRequestReviewComment", "path", input.path);
-    if (typeof input.line !== "number" || !Number.isInteger(input.line) || input.line < 1) throw validationFailed("PullRequestReviewComment", "invalid", "line");
+    if (typeof input.line !== "number" || !Number.isInteger(input.line) || input.line < 1)
+      throw validationFailed("PullRequestReviewComment", "invalid", "line");
     const side = oneOf("PullRequestReviewComment", "side", input.side ?? "RIGHT", ["LEFT", "RIGHT"] as const);
     const parts = issue.pullRequest!;
     const now = isoNow();
@@ -151,7 +175,10 @@ export class Operations {
       updatedAt: now,
     };
     parts.reviewComments.push(comment);
-    const payload = this.payloads.webhook("created", repo, comment.author, { comment: this.payloads.reviewComment(issue, comment), pull_request: this.payloads.pullRequest(issue) });
+    const payload = this.payloads.webhook("created", repo, comment.author, {
+      comment: this.payloads.reviewComment(issue, comment),
+      pull_request: this.payloads.pullRequest(issue),
+    });
     ctx.emit({ event: "pull_request_review_comment", action: "created", payload });
     this.addReview(ctx, issue, comment.author, null, "commented", comment.reviewId);
     return comment;
@@ -188,7 +215,15 @@ export class Operations {
       const now = isoNow();
       if (edited.body) recordEdit(issue, issue.body ?? "", body ?? "", actingAccount(ctx.actor), now);
       // GitHub lists a title change among the issue's events (a body edit is in its edit history instead).
-      if (edited.title) issue.events.push({ id: this.state.nextId("event"), event: "renamed", rename: { from: issue.title, to: title! }, actor: actingAccount(ctx.actor), viaApp: ctx.actor.kind === "installation", createdAt: now });
+      if (edited.title)
+        issue.events.push({
+          id: this.state.nextId("event"),
+          event: "renamed",
+          rename: { from: issue.title, to: title! },
+          actor: actingAccount(ctx.actor),
+          viaApp: ctx.actor.kind === "installation",
+          createdAt: now,
+        });
       issue.title = title ?? issue.title;
       issue.body = body === undefined ? issue.body : body;
       issue.updatedAt = now;
@@ -346,7 +381,10 @@ export class Operations {
   private addReview(ctx: OpContext, issue: Issue, author: Account, body: string | null, state: Review["state"], id = this.state.nextId("review")): Review {
     const review: Review = { id, author, body, state, commitId: issue.pullRequest!.headSha, submittedAt: isoNow() };
     issue.pullRequest!.reviews.push(review);
-    const payload = this.payloads.webhook("submitted", issue.repo, author, { review: this.payloads.review(issue, review, "webhook"), pull_request: this.payloads.pullRequest(issue) });
+    const payload = this.payloads.webhook("submitted", issue.repo, author, {
+      review: this.payloads.review(issue, review, "webhook"),
+      pull_request: this.payloads.pullRequest(issue),
+    });
     ctx.emit({ event: "pull_request_review", action: "submitted", payload });
     return review;
   }
@@ -403,11 +441,22 @@ export class Operations {
 
   private fireIssue(ctx: OpContext, issue: Issue, action: string, fields: Json, label?: Label): void {
     if (action === "labeled" || action === "unlabeled" || action === "closed" || action === "reopened") {
-      issue.events.push({ id: this.state.nextId("event"), event: action, actor: actingAccount(ctx.actor), viaApp: ctx.actor.kind === "installation", ...(label ? { label } : {}), createdAt: isoNow() });
+      issue.events.push({
+        id: this.state.nextId("event"),
+        event: action,
+        actor: actingAccount(ctx.actor),
+        viaApp: ctx.actor.kind === "installation",
+        ...(label ? { label } : {}),
+        createdAt: isoNow(),
+      });
     }
     if (issue.pullRequest) {
       // GitHub sends a pull request's own events as `pull_request.*` (no `issues.*`), with the pull request and its number.
-      const payload = this.payloads.webhook(action, issue.repo, actingAccount(ctx.actor), { number: issue.number, pull_request: this.payloads.pullRequest(issue), ...fields });
+      const payload = this.payloads.webhook(action, issue.repo, actingAccount(ctx.actor), {
+        number: issue.number,
+        pull_request: this.payloads.pullRequest(issue),
+        ...fields,
+      });
       ctx.emit({ event: "pull_request", action, payload });
       return;
     }

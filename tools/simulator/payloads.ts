@@ -56,8 +56,7 @@ export class Payloads {
   user(account: Account): Json {
     // GitHub percent-encodes a bot's brackets: /users/renovate%5Bbot%5D.
     const api = `${this.urls.api}/users/${encodeURIComponent(account.login)}`;
-    const htmlUrl =
-      account.type === "Bot" ? `${this.urls.web}/apps/${account.login.replace(/\[bot\]$/, "")}` : `${this.urls.web}/${account.login}`;
+    const htmlUrl = account.type === "Bot" ? `${this.urls.web}/apps/${account.login.replace(/\[bot\]$/, "")}` : `${this.urls.web}/${account.login}`;
     return {
       login: account.login,
       id: account.id,
@@ -281,7 +280,9 @@ export class Payloads {
       performed_via_github_app: issue.viaApp ? this.app() : null,
       state_reason: issue.stateReason,
       // The issues API marks a pull request with this field (and lists it among the issues).
-      ...(issue.pullRequest ? { pull_request: { url: `${repoApi}/pulls/${issue.number}`, html_url: `${this.urls.web}/${issue.repo.fullName}/pull/${issue.number}` } } : {}),
+      ...(issue.pullRequest
+        ? { pull_request: { url: `${repoApi}/pulls/${issue.number}`, html_url: `${this.urls.web}/${issue.repo.fullName}/pull/${issue.number}` } }
+        : {}),
     };
   }
 
@@ -483,5 +484,4 @@ export class Payloads {
       subject_type: "line",
     };
   }
-
 }

@@ -34,7 +34,11 @@ export function pullRoutes({ state, ops, payloads, git }: PullRouteDeps): Route[
     const pull = payloads.pullRequest(issue) as Record<string, unknown>;
     const owner = issue.repo.owner.login;
     const repo = { full_name: issue.repo.fullName };
-    return { ...pull, head: { ref: refs.head, label: `${owner}:${refs.head}`, sha: issue.pullRequest?.headSha ?? "", repo }, base: { ref: refs.base, label: `${owner}:${refs.base}`, repo } };
+    return {
+      ...pull,
+      head: { ref: refs.head, label: `${owner}:${refs.head}`, sha: issue.pullRequest?.headSha ?? "", repo },
+      base: { ref: refs.base, label: `${owner}:${refs.base}`, repo },
+    };
   };
   const pullsOf = (repo: Repo) => [...repo.issues.values()].filter((i) => branches.has(i));
 
@@ -50,7 +54,11 @@ export function pullRoutes({ state, ops, payloads, git }: PullRouteDeps): Route[
         const base = req.url.searchParams.get("base");
         const found = pullsOf(repo).filter((issue) => {
           const refs = branches.get(issue)!;
-          return (wanted === "all" || issue.state === wanted) && (head === null || `${repo.owner.login}:${refs.head}`.toLowerCase() === head.toLowerCase()) && (base === null || refs.base === base);
+          return (
+            (wanted === "all" || issue.state === wanted) &&
+            (head === null || `${repo.owner.login}:${refs.head}`.toLowerCase() === head.toLowerCase()) &&
+            (base === null || refs.base === base)
+          );
         });
         const page = paginate(found.map(view), req.url);
         return { status: 200, json: page.items, ...(page.link ? { headers: { link: page.link } } : {}) };
@@ -74,14 +82,18 @@ export function pullRoutes({ state, ops, payloads, git }: PullRouteDeps): Route[
         const repo = repoOf(req);
         requirePullWrite(req.actor, repo);
         const body = (req.body ?? {}) as { title?: unknown; head?: unknown; base?: unknown; body?: unknown };
-        if (typeof body.head !== "string" || typeof body.base !== "string") throw validationFailed("PullRequest", "missing_field", typeof body.head !== "string" ? "head" : "base");
+        if (typeof body.head !== "string" || typeof body.base !== "string")
+          throw validationFailed("PullRequest", "missing_field", typeof body.head !== "string" ? "head" : "base");
         const head = body.head.replace(/^[^:]+:/, "");
         const base = body.base;
         const headSha = branchHead(git, repo, head);
         if (!headSha) throw validationFailed("PullRequest", "invalid", "head");
         if (!branchHead(git, repo, base)) throw validationFailed("PullRequest", "invalid", "base");
         const open = pullsOf(repo).find((i) => i.state === "open" && branches.get(i)!.head === head && branches.get(i)!.base === base);
-        if (open) throw new ApiError(422, "Validation Failed", { errors: [{ resource: "PullRequest", code: "custom", message: `A pull request already exists for ${repo.owner.login}:${head}.` }] });
+        if (open)
+          throw new ApiError(422, "Validation Failed", {
+            errors: [{ resource: "PullRequest", code: "custom", message: `A pull request already exists for ${repo.owner.login}:${head}.` }],
+          });
         const issue = ops.createIssue(req.ctx, repo, { title: body.title, body: body.body }, { headSha, reviews: [], reviewComments: [] });
         branches.set(issue, { head, base });
         return { status: 201, json: view(issue) };
@@ -100,7 +112,11 @@ function requirePullWrite(actor: Actor, repo: Repo): void {
 /** The branch's commit in the repository's git history, read synchronously like the rest of a route. */
 function branchHead(git: GitRepos, repo: Repo, branch: string): string | undefined {
   try {
-    return execFileSync("git", ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: join(git.root, git.relativePath(repo)), encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    return execFileSync("git", ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], {
+      cwd: join(git.root, git.relativePath(repo)),
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
   } catch {
     return undefined;
   }

@@ -118,7 +118,11 @@ export class ContentLimiter {
 
   /** The next content-creating request (of `caller`, or anyone's) is refused with a secondary limit. */
   trip(options: { caller?: string; retryAfterSeconds?: number | null; status?: 403 | 429 } = {}): void {
-    this.trips.push({ caller: options.caller, retryAfterSeconds: options.retryAfterSeconds === undefined ? 60 : options.retryAfterSeconds, status: options.status ?? 403 });
+    this.trips.push({
+      caller: options.caller,
+      retryAfterSeconds: options.retryAfterSeconds === undefined ? 60 : options.retryAfterSeconds,
+      status: options.status ?? 403,
+    });
   }
 
   /** Admits one content-creating request, or returns the refusal to send. */

@@ -45,7 +45,11 @@ export function createRoutes({ state, ops, payloads, auth }: RouteDeps): Route[]
       method: "GET",
       template: "/app/installations",
       auth: "jwt",
-      handle: (req) => list(state.allInstallations().map((i) => payloads.installation(i)), req.url),
+      handle: (req) =>
+        list(
+          state.allInstallations().map((i) => payloads.installation(i)),
+          req.url,
+        ),
     },
     {
       method: "GET",
@@ -112,7 +116,10 @@ export function createRoutes({ state, ops, payloads, auth }: RouteDeps): Route[]
       handle: (req) => {
         const repo = visibleRepo(req);
         requireIssuesAccess(req.actor, "read");
-        return list(listIssues(repo, req.url.searchParams).map((i) => payloads.issue(i)), req.url);
+        return list(
+          listIssues(repo, req.url.searchParams).map((i) => payloads.issue(i)),
+          req.url,
+        );
       },
     },
     {
@@ -131,8 +138,7 @@ export function createRoutes({ state, ops, payloads, auth }: RouteDeps): Route[]
       method: "PATCH",
       template: "/repos/{owner}/{repo}/issues/{issue_number}",
       auth: "token",
-      handle: (req) =>
-        json(payloads.issue(ops.updateIssue(req.ctx, repoOf(req), num(req, "issue_number"), objectBody(req.body)))),
+      handle: (req) => json(payloads.issue(ops.updateIssue(req.ctx, repoOf(req), num(req, "issue_number"), objectBody(req.body)))),
     },
     {
       method: "GET",
@@ -152,8 +158,7 @@ export function createRoutes({ state, ops, payloads, auth }: RouteDeps): Route[]
       method: "POST",
       template: "/repos/{owner}/{repo}/issues/{issue_number}/comments",
       auth: "token",
-      handle: (req) =>
-        json(payloads.comment(ops.createComment(req.ctx, repoOf(req), num(req, "issue_number"), objectBody(req.body).body)), 201),
+      handle: (req) => json(payloads.comment(ops.createComment(req.ctx, repoOf(req), num(req, "issue_number"), objectBody(req.body).body)), 201),
     },
     {
       method: "GET",
@@ -165,8 +170,7 @@ export function createRoutes({ state, ops, payloads, auth }: RouteDeps): Route[]
       method: "PATCH",
       template: "/repos/{owner}/{repo}/issues/comments/{comment_id}",
       auth: "token",
-      handle: (req) =>
-        json(payloads.comment(ops.updateComment(req.ctx, repoOf(req), num(req, "comment_id"), objectBody(req.body).body))),
+      handle: (req) => json(payloads.comment(ops.updateComment(req.ctx, repoOf(req), num(req, "comment_id"), objectBody(req.body).body))),
     },
     {
       method: "DELETE",
@@ -246,8 +250,7 @@ export function createRoutes({ state, ops, payloads, auth }: RouteDeps): Route[]
       method: "DELETE",
       template: "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}",
       auth: "token",
-      handle: (req) =>
-        json(labelsOf(payloads, ops.removeLabel(req.ctx, repoOf(req), num(req, "issue_number"), req.params.name ?? ""))),
+      handle: (req) => json(labelsOf(payloads, ops.removeLabel(req.ctx, repoOf(req), num(req, "issue_number"), req.params.name ?? ""))),
     },
     {
       method: "GET",
@@ -300,7 +303,10 @@ export function createRoutes({ state, ops, payloads, auth }: RouteDeps): Route[]
         const repo = repoOf(req);
         const number = num(req, "pull_number");
         const issue = repo.issues.get(number)!;
-        return list(ops.pullRequestParts(req.actor, repo, number).reviews.map((r) => payloads.review(issue, r, "rest")), req.url);
+        return list(
+          ops.pullRequestParts(req.actor, repo, number).reviews.map((r) => payloads.review(issue, r, "rest")),
+          req.url,
+        );
       },
     },
     {
@@ -311,7 +317,10 @@ export function createRoutes({ state, ops, payloads, auth }: RouteDeps): Route[]
         const repo = repoOf(req);
         const number = num(req, "pull_number");
         const issue = repo.issues.get(number)!;
-        return list(ops.pullRequestParts(req.actor, repo, number).reviewComments.map((c) => payloads.reviewComment(issue, c)), req.url);
+        return list(
+          ops.pullRequestParts(req.actor, repo, number).reviewComments.map((c) => payloads.reviewComment(issue, c)),
+          req.url,
+        );
       },
     },
   ];
@@ -366,8 +375,7 @@ function listIssues(repo: Repo, query: URLSearchParams): Issue[] {
     .split(",")
     .map((l) => l.trim().toLowerCase())
     .filter((l) => l !== "");
-  const sortKey = (issue: Issue): number =>
-    sort === "created" ? issue.id : sort === "updated" ? Date.parse(issue.updatedAt) : issue.comments.length;
+  const sortKey = (issue: Issue): number => (sort === "created" ? issue.id : sort === "updated" ? Date.parse(issue.updatedAt) : issue.comments.length);
   return [...repo.issues.values()]
     .filter((i) => state === "all" || i.state === state)
     .filter((i) => labels.every((name) => i.labels.some((l) => l.name.toLowerCase() === name)))

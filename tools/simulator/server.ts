@@ -83,8 +83,7 @@ export class ApiServer {
       response = this.errorResponse(error);
     }
 
-    const body =
-      response.text?.body ?? (response.json === undefined ? "" : JSON.stringify(response.json));
+    const body = response.text?.body ?? (response.json === undefined ? "" : JSON.stringify(response.json));
     res.writeHead(response.status, {
       ...(response.status === 204 ? {} : { "content-type": response.text?.contentType ?? "application/json; charset=utf-8" }),
       "x-github-media-type": "github.v3; format=json",
@@ -153,5 +152,7 @@ function inspectedBody(raw: string): unknown {
 /** Same shape as GitHub's, e.g. "C0DE:1A2B:3C4D5E:6F7A8B:66A1B2C3". */
 function requestId(): string {
   const hex = (bytes: number) => randomBytes(bytes).toString("hex").toUpperCase();
-  return `${hex(2)}:${hex(2)}:${hex(3)}:${hex(3)}:${Math.floor(Date.now() / 1000).toString(16).toUpperCase()}`;
+  return `${hex(2)}:${hex(2)}:${hex(3)}:${hex(3)}:${Math.floor(Date.now() / 1000)
+    .toString(16)
+    .toUpperCase()}`;
 }

@@ -19,18 +19,7 @@ import { searchRoute } from "./search.js";
 import type { ContentLimits, ContentWrite, RateBudget, RateResource } from "./ratelimit.js";
 import { API_PREFIX, ApiServer, GRAPHQL_PATH } from "./server.js";
 import { isoNow, SimState, type Account, type Comment, type Issue, type Repo } from "./state.js";
-import type {
-  ApiCall,
-  Delivery,
-  Permission,
-  ReactionContent,
-  SimComment,
-  SimIssue,
-  SimRepo,
-  SimulatorOptions,
-  SimUser,
-  SimUserRef,
-} from "./types.js";
+import type { ApiCall, Delivery, Permission, ReactionContent, SimComment, SimIssue, SimRepo, SimulatorOptions, SimUser, SimUserRef } from "./types.js";
 import { WebhookDispatcher } from "./webhooks.js";
 
 /**
@@ -140,7 +129,12 @@ export class GitHubSimulator {
         ...pullRoutes({ state: this.state, ops: this.ops, payloads: this.payloads, git: this.git }),
         searchRoute(this.state, this.payloads),
       ]),
-      graphql: { method: "POST", template: "/graphql", auth: "token", handle: (req) => ({ status: 200, json: answerGraphql(this.state, req.actor, req.body) }) },
+      graphql: {
+        method: "POST",
+        template: "/graphql",
+        auth: "token",
+        handle: (req) => ({ status: 200, json: answerGraphql(this.state, req.actor, req.body) }),
+      },
       auth,
       appSlug: this.appSlug,
       deliver: (event) => this.dispatcher.enqueue(event),
@@ -168,7 +162,11 @@ export class GitHubSimulator {
 
   /** The next content-creating request (of that installation, or anyone's) is refused with a secondary limit. */
   tripSecondaryLimit(options: { installationId?: number; retryAfterSeconds?: number | null; status?: 403 | 429 } = {}): void {
-    this.api.content.trip({ caller: options.installationId === undefined ? undefined : `installation:${options.installationId}`, retryAfterSeconds: options.retryAfterSeconds, status: options.status });
+    this.api.content.trip({
+      caller: options.installationId === undefined ? undefined : `installation:${options.installationId}`,
+      retryAfterSeconds: options.retryAfterSeconds,
+      status: options.status,
+    });
   }
 
   /** Every content-creating REST request, accepted or refused, in arrival order. */
@@ -178,7 +176,12 @@ export class GitHubSimulator {
 
   /** The issue's events (label changes, closing, reopening), oldest first. */
   issueEvents(repo: string, n: number): Array<{ event: string; label?: string; actor: string; created_at: string }> {
-    return this.issueRecord(repo, n).events.map((e) => ({ event: e.event, ...(e.label ? { label: e.label.name } : {}), actor: e.actor.login, created_at: e.createdAt }));
+    return this.issueRecord(repo, n).events.map((e) => ({
+      event: e.event,
+      ...(e.label ? { label: e.label.name } : {}),
+      actor: e.actor.login,
+      created_at: e.createdAt,
+    }));
   }
 
   /** What the App's installations have granted, as when an owner has not yet accepted new permissions; tokens issued later follow. */
@@ -297,7 +300,12 @@ export class GitHubSimulator {
   }
 
   /** Comments on a line of the pull request's diff, delivering `pull_request_review_comment.created` (and its review's `submitted`). */
-  reviewComment(repo: string, number: number, author: string, input: { body: string; path: string; line: number; side?: "LEFT" | "RIGHT" }): { id: number; reviewId: number } {
+  reviewComment(
+    repo: string,
+    number: number,
+    author: string,
+    input: { body: string; path: string; line: number; side?: "LEFT" | "RIGHT" },
+  ): { id: number; reviewId: number } {
     const { target, ctx } = this.asPerson(repo, author);
     const comment = this.ops.createReviewComment(ctx, target, number, input);
     return { id: comment.id, reviewId: comment.reviewId };

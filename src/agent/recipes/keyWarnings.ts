@@ -9,5 +9,8 @@ export function recipeKeyWarnings(agent: Pick<AppConfig["agent"], "profileRecipe
   const passed = new Set(agent.envPassthrough);
   return [...agent.profileRecipes]
     .filter(([, recipe]) => !recipe.keyVariables.some((name) => passed.has(name)))
-    .map(([profile, recipe]) => `AGENT_PROFILES.${profile} runs the ${recipe.name} recipe, but AGENT_ENV_PASSTHROUGH names none of ${recipe.keyVariables.join(", ")}: the tool gets no API key from the app's environment (README, "Recipes").`);
+    .map(
+      ([profile, recipe]) =>
+        `AGENT_PROFILES.${profile} runs the ${recipe.name} recipe, but AGENT_ENV_PASSTHROUGH names none of ${recipe.keyVariables.join(", ")}: the tool gets no API key from the app's environment (README, "Recipes").`,
+    );
 }

@@ -23,6 +23,9 @@ export async function setUpRecipe(recipe: AgentRecipe, root: string, escalate: s
     return { ...(await recipe.prepare({ dir, escalate })), dir, dispose };
   } catch (error) {
     await dispose();
-    throw new AgentError(`Could not write the ${recipe.name} recipe's config under ${root}: ${(error as Error).message}. Check that AGENT_WORKDIR_ROOT is writable.`, { cause: error });
+    throw new AgentError(
+      `Could not write the ${recipe.name} recipe's config under ${root}: ${(error as Error).message}. Check that AGENT_WORKDIR_ROOT is writable.`,
+      { cause: error },
+    );
   }
 }

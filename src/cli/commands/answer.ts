@@ -13,7 +13,8 @@ const AnswerEnv = z.object({
   ...PROXY_ENV_SHAPE,
 });
 
-export type AnswerMode = { mode: "choice"; choice: number } | { mode: "text"; text: string } | { mode: "defaults" } | { mode: "raw"; answers: Map<number, string> };
+export type AnswerMode =
+  { mode: "choice"; choice: number } | { mode: "text"; text: string } | { mode: "defaults" } | { mode: "raw"; answers: Map<number, string> };
 
 export interface AnswerResult {
   gate: Gate;
@@ -47,10 +48,13 @@ function parseRaw(text: string): Map<number, string> {
 function parseMode(values: { choice?: string; text?: string; defaults?: boolean; raw?: string }): AnswerMode {
   const given = (["choice", "text", "defaults", "raw"] as const).filter((k) => values[k] !== undefined && values[k] !== false);
   if (given.length !== 1) {
-    throw new UsageError(`Give exactly one of --choice N, --text TEXT, --defaults or --raw JSON${given.length > 1 ? ` (got ${given.map((g) => `--${g}`).join(", ")})` : ""}.`);
+    throw new UsageError(
+      `Give exactly one of --choice N, --text TEXT, --defaults or --raw JSON${given.length > 1 ? ` (got ${given.map((g) => `--${g}`).join(", ")})` : ""}.`,
+    );
   }
   if (values.choice !== undefined) {
-    if (!/^\d+$/.test(values.choice.trim()) || Number(values.choice) < 1) throw new UsageError(`--choice must be an option number (got ${JSON.stringify(values.choice)}).`);
+    if (!/^\d+$/.test(values.choice.trim()) || Number(values.choice) < 1)
+      throw new UsageError(`--choice must be an option number (got ${JSON.stringify(values.choice)}).`);
     return { mode: "choice", choice: Number(values.choice) };
   }
   if (values.text !== undefined) {
@@ -74,7 +78,8 @@ export function answerComment(gate: Gate, answer: AnswerMode): string {
       }
       const options = questions[0]!.options;
       if (options.length === 0) throw new UsageError(`Gate ${gate.id}'s question has no options; answer with --text.`);
-      if (answer.choice > options.length) throw new UsageError(`--choice ${answer.choice}: the question has ${options.length} option${options.length === 1 ? "" : "s"} (1-${options.length}).`);
+      if (answer.choice > options.length)
+        throw new UsageError(`--choice ${answer.choice}: the question has ${options.length} option${options.length === 1 ? "" : "s"} (1-${options.length}).`);
       return String(answer.choice);
     }
     case "text":
@@ -83,16 +88,23 @@ export function answerComment(gate: Gate, answer: AnswerMode): string {
       const answered = new Set(gate.answers.map((a) => a.question));
       const missing = questions.map((q, i) => (q.default === undefined && !answered.has(i) ? i + 1 : 0)).filter((n) => n > 0);
       if (missing.length === questions.length && questions.length === 1) throw new UsageError(`Gate ${gate.id}'s question has no default.`);
-      if (missing.length > 0) throw new UsageError(`--defaults: question${missing.length === 1 ? "" : "s"} ${missing.join(", ")} of gate ${gate.id} ha${missing.length === 1 ? "s" : "ve"} no default.`);
+      if (missing.length > 0)
+        throw new UsageError(
+          `--defaults: question${missing.length === 1 ? "" : "s"} ${missing.join(", ")} of gate ${gate.id} ha${missing.length === 1 ? "s" : "ve"} no default.`,
+        );
       return "/defaults";
     }
     case "raw": {
       for (const n of answer.answers.keys()) {
-        if (n > questions.length) throw new UsageError(`--raw: gate ${gate.id} has ${questions.length} question${questions.length === 1 ? "" : "s"}; there is no question ${n}.`);
+        if (n > questions.length)
+          throw new UsageError(`--raw: gate ${gate.id} has ${questions.length} question${questions.length === 1 ? "" : "s"}; there is no question ${n}.`);
       }
       // One question takes the whole comment: "1. SQLite" would read as option 1 with a note.
       if (questions.length === 1) return answer.answers.get(1)!;
-      return [...answer.answers.entries()].sort(([a], [b]) => a - b).map(([n, text]) => `${n}. ${text}`).join("\n");
+      return [...answer.answers.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([n, text]) => `${n}. ${text}`)
+        .join("\n");
     }
   }
 }
@@ -116,17 +128,28 @@ export async function answerCommand(argv: string[], env: NodeJS.ProcessEnv, out:
   const mode = parseMode(parsed.values);
   const e = AnswerEnv.safeParse(env);
   if (!e.success) throw invalidEnvironment(e.error.issues);
-  if (!e.data.GITHUB_TOKEN) throw new EnvironmentError("GITHUB_TOKEN is not set: use your own token (a user with write access to the repository), so the answer is yours.", ["GITHUB_TOKEN"]);
+  if (!e.data.GITHUB_TOKEN)
+    throw new EnvironmentError("GITHUB_TOKEN is not set: use your own token (a user with write access to the repository), so the answer is yours.", [
+      "GITHUB_TOKEN",
+    ]);
   const gate = await withStore(env, async ({ store, prefix }) => {
     const found = await store.gates.getGate(gateId);
     if (!found) throw new EscalationError(`No gate ${JSON.stringify(gateId)} in Redis (prefix "${prefix}"); \`escalate status\` lists the open ones.`);
     return found;
   });
   if (gate.state !== "open") {
-    throw new EscalationError(`Gate ${gate.id} on ${gate.repo}#${gate.issue} is ${gate.state}${gate.answeredBy ? ` (answered by @${gate.answeredBy})` : ""}; there is nothing to answer.`);
+    throw new EscalationError(
+      `Gate ${gate.id} on ${gate.repo}#${gate.issue} is ${gate.state}${gate.answeredBy ? ` (answered by @${gate.answeredBy})` : ""}; there is nothing to answer.`,
+    );
   }
   const body = answerComment(gate, mode);
-  const url = await postIssueComment({ token: e.data.GITHUB_TOKEN, apiUrl: e.data.GITHUB_API_URL, proxy: e.data }, gate.repo, gate.issue, body, "GITHUB_TOKEN is not set.");
+  const url = await postIssueComment(
+    { token: e.data.GITHUB_TOKEN, apiUrl: e.data.GITHUB_API_URL, proxy: e.data },
+    gate.repo,
+    gate.issue,
+    body,
+    "GITHUB_TOKEN is not set.",
+  );
   out(url);
   return { gate, body, url };
 }

@@ -42,7 +42,14 @@ export async function askCommand(argv: string[], env: NodeJS.ProcessEnv, out: (l
   }
   const approvers = approvalFlags(parsed.values.kind, parsed.values.approvers, drafts.questions);
   const result = await submitAsk(
-    { questions: drafts.questions, kind: parsed.values.kind, approvers, timeoutSeconds: drafts.askTimeout, context: parsed.values.context, paths: parsed.values.path },
+    {
+      questions: drafts.questions,
+      kind: parsed.values.kind,
+      approvers,
+      timeoutSeconds: drafts.askTimeout,
+      context: parsed.values.context,
+      paths: parsed.values.path,
+    },
     { env: askEnv, repo: parsed.values.repo, issue: parsed.values.issue, dryRun },
   );
   out(dryRun ? result.body : result.url);

@@ -41,7 +41,13 @@ export const askHumanInput = {
     .enum(["question", APPROVAL_KIND])
     .optional()
     .describe('"approval" asks people to approve or deny one question (no options, no default); "question" (the default) asks for answers.'),
-  approvers: z.number().int().min(1).max(MAX_APPROVERS).optional().describe('With kind "approval": how many distinct people must approve (the repository may require more).'),
+  approvers: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_APPROVERS)
+    .optional()
+    .describe('With kind "approval": how many distinct people must approve (the repository may require more).'),
 };
 
 const DESCRIPTION = [
@@ -50,7 +56,8 @@ const DESCRIPTION = [
   "You will be started again with the human's answer in your task.",
 ].join(" ");
 
-const seconds = (value: string | number | undefined, what: string): number | undefined => (value === undefined ? undefined : parseDuration(String(value), what));
+const seconds = (value: string | number | undefined, what: string): number | undefined =>
+  value === undefined ? undefined : parseDuration(String(value), what);
 
 /** Turns the tool's arguments into the draft `escalate ask` builds from its flags. */
 export function draftFromTool(args: {
@@ -115,25 +122,21 @@ function misconfiguredMessage(error: EnvironmentError): string {
 /** Builds the MCP server with its one tool; `env` is read at each call (the agent's environment). */
 export function createMcpServer(env: NodeJS.ProcessEnv): McpServer {
   const server = new McpServer({ name: "escalation", version: packageVersion() });
-  server.registerTool(
-    "ask_human",
-    { title: "Ask a human", description: DESCRIPTION, inputSchema: askHumanInput },
-    async (args) => {
-      try {
-        // The environment first: a server started without it can post nothing, whatever the arguments.
-        const { env: askEnv, target } = readAskEnvAndTarget(env, {}, true);
-        const { repo, issue } = target;
-        const result = await submitAsk(draftFromTool(args), { env: askEnv });
-        return { content: [{ type: "text", text: postedMessage(result, repo, String(issue)) }] };
-      } catch (error) {
-        if (error instanceof EnvironmentError) return { isError: true, content: [{ type: "text", text: misconfiguredMessage(error) }] };
-        if (!(error instanceof EscalationError)) throw error;
-        // The agent reads this: say what went wrong; a usage error can be fixed and retried.
-        const hint = error instanceof UsageError ? " Fix the arguments and call ask_human again." : " The question was NOT posted.";
-        return { isError: true, content: [{ type: "text", text: `Could not ask: ${error.message}${hint}` }] };
-      }
-    },
-  );
+  server.registerTool("ask_human", { title: "Ask a human", description: DESCRIPTION, inputSchema: askHumanInput }, async (args) => {
+    try {
+      // The environment first: a server started without it can post nothing, whatever the arguments.
+      const { env: askEnv, target } = readAskEnvAndTarget(env, {}, true);
+      const { repo, issue } = target;
+      const result = await submitAsk(draftFromTool(args), { env: askEnv });
+      return { content: [{ type: "text", text: postedMessage(result, repo, String(issue)) }] };
+    } catch (error) {
+      if (error instanceof EnvironmentError) return { isError: true, content: [{ type: "text", text: misconfiguredMessage(error) }] };
+      if (!(error instanceof EscalationError)) throw error;
+      // The agent reads this: say what went wrong; a usage error can be fixed and retried.
+      const hint = error instanceof UsageError ? " Fix the arguments and call ask_human again." : " The question was NOT posted.";
+      return { isError: true, content: [{ type: "text", text: `Could not ask: ${error.message}${hint}` }] };
+    }
+  });
   return server;
 }
 

@@ -38,7 +38,9 @@ export async function reconcileCommand(argv: string[], env: NodeJS.ProcessEnv, o
     if (values.json) {
       out(JSON.stringify(report, null, 2));
     } else {
-      out(`Reconciled ${report.issues} issue(s) in ${report.repositories} repositor${report.repositories === 1 ? "y" : "ies"} of ${report.installations} installation(s).`);
+      out(
+        `Reconciled ${report.issues} issue(s) in ${report.repositories} repositor${report.repositories === 1 ? "y" : "ies"} of ${report.installations} installation(s).`,
+      );
       out(report.changes.length === 0 ? "No changes: Redis agreed with GitHub." : report.changes.map((c) => `- ${c}`).join("\n"));
       for (const error of report.errors) out(`! ${error}`);
     }

@@ -10,7 +10,12 @@ import { UsageError } from "../usage.js";
 export async function statusCommand(argv: string[], env: NodeJS.ProcessEnv, out: (text: string) => void, now = Date.now()): Promise<OpenGatesReport> {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { json: { type: "boolean" }, repo: { type: "string" }, by: { type: "string" }, answerer: { type: "string", multiple: true } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { json: { type: "boolean" }, repo: { type: "string" }, by: { type: "string" }, answerer: { type: "string", multiple: true } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (error) {
     throw new UsageError((error as Error).message, { cause: error });
   }
@@ -18,7 +23,12 @@ export async function statusCommand(argv: string[], env: NodeJS.ProcessEnv, out:
     throw new UsageError(`--repo must be OWNER/REPO (got ${JSON.stringify(values.repo)}).`);
   }
   const query = InboxQuery.safeParse({ by: values.by, answerers: values.answerer });
-  if (!query.success) throw new UsageError(describeIssues(query.error.issues).replace(/^by:/, "--by").replace(/^answerers\.\d+:/, "--answerer"));
+  if (!query.success)
+    throw new UsageError(
+      describeIssues(query.error.issues)
+        .replace(/^by:/, "--by")
+        .replace(/^answerers\.\d+:/, "--answerer"),
+    );
   const report = await withStore(env, ({ store }) => openGatesReport(store, { repo: values.repo, now, by: query.data.by, answerers: query.data.answerers }));
   out(values.json ? JSON.stringify(report, null, 2) : report.byAnswerer ? renderInboxTable(report, report.byAnswerer) : renderStatusTable(report));
   return report;
@@ -53,7 +63,14 @@ function questionLines(question: QuestionView, several: boolean, now: number): s
 /** The terminal view: one row per gate, its questions indented below, then the counts. */
 export function renderStatusTable(report: OpenGatesReport): string {
   const header = ["GATE", "ISSUE", "KIND", "AGE", "TIME LEFT", "LINK"];
-  const rows = report.gates.map((g) => [g.id, `${g.repo}#${g.issue}`, g.kind, shortDuration(g.ageSeconds), g.overdueSince ? "overdue (reminders ran out)" : timeLeft(g.timeLeftSeconds), g.url]);
+  const rows = report.gates.map((g) => [
+    g.id,
+    `${g.repo}#${g.issue}`,
+    g.kind,
+    shortDuration(g.ageSeconds),
+    g.overdueSince ? "overdue (reminders ran out)" : timeLeft(g.timeLeftSeconds),
+    g.url,
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
   const indent = " ".repeat(widths[0]! + 2);
@@ -91,7 +108,9 @@ export function renderInboxTable(report: OpenGatesReport, groups: InboxGroup[]):
     out.push(`${group.answerer.label} · ${group.count} waiting, oldest ${shortDuration(group.oldestAgeSeconds)}`);
     for (const entry of group.gates) {
       const about = entry.paths.length > 0 ? ` (${entry.paths.join(", ")})` : "";
-      out.push(`  ${shortDuration(entry.ageSeconds).padEnd(ageWidth)}  ${`${entry.repo}#${entry.issue}`.padEnd(issueWidth)}  ${entry.via.padEnd(viaWidth)}  ${entry.url}`);
+      out.push(
+        `  ${shortDuration(entry.ageSeconds).padEnd(ageWidth)}  ${`${entry.repo}#${entry.issue}`.padEnd(issueWidth)}  ${entry.via.padEnd(viaWidth)}  ${entry.url}`,
+      );
       out.push(`  ${" ".repeat(ageWidth)}  ${entry.question}${about}`);
     }
   }

@@ -2,7 +2,12 @@
 export function shortDuration(totalSeconds: number): string {
   let rest = Math.max(0, Math.round(Math.abs(totalSeconds)));
   const out: string[] = [];
-  for (const [unit, size] of [["d", 86400], ["h", 3600], ["m", 60], ["s", 1]] as const) {
+  for (const [unit, size] of [
+    ["d", 86400],
+    ["h", 3600],
+    ["m", 60],
+    ["s", 1],
+  ] as const) {
     if (rest >= size) {
       out.push(`${Math.floor(rest / size)}${unit}`);
       rest %= size;

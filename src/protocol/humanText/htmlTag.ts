@@ -15,11 +15,45 @@ const NEVER_RENDERED = new Set(["script", "style", "template", "title", "head", 
 const RAW_TEXT = new Set(["script", "style", "title", "textarea", "xmp", "iframe", "noembed", "noframes", "noscript"]);
 /** Elements that start a new line in the rendered text. */
 export const BLOCK_ELEMENTS = new Set([
-  "address", "article", "aside", "br", "dd", "details", "div", "dl", "dt", "figcaption", "figure", "footer", "h1", "h2", "h3",
-  "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot",
-  "th", "thead", "tr", "ul",
+  "address",
+  "article",
+  "aside",
+  "br",
+  "dd",
+  "details",
+  "div",
+  "dl",
+  "dt",
+  "figcaption",
+  "figure",
+  "footer",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "header",
+  "hr",
+  "li",
+  "main",
+  "nav",
+  "ol",
+  "p",
+  "pre",
+  "section",
+  "summary",
+  "table",
+  "tbody",
+  "td",
+  "tfoot",
+  "th",
+  "thead",
+  "tr",
+  "ul",
 ]);
-const HIDING_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|(?:content-)?visibility\s*:\s*(?:hidden|collapse)|opacity\s*:\s*0*(?:\.0*)?\s*(?:!important\s*)?(?:;|$)|font-size\s*:\s*0*(?:\.0*)?(?:px|em|rem|pt|%)?\s*(?:!important\s*)?(?:;|$))/i;
+const HIDING_STYLE =
+  /(?:^|;)\s*(?:display\s*:\s*none|(?:content-)?visibility\s*:\s*(?:hidden|collapse)|opacity\s*:\s*0*(?:\.0*)?\s*(?:!important\s*)?(?:;|$)|font-size\s*:\s*0*(?:\.0*)?(?:px|em|rem|pt|%)?\s*(?:!important\s*)?(?:;|$))/i;
 
 const isAsciiLetter = (c: string | undefined) => c !== undefined && ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z"));
 const isSpace = (c: string | undefined) => c === " " || c === "\t" || c === "\n" || c === "\f";

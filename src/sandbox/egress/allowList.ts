@@ -56,7 +56,10 @@ export function parseAllowEntry(entry: string): AllowRule | { error: string } {
 export function parseAllowList(text: string): { rules: AllowRule[]; errors: string[] } {
   const rules: AllowRule[] = [];
   const errors: string[] = [];
-  for (const entry of text.split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const parsed = parseAllowEntry(entry);
     if ("error" in parsed) errors.push(parsed.error);
     else rules.push(parsed);

@@ -49,13 +49,19 @@ export function admitHost(rawHost: string, port: number, policy: EgressPolicy): 
   const literal = isIP(host) !== 0;
   if (policy.github.some((e) => e.host === host && e.port === port)) return { allow: true, host, port, github: true, literal };
   const kind = literal ? classifyAddress(host) : "public";
-  if (kind !== "public") return refuse(host, port, "non-public-address", `${host} is not a public address (${kind}); only the GitHub API and git hosts may be one`);
+  if (kind !== "public")
+    return refuse(host, port, "non-public-address", `${host} is not a public address (${kind}); only the GitHub API and git hosts may be one`);
   const rules = policy.allow.filter((rule) => ruleMatchesHost(rule, host));
   if (rules.some((rule) => rule.port === port)) return { allow: true, host, port, github: false, literal };
   const githubPorts = policy.github.filter((e) => e.host === host).map((e) => e.port);
   const ports = [...new Set([...githubPorts, ...rules.map((r) => r.port)])];
   if (ports.length > 0) {
-    return refuse(host, port, "port-not-allowed", `${host} is allowed on port ${ports.join(", ")} only, not ${port}; add ${hostPort(host, port)} to AGENT_NETWORK_ALLOW to allow it`);
+    return refuse(
+      host,
+      port,
+      "port-not-allowed",
+      `${host} is allowed on port ${ports.join(", ")} only, not ${port}; add ${hostPort(host, port)} to AGENT_NETWORK_ALLOW to allow it`,
+    );
   }
   return refuse(host, port, "not-allowlisted", `${hostPort(host, port)} is neither the GitHub API or git host nor in AGENT_NETWORK_ALLOW`);
 }

@@ -59,7 +59,17 @@ export const EGRESS_DIR = "egress";
 const PROXY_SOCKET = "proxy.sock";
 
 /** Headers that belong to one hop, never forwarded (RFC 9110 §7.6.1), plus the proxy's own credentials. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
 
 function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const named = String(headers.connection ?? "")
@@ -75,7 +85,8 @@ function parseAuthority(authority: string): { host: string; port: number } | und
   return match && port >= 1 && port <= 65_535 ? { host: match[1]!, port } : undefined;
 }
 
-const refusalText = (detail: string) => `Refused by the app's egress proxy: ${detail}. Agents reach only the GitHub API and git hosts and the hosts in AGENT_NETWORK_ALLOW.\n`;
+const refusalText = (detail: string) =>
+  `Refused by the app's egress proxy: ${detail}. Agents reach only the GitHub API and git hosts and the hosts in AGENT_NETWORK_ALLOW.\n`;
 
 function rawResponse(status: string, text: string): string {
   return `HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`;
@@ -158,30 +169,42 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       url = undefined;
     }
     if (url?.protocol !== "http:") {
-      res.writeHead(400, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end("This is a proxy: send CONNECT host:port, or an absolute http:// URL.\n");
+      res
+        .writeHead(400, { "content-type": "text/plain; charset=utf-8", connection: "close" })
+        .end("This is a proxy: send CONNECT host:port, or an absolute http:// URL.\n");
       return;
     }
     const port = url.port ? Number(url.port) : 80;
     const decision = await decide(url.hostname, port, req.method ?? "GET");
     if (!decision.allow) {
-      res.writeHead(decision.reason === "unresolved" ? 502 : 403, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(refusalText(decision.detail));
+      res
+        .writeHead(decision.reason === "unresolved" ? 502 : 403, { "content-type": "text/plain; charset=utf-8", connection: "close" })
+        .end(refusalText(decision.detail));
       return;
     }
     let upstream: Socket;
     try {
       upstream = track(await dialFirst(dial, decision.addresses, port, limits.dialMs));
     } catch (error) {
-      res.writeHead(502, { "content-type": "text/plain; charset=utf-8" }).end(`Could not connect to ${hostPort(decision.host, port)}: ${(error as Error).message}\n`);
+      res
+        .writeHead(502, { "content-type": "text/plain; charset=utf-8" })
+        .end(`Could not connect to ${hostPort(decision.host, port)}: ${(error as Error).message}\n`);
       return;
     }
     upstream.setTimeout(limits.idleMs, () => upstream.destroy());
-    const forward = httpRequest({ method: req.method, path: `${url.pathname}${url.search}`, headers: { ...endToEnd(req.headers), host: url.host }, createConnection: () => upstream });
+    const forward = httpRequest({
+      method: req.method,
+      path: `${url.pathname}${url.search}`,
+      headers: { ...endToEnd(req.headers), host: url.host },
+      createConnection: () => upstream,
+    });
     forward.on("response", (answer) => {
       res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
       answer.pipe(res);
     });
     forward.on("error", (error) => {
-      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain; charset=utf-8" }).end(`${hostPort(decision.host, port)} failed: ${error.message}\n`);
+      if (!res.headersSent)
+        res.writeHead(502, { "content-type": "text/plain; charset=utf-8" }).end(`${hostPort(decision.host, port)} failed: ${error.message}\n`);
       else res.destroy();
     });
     res.on("close", () => upstream.destroy());

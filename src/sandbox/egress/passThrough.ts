@@ -23,7 +23,13 @@ export async function loopbackEndpoints(policy: EgressPolicy, resolve: Resolve):
 }
 
 /** One connection from the sandbox: piped to the endpoint's decided address, nothing read before it is connected. */
-export async function passThroughConnection(client: Socket, to: { host: string; port: number }, dial: Dial, limits: { idleMs: number; dialMs: number }, track: (s: Socket) => Socket) {
+export async function passThroughConnection(
+  client: Socket,
+  to: { host: string; port: number },
+  dial: Dial,
+  limits: { idleMs: number; dialMs: number },
+  track: (s: Socket) => Socket,
+) {
   client.on("error", () => client.destroy());
   client.pause();
   try {

@@ -20,7 +20,8 @@ export function endpointOf(url: string): Endpoint {
   const parsed = new URL(url);
   const host = normalizeHost(parsed.hostname);
   const port = parsed.port ? Number(parsed.port) : parsed.protocol === "https:" ? 443 : parsed.protocol === "http:" ? 80 : undefined;
-  if (host === undefined || port === undefined) throw new ConfigError(`The GitHub URL ${url} has no host and port an agent could reach; check GHE_HOST and GHE_PROTOCOL.`);
+  if (host === undefined || port === undefined)
+    throw new ConfigError(`The GitHub URL ${url} has no host and port an agent could reach; check GHE_HOST and GHE_PROTOCOL.`);
   return { host, port };
 }
 

@@ -16,7 +16,10 @@ export function prepareDirectory(dir: string): void {
     mkdirSync(dir, { recursive: true, mode: 0o755 });
     chmodSync(dir, 0o755);
   } catch (error) {
-    throw new ConfigError(`Could not create the egress proxy's socket directory ${dir}: ${(error as Error).message}. Give the app's user ownership of DATA_DIR.`, { cause: error });
+    throw new ConfigError(
+      `Could not create the egress proxy's socket directory ${dir}: ${(error as Error).message}. Give the app's user ownership of DATA_DIR.`,
+      { cause: error },
+    );
   }
 }
 
@@ -24,7 +27,9 @@ export function prepareDirectory(dir: string): void {
 export async function listenOn(server: Server, dir: string, name: string, maxConnections: number): Promise<void> {
   const path = join(dir, name);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
-    throw new ConfigError(`The egress proxy's socket path ${path} is longer than ${MAX_SOCKET_PATH} bytes, the limit of a unix socket: set DATA_DIR to a shorter path.`);
+    throw new ConfigError(
+      `The egress proxy's socket path ${path} is longer than ${MAX_SOCKET_PATH} bytes, the limit of a unix socket: set DATA_DIR to a shorter path.`,
+    );
   }
   rmSync(path, { force: true });
   server.maxConnections = maxConnections;

@@ -19,7 +19,7 @@ describe("gates: answers", () => {
     ];
     const [one, two, three] = await Promise.all([g.run(byNumber.issue, 1), g.run(byLabel.issue, 1), g.run(withNote.issue, 1)]);
 
-    expect(one.task).toContain('Answer from human @maintainer');
+    expect(one.task).toContain("Answer from human @maintainer");
     expect(one.task).toContain('choosing option "SQLite"');
     expect(one.task).not.toContain("Note that came with the choice");
     expect(two.task).toContain('choosing option "Postgres"');
@@ -46,7 +46,9 @@ describe("gates: answers", () => {
     expect(one.task).toContain('choosing option "SQLite"');
     expect(one.task).toContain("Note that came with the choice:\n\n> please, embedded is fine");
     const echoed = await g.reply(prose.issue, "Recorded as");
-    expect(echoed.body).toMatch(/^📝 @maintainer: Recorded as \*\*2\. SQLite\*\*, with the note `please, embedded is fine`\.\n\nNot what you meant\? Reply `\/reopen <corrected answer>`/);
+    expect(echoed.body).toMatch(
+      /^📝 @maintainer: Recorded as \*\*2\. SQLite\*\*, with the note `please, embedded is fine`\.\n\nNot what you meant\? Reply `\/reopen <corrected answer>`/,
+    );
 
     // Naming two options is not a confident choice: the words go to the agent as they are, and the reply says so.
     expect(two.task).not.toContain("choosing option");
@@ -85,7 +87,9 @@ describe("gates: answers", () => {
     g.comment(parts.issue, "maintainer", "1. SQLite");
 
     const complete = await g.run(whole.issue, 1);
-    expect(complete.task).toMatch(/\*\*Q1\. Which database should the cache use\?\*\*\nOptions: 1\. Postgres; 2\. SQLite\nAnswer from human @maintainer at \S+ \(\S+\), choosing option "Postgres":\n\n> Postgres\n/);
+    expect(complete.task).toMatch(
+      /\*\*Q1\. Which database should the cache use\?\*\*\nOptions: 1\. Postgres; 2\. SQLite\nAnswer from human @maintainer at \S+ \(\S+\), choosing option "Postgres":\n\n> Postgres\n/,
+    );
     expect(complete.task).toMatch(/\*\*Q2\. Should old entries expire\?\*\*\nAnswer from human @maintainer at \S+ \(\S+\):\n\n> yes, after a day\n/);
     expect(g.replies(whole.issue)).toEqual([]);
 

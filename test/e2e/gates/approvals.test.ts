@@ -67,7 +67,9 @@ describe("gates: approvals", () => {
     expect(task).toContain("- @admin denied at");
     expect(task).toContain(", with the note:\n\n> not before the release freeze");
     const denied = await g.reply(issue, "⛔ Denied");
-    expect(denied.body).toBe("⛔ Denied by @admin (`not before the release freeze`) (policy any-deny: a single denial decides). Approvals 1/2: @maintainer. The agent resumes with the denial.");
+    expect(denied.body).toBe(
+      "⛔ Denied by @admin (`not before the release freeze`) (policy any-deny: a single denial decides). Approvals 1/2: @maintainer. The agent resumes with the denial.",
+    );
 
     // A vote after the outcome is not counted, and the voter is told so.
     g.comment(issue, "maintainer", "approve");
@@ -95,7 +97,12 @@ describe("gates: approvals", () => {
     expect(status.body).toContain("- Deploy v2 to production? — Approvals 1/2: @admin · Denials 1/2: @maintainer (policy majority)");
     // The gate recorded the repository's rule when it opened: the status page's tally says the same.
     const [open] = (await openGatesReport(g.loop.app.services)).gates;
-    expect(open?.approval).toMatchObject({ required: 2, policy: "majority", recorded: true, summary: "1 of 2 approvals: @admin; 1 of 2 denials: @maintainer; waiting for 1 more from anyone with write access" });
+    expect(open?.approval).toMatchObject({
+      required: 2,
+      policy: "majority",
+      recorded: true,
+      summary: "1 of 2 approvals: @admin; 1 of 2 denials: @maintainer; waiting for 1 more from anyone with write access",
+    });
     g.comment(issue, "carol", "y");
     const { task } = await g.run(issue, 1);
     expect(task).toContain("APPROVED: 2 of 2 required approvals (policy majority).");
@@ -107,7 +114,11 @@ describe("gates: approvals", () => {
     g.sim.addUser("deployer");
     g.sim.setPermission(REPO, "deployer", "write");
     const issue = g.sim.createIssue(REPO, { title: "Agent account asks", body: "Deploy.", author: "maintainer" }).number;
-    g.comment(issue, "deployer", renderAskComment({ v: 1, id: "approval-by-agent-account", kind: "approval", round: 0, approvers: 1, questions: [{ text: "Deploy?", options: [] }] }));
+    g.comment(
+      issue,
+      "deployer",
+      renderAskComment({ v: 1, id: "approval-by-agent-account", kind: "approval", round: 0, approvers: 1, questions: [{ text: "Deploy?", options: [] }] }),
+    );
     await g.gate(issue);
 
     g.comment(issue, "deployer", "approve");
@@ -176,7 +187,12 @@ describe("gates: approvals", () => {
     expect(g.runs(issue, 1)).toHaveLength(1);
     const gate = await g.loop.app.services.gates.getGate(String(ask.id));
     expect(gate?.state).toBe("resumed");
-    expect(gate?.answers[0]).toMatchObject({ text: "denied", note: "wait for the security review", by: "admin", approval: { outcome: "denied", required: 2, policy: "any-deny" } });
+    expect(gate?.answers[0]).toMatchObject({
+      text: "denied",
+      note: "wait for the security review",
+      by: "admin",
+      approval: { outcome: "denied", required: 2, policy: "any-deny" },
+    });
     expect(gate?.answers[0]?.approval?.votes.map((v) => `${v.login}:${v.vote}`)).toEqual(["maintainer:approve", "admin:deny"]);
   });
 });

@@ -10,7 +10,11 @@ const TOKEN = "codeowners-inbox-admin-token-0123";
 
 /** The real bin/escalate against the loop's Redis, as an operator runs it. */
 function escalate(g: Gates, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(delimiter), REDIS_URL: g.loop.config.redisUrl, REDIS_PREFIX: g.loop.config.redisPrefix };
+  const env = {
+    PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(delimiter),
+    REDIS_URL: g.loop.config.redisUrl,
+    REDIS_PREFIX: g.loop.config.redisPrefix,
+  };
   return new Promise((resolve) => {
     execFile(join(projectRoot, "bin", "escalate"), args, { env, cwd: projectRoot, timeout: 20_000 }, (error: ExecFileException | null, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
@@ -67,10 +71,20 @@ describe("gates: answerers from CODEOWNERS, and the inbox", { timeout: 90_000 },
       ["@alice", [`#${owned.issue} code owner`, `#${team.issue} code owner`]],
     ]);
     const entry = report.byAnswerer![1]!.gates[0]!;
-    expect(entry).toMatchObject({ repo: REPO, title: "Add a cache", question: "Which database should the cache use?", paths: ["src/db/cache.ts"], url: owned.comment.html_url });
+    expect(entry).toMatchObject({
+      repo: REPO,
+      title: "Add a cache",
+      question: "Which database should the cache use?",
+      paths: ["src/db/cache.ts"],
+      url: owned.comment.html_url,
+    });
     expect(entry.ageSeconds).toBeGreaterThanOrEqual(report.byAnswerer![1]!.gates[1]!.ageSeconds);
     const table = await escalate(g, ["status", "--answerer", "@Alice"]);
-    expect(table.stdout).toMatch(new RegExp(`^@alice · 2 waiting, oldest \\d+s\\n  \\d+s +${REPO}#${owned.issue} +code owner  ${owned.comment.html_url.replace(/[.?]/g, "\\$&")}\\n +Which database should the cache use\\? \\(src/db/cache.ts\\)\\n`));
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `^@alice · 2 waiting, oldest \\d+s\\n  \\d+s +${REPO}#${owned.issue} +code owner  ${owned.comment.html_url.replace(/[.?]/g, "\\$&")}\\n +Which database should the cache use\\? \\(src/db/cache.ts\\)\\n`,
+      ),
+    );
     expect(table.stdout).not.toContain("@acme/db-team");
     const bad = await escalate(g, ["status", "--by", "team"]);
     expect(bad.code).toBe(2);
@@ -93,7 +107,10 @@ describe("gates: answerers from CODEOWNERS, and the inbox", { timeout: 90_000 },
     expect(aliceRun.task).not.toContain("@maintainer at");
     expect(bobRun.task).toContain("Answer from human @bob");
     expect(g.replies(team.issue)).toEqual([]);
-    await waitFor("the inbox empty", async () => (await escalate(g!, ["status", "--json", "--by", "answerer"])).stdout.includes('"byAnswerer": []') || undefined);
+    await waitFor(
+      "the inbox empty",
+      async () => (await escalate(g!, ["status", "--json", "--by", "answerer"])).stdout.includes('"byAnswerer": []') || undefined,
+    );
   });
 
   it("falls back to write access when no CODEOWNERS line owns the path, and lists the gate under its assignees and anyone with write access", async () => {

@@ -129,7 +129,19 @@ describe("gates: the human as a participant", { timeout: 60_000 }, () => {
     g.sim.addUser("triager");
     g.sim.setPermission(REPO, "triager", "triage");
     const { issue, comment: ask } = await g.asked("Outsiders");
-    const ignored = ["/status", "/note sneak this in", "/cancel", "/defaults", "/stop", "/retry", "/agent", "/reopen SQLite", "/answer 1", "/frobnicate", "/help"];
+    const ignored = [
+      "/status",
+      "/note sneak this in",
+      "/cancel",
+      "/defaults",
+      "/stop",
+      "/retry",
+      "/agent",
+      "/reopen SQLite",
+      "/answer 1",
+      "/frobnicate",
+      "/help",
+    ];
     const posted = ignored.flatMap((body) => [g!.comment(issue, "reader", body), g!.comment(issue, "triager", body)]);
     await g.quiet();
     expect(g.replies(issue)).toEqual([]);

@@ -21,7 +21,10 @@ describe("gates: the issue's body changed by someone else", () => {
     g = await Gates.start("ask-every");
     const { issue } = await g.asked("Body kept");
     expect(await g.asTheApp("PATCH", issuePath(issue), { body: FORGED })).toBe(200);
-    await g.statusLine(issue, `⚠️ @${g.sim.botLogin} edited the issue's body of @maintainer; the app keeps @maintainer's own words. Only @maintainer can change it.`);
+    await g.statusLine(
+      issue,
+      `⚠️ @${g.sim.botLogin} edited the issue's body of @maintainer; the app keeps @maintainer's own words. Only @maintainer can change it.`,
+    );
 
     // The answer's payload carries the bot's body too: storing it does not make it the author's.
     g.comment(issue, "maintainer", "Postgres");

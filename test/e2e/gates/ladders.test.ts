@@ -23,7 +23,9 @@ describe("gates: bounded ladders", { timeout: 90_000 }, () => {
     await g.statusLine(issue, "attempts exhausted: asking a human whether to retry");
     const status = g.statusBody(issue);
     // The output's fence closes on its own line, so the rest of the status comment is not swallowed as code.
-    expect(status).toMatch(/round 0: agent failed \(exit 3\) after \d+s · attempt 1 of 2; retrying with backoff\n\n {2}```text\n {2}something broke\n {2}last line of output\n {2}```\n/);
+    expect(status).toMatch(
+      /round 0: agent failed \(exit 3\) after \d+s · attempt 1 of 2; retrying with backoff\n\n {2}```text\n {2}something broke\n {2}last line of output\n {2}```\n/,
+    );
     expect(status).not.toMatch(/``` ·/);
     expect(status).toContain("attempts exhausted: asking a human whether to retry");
 

@@ -23,7 +23,10 @@ describe("gates: pull requests", () => {
 
   /** The delivery id of the newest webhook of `event`.`action`, once delivered. */
   function delivered(event: string, action: string): Promise<string> {
-    return waitFor(`a ${event}.${action} delivery`, () => g!.sim.deliveries.filter((d) => d.event === event && d.action === action && d.status === 200).at(-1)?.id);
+    return waitFor(
+      `a ${event}.${action} delivery`,
+      () => g!.sim.deliveries.filter((d) => d.event === event && d.action === action && d.status === 200).at(-1)?.id,
+    );
   }
 
   it("labelling a pull request `agent` dispatches it (GitHub sends pull_request.labeled, not issues.labeled)", async () => {
@@ -138,7 +141,7 @@ describe("gates: pull requests", () => {
     await g.gate(pr);
     await g.loop.restart({ whileDown: () => void g!.sim.submitReview(REPO, pr, "admin", { body: "Postgres", event: "REQUEST_CHANGES" }) });
     const run = await g.run(pr, 1);
-    expect(run.task).toContain('Answer from human @admin');
+    expect(run.task).toContain("Answer from human @admin");
     expect(run.task).toContain('choosing option "Postgres"');
     await waitFor("round 1 ended: the label off", () => !g!.labels(pr).includes("awaiting-human"));
     expect(g.runs(pr, 1)).toHaveLength(1);

@@ -25,10 +25,14 @@ describe("gates: the reminder ladder", { timeout: 60_000 }, () => {
     const askedAt = Date.parse(ask.created_at);
 
     const first = await g.reply(issue, "⏰ Reminder for @maintainer:");
-    expect(first.body).toMatch(/^⏰ Reminder for @maintainer: the agent has been waiting \d+s for an answer to \*\*Which database should the cache use\?\*\* \(\[the question\]\(\S+#issuecomment-\d+\)\)\. Reply on this issue to answer it\.\n\n<!-- escalation:ladder:v1 /);
+    expect(first.body).toMatch(
+      /^⏰ Reminder for @maintainer: the agent has been waiting \d+s for an answer to \*\*Which database should the cache use\?\*\* \(\[the question\]\(\S+#issuecomment-\d+\)\)\. Reply on this issue to answer it\.\n\n<!-- escalation:ladder:v1 /,
+    );
     const second = await g.reply(issue, "⏰ Reminder for @acme/oncall:");
     const overdue = await g.reply(issue, "is now **overdue**");
-    expect(overdue.body).toMatch(/^⏰ No answer by \S+: \*\*Which database should the cache use\?\*\* \(\[the question\]\(\S+\)\) is now \*\*overdue\*\*\. It has no default to take/);
+    expect(overdue.body).toMatch(
+      /^⏰ No answer by \S+: \*\*Which database should the cache use\?\*\* \(\[the question\]\(\S+\)\) is now \*\*overdue\*\*\. It has no default to take/,
+    );
     // Each step at its time after the ask (GitHub's timestamps have whole seconds), in order.
     expect(Date.parse(first.created_at)).toBeGreaterThanOrEqual(askedAt + 1000);
     expect(Date.parse(second.created_at)).toBeGreaterThanOrEqual(askedAt + 2000);
@@ -52,14 +56,19 @@ describe("gates: the reminder ladder", { timeout: 60_000 }, () => {
     g = await Gates.start("ask-defaults2");
     // Steps seconds apart so that, on a loaded machine, the answer still lands well before the first.
     await g.configure(ladder("after: 4s\n      mention: [assignees, answerers]", "after: 6s\n      then: default"));
-    const [unanswered, answered] = await Promise.all([g.asked("Nobody answers", { assignees: ["maintainer"] }), g.asked("Answered at once", { assignees: ["maintainer"] })]);
+    const [unanswered, answered] = await Promise.all([
+      g.asked("Nobody answers", { assignees: ["maintainer"] }),
+      g.asked("Answered at once", { assignees: ["maintainer"] }),
+    ]);
     const answer = g.comment(answered.issue, "maintainer", "/defaults");
     await g.resumedWith(answer.id, answered.issue);
     expect(Date.now() - Date.parse(answered.comment.created_at)).toBeLessThan(4000); // else this test proves nothing
 
     await g.reply(unanswered.issue, "⏰ Reminder for @maintainer:");
     const notice = await g.reply(unanswered.issue, "No answer by");
-    expect(notice.body).toMatch(/^⏰ No answer by \S+; proceeding with question 1: \*\*SQLite\*\*, question 2: \*\*1h\*\* \(the defaults\)\. The agent is told this was an assumption\./);
+    expect(notice.body).toMatch(
+      /^⏰ No answer by \S+; proceeding with question 1: \*\*SQLite\*\*, question 2: \*\*1h\*\* \(the defaults\)\. The agent is told this was an assumption\./,
+    );
     const { task } = await g.run(unanswered.issue, 1);
     expect(task).toMatch(/ASSUMPTION: nobody answered by \S+; the default was taken\.\n\n> SQLite\n/);
 
@@ -82,7 +91,11 @@ describe("gates: the reminder ladder", { timeout: 60_000 }, () => {
     await g.reply(issue, "is now **overdue**");
     // Every step rescheduled by the rebuild has come due: none was posted twice.
     await g.quiet({ timers: true });
-    expect(g.replies(issue).map((c) => /^⏰ (Reminder for \S+|No answer by)/.exec(c.body)?.[1])).toEqual(["Reminder for @maintainer:", "Reminder for @acme/oncall:", "No answer by"]);
+    expect(g.replies(issue).map((c) => /^⏰ (Reminder for \S+|No answer by)/.exec(c.body)?.[1])).toEqual([
+      "Reminder for @maintainer:",
+      "Reminder for @acme/oncall:",
+      "No answer by",
+    ]);
     const gate = await waitFor("the rebuilt gate", () => g!.loop.app.services.gates.getGate(String(ask.id)));
     expect(gate.state).toBe("open");
     expect(gate.overdueAt).toBeGreaterThanOrEqual(Date.parse(ask.created_at) + 7000);

@@ -31,7 +31,9 @@ describe("gates: stale questions", { timeout: 60_000 }, () => {
 
     const late = g.comment(issue, "maintainer", "SQLite");
     const why = await g.reply(issue, "this question was superseded");
-    expect(why.body).toMatch(/^@maintainer this question was superseded \(the question was edited at \S+\); your answer was recorded but the agent was not re-run\. If it still applies, comment `\/agent` to start the agent again: its task includes your answer, marked as given to a superseded question\./);
+    expect(why.body).toMatch(
+      /^@maintainer this question was superseded \(the question was edited at \S+\); your answer was recorded but the agent was not re-run\. If it still applies, comment `\/agent` to start the agent again: its task includes your answer, marked as given to a superseded question\./,
+    );
     await g.quiet();
     expect(g.runs(issue, 1)).toEqual([]);
     const gate = await g.loop.app.services.gates.getGate(String(ask.id));
@@ -73,7 +75,9 @@ describe("gates: stale questions", { timeout: 60_000 }, () => {
 
     g.comment(pr.number, "maintainer", "Postgres");
     const why = await g.reply(pr.number, "this question was superseded");
-    expect(why.body).toMatch(/^@maintainer this question was superseded \(new commits were pushed at \S+ \([0-9a-f]{7}\)\); your answer was recorded but the agent was not re-run\./);
+    expect(why.body).toMatch(
+      /^@maintainer this question was superseded \(new commits were pushed at \S+ \([0-9a-f]{7}\)\); your answer was recorded but the agent was not re-run\./,
+    );
     await g.quiet();
     expect(g.runs(pr.number, 1)).toEqual([]);
     expect(g.labels(pr.number)).not.toContain("awaiting-human");

@@ -144,7 +144,11 @@ export class Gates {
 
   /** Waits until the app reacted with `content` on the comment. */
   reacted(commentId: number, issue: number, content: string, repo = REPO): Promise<true> {
-    return waitFor(`${content} on comment ${commentId}`, () => this.reactions(commentId, issue, repo).includes(`${content}:${this.sim.botLogin}`) || undefined, this.stepMs);
+    return waitFor(
+      `${content} on comment ${commentId}`,
+      () => this.reactions(commentId, issue, repo).includes(`${content}:${this.sim.botLogin}`) || undefined,
+      this.stepMs,
+    );
   }
 
   /**
@@ -152,17 +156,26 @@ export class Gates {
    * on the reply used to show. GitHub now shows it by the label coming off when that round ends.
    */
   resumedWith(commentId: number, issue: number, repo = REPO): Promise<true> {
-    return waitFor(`a resume with the answer of comment ${commentId}`, async () => {
-      const gates = await this.loop.app.services.gates.issueGates({ repo, issue });
-      return gates.some((g) => g.answerCommentId === commentId && (g.state === "resuming" || g.state === "resumed")) || undefined;
-    }, this.stepMs);
+    return waitFor(
+      `a resume with the answer of comment ${commentId}`,
+      async () => {
+        const gates = await this.loop.app.services.gates.issueGates({ repo, issue });
+        return gates.some((g) => g.answerCommentId === commentId && (g.state === "resuming" || g.state === "resumed")) || undefined;
+      },
+      this.stepMs,
+    );
   }
 
   /** Sends a REST request with an installation token, as an agent holding the App's token would; the response's status. */
   async asTheApp(method: "PATCH" | "DELETE", path: string, body?: unknown): Promise<number> {
     const sim = this.sim;
-    const installations = (await (await fetch(`${sim.apiUrl}/app/installations`, { headers: { authorization: `Bearer ${sim.appJwt()}` } })).json()) as Array<{ id: number }>;
-    const issued = await fetch(`${sim.apiUrl}/app/installations/${installations[0]!.id}/access_tokens`, { method: "POST", headers: { authorization: `Bearer ${sim.appJwt()}` } });
+    const installations = (await (await fetch(`${sim.apiUrl}/app/installations`, { headers: { authorization: `Bearer ${sim.appJwt()}` } })).json()) as Array<{
+      id: number;
+    }>;
+    const issued = await fetch(`${sim.apiUrl}/app/installations/${installations[0]!.id}/access_tokens`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${sim.appJwt()}` },
+    });
     const { token } = (await issued.json()) as { token: string };
     const response = await fetch(`${sim.apiUrl}${path}`, {
       method,
@@ -191,7 +204,11 @@ export class Gates {
     const count = opts.count ?? 1;
     const found = await waitFor(`ask #${count} on #${issue}`, () => this.asks(issue, repo)[count - 1], this.stepMs);
     await waitFor(`gate ${found.comment.id} recorded`, () => this.loop.app.services.gates.getGate(String(found.comment.id)), this.stepMs);
-    await waitFor(`the ${opts.label ?? "awaiting-human"} label on #${issue}`, () => this.labels(issue, repo).includes(opts.label ?? "awaiting-human"), this.stepMs);
+    await waitFor(
+      `the ${opts.label ?? "awaiting-human"} label on #${issue}`,
+      () => this.labels(issue, repo).includes(opts.label ?? "awaiting-human"),
+      this.stepMs,
+    );
     return found;
   }
 

@@ -28,9 +28,12 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
     expect(assumed.task).toMatch(/Options: 1\. Postgres; 2\. SQLite\nASSUMPTION: nobody answered by \S+; the default was taken\.\n\n> SQLite\n/);
     expect(assumed.task).not.toContain("Answer from human");
     // /metrics counts that round's latency under the trigger that started it: the default, not an answer.
-    const spawnCounts = async () => (await (await fetch(`${g!.loop.app.url}/metrics`)).text()).match(/^escalation_trigger_to_spawn_seconds_count\{trigger="\w+"\} \d+$/gm)?.join("\n");
+    const spawnCounts = async () =>
+      (await (await fetch(`${g!.loop.app.url}/metrics`)).text()).match(/^escalation_trigger_to_spawn_seconds_count\{trigger="\w+"\} \d+$/gm)?.join("\n");
     await waitFor("the default's round in /metrics", async () => (await spawnCounts())?.includes('trigger="default"} 1'));
-    expect(await spawnCounts()).toBe('escalation_trigger_to_spawn_seconds_count{trigger="dispatch"} 1\nescalation_trigger_to_spawn_seconds_count{trigger="default"} 1');
+    expect(await spawnCounts()).toBe(
+      'escalation_trigger_to_spawn_seconds_count{trigger="dispatch"} 1\nescalation_trigger_to_spawn_seconds_count{trigger="default"} 1',
+    );
     await g.statusLine(issue, `round 1: agent started with the defaults taken at timeout to gate ${ask.id}`);
     await g.statusLine(issue, "round 1: agent finished");
     // The status comment's hidden state (what a rebuild reads) records the gate as taken by the app.
@@ -75,14 +78,13 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
     g = await Gates.start("ask-nodefault");
     // No assignees on the second issue: the configured answerers are named, and the file's default timeout applies to its ask.
     await g.configure("answerers:\n  users: [admin]\ntimeout: 1s\n");
-    const [assigned, unassigned] = await Promise.all([
-      g.asked("Assigned", { assignees: ["maintainer"] }),
-      g.asked("Unassigned", { mode: "ask" }),
-    ]);
+    const [assigned, unassigned] = await Promise.all([g.asked("Assigned", { assignees: ["maintainer"] }), g.asked("Unassigned", { mode: "ask" })]);
     expect(g.sim.issue(REPO, assigned.issue).assignees).toEqual(["maintainer"]);
 
     const toAssignee = await g.reply(assigned.issue, "⏰ Reminder");
-    expect(toAssignee.body).toMatch(/^⏰ Reminder for @maintainer: the agent is still waiting for an answer to \*\*Which region should we deploy to\?\*\* \(asked \d+s ago, no default\)\. Nothing proceeds until someone answers\.$/);
+    expect(toAssignee.body).toMatch(
+      /^⏰ Reminder for @maintainer: the agent is still waiting for an answer to \*\*Which region should we deploy to\?\*\* \(asked \d+s ago, no default\)\. Nothing proceeds until someone answers\.$/,
+    );
     const toAnswerer = await g.reply(unassigned.issue, "⏰ Reminder");
     expect(toAnswerer.body).toContain("⏰ Reminder for @admin: the agent is still waiting for an answer to **Which database should the cache use?**");
     expect(toAnswerer.body).not.toContain("@maintainer");
@@ -108,7 +110,9 @@ describe("gates: defaults and timeouts", { timeout: 60_000 }, () => {
 
     const accept = g.comment(withDefaults.issue, "maintainer", "/defaults");
     const { task } = await g.run(withDefaults.issue, 1);
-    expect(task).toMatch(/Answer from human @maintainer at \S+ \(\S+\), choosing option "SQLite":\n\n> SQLite\n\nNote that came with the choice:\n\n> accepted the default with \/defaults\n/);
+    expect(task).toMatch(
+      /Answer from human @maintainer at \S+ \(\S+\), choosing option "SQLite":\n\n> SQLite\n\nNote that came with the choice:\n\n> accepted the default with \/defaults\n/,
+    );
     expect(task).toMatch(/\*\*Q2\. How long should entries live\?\*\*\nAnswer from human @maintainer at \S+ \(\S+\):\n\n> 1h\n/);
     expect(task).not.toContain("ASSUMPTION");
     await g.resumedWith(accept.id, withDefaults.issue);

@@ -45,7 +45,10 @@ describe("gates: withdrawn and edited answers", () => {
 
   /** Waits until no comment on the issue quotes `text` (the app's echo of a reply is redacted with it). */
   function unquotedOnGitHub(gates: Gates, issue: number, text: string): Promise<true> {
-    return waitFor(`no comment on #${issue} quoting ${text}`, () => (!gates.comments(issue).some((c) => c.body.includes(text)) && !statusRecord(gates, issue).includes(text)) || undefined);
+    return waitFor(
+      `no comment on #${issue} quoting ${text}`,
+      () => (!gates.comments(issue).some((c) => c.body.includes(text)) && !statusRecord(gates, issue).includes(text)) || undefined,
+    );
   }
 
   /** The spawn job queued for the gate's answer has run to its end (started an agent or skipped). */
@@ -75,10 +78,17 @@ describe("gates: withdrawn and edited answers", () => {
     await waitFor("the answer recorded", async () => (await g!.loop.app.services.gates.getGate(String(ask.id)))?.state === "answered");
     const echo = await g.reply(issue, "hunter2-deleted"); // the app's echo quotes the note
     g.sim.deleteComment(REPO, reply.id, "maintainer");
-    await g.statusLine(issue, `the answer of @maintainer to gate ${ask.id} was withdrawn (its comment was deleted) before the agent resumed; the gate is open again`);
+    await g.statusLine(
+      issue,
+      `the answer of @maintainer to gate ${ask.id} was withdrawn (its comment was deleted) before the agent resumed; the gate is open again`,
+    );
     await unquotedOnGitHub(g, issue, "hunter2");
     expect(g.comments(issue).find((c) => c.id === echo.id)?.body).toBe("📝 The reply this comment quoted was deleted; its words are no longer shown here.");
-    expect(await g.loop.app.services.gates.getGate(String(ask.id))).toMatchObject({ state: "open", answers: [], withdrawn: [{ by: "maintainer", questions: [0] }] });
+    expect(await g.loop.app.services.gates.getGate(String(ask.id))).toMatchObject({
+      state: "open",
+      answers: [],
+      withdrawn: [{ by: "maintainer", questions: [0] }],
+    });
     expect(g.labels(issue)).toContain("awaiting-human");
 
     // The slot frees: the resume queued for the withdrawn answer finds the gate open and starts nothing.
@@ -88,7 +98,7 @@ describe("gates: withdrawn and edited answers", () => {
 
     const second = g.comment(issue, "admin", "SQLite");
     const { task } = await g.run(issue, 1);
-    expect(task).toContain('Answer from human @admin');
+    expect(task).toContain("Answer from human @admin");
     expect(task).toContain('choosing option "SQLite"');
     expect(task).toMatch(/An answer from human @maintainer was withdrawn at \S+ \(its comment was deleted\); its text is not available\./);
     expect(task).not.toContain("hunter2");
@@ -124,7 +134,7 @@ describe("gates: withdrawn and edited answers", () => {
 
     g.comment(busy, "maintainer", "/stop");
     const { task } = await g.run(issue, 1);
-    expect(task).toContain('Answer from human @admin');
+    expect(task).toContain("Answer from human @admin");
     expect(task).toContain('choosing option "SQLite"');
     expect(task).not.toContain("hunter2");
     await g.resumedWith(later.id, issue);
@@ -266,7 +276,10 @@ describe("gates: withdrawn and edited answers", () => {
     await g.reply(issue, "hunter2-edited");
 
     g.sim.editComment(REPO, reply.id, "maintainer", "Postgres, the admin password is in the vault");
-    const note = await g.reply(issue, "your edit came after the agent had resumed with the original answer: that round keeps it, and every later round gets your edited text");
+    const note = await g.reply(
+      issue,
+      "your edit came after the agent had resumed with the original answer: that round keeps it, and every later round gets your edited text",
+    );
     expect(note.body).toContain("/reopen");
     await g.statusLine(issue, "later rounds get the edited text");
     await unquotedOnGitHub(g, issue, "hunter2");
@@ -287,7 +300,10 @@ describe("gates: withdrawn and edited answers", () => {
     await g.reacted(edited.id, issue, "+1");
     await g.reacted(deleted.id, issue, "+1");
     expect(await redisText(g)).toContain("hunter2-note-deleted");
-    await waitFor("the status comment's record with both notes", () => (statusRecord(g!, issue).includes("hunter2-note-deleted") && statusRecord(g!, issue).includes("hunter2-note-edited")) || undefined);
+    await waitFor(
+      "the status comment's record with both notes",
+      () => (statusRecord(g!, issue).includes("hunter2-note-deleted") && statusRecord(g!, issue).includes("hunter2-note-edited")) || undefined,
+    );
 
     g.sim.editComment(REPO, edited.id, "maintainer", "/note deploy with the token from the vault");
     g.sim.deleteComment(REPO, deleted.id, "admin");

@@ -54,7 +54,10 @@ function marks() {
   return { firstTime: async (what: string) => !seen.has(what) && Boolean(seen.add(what)) };
 }
 
-const QUESTION = { questions: [{ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"], default: "sqlite", timeout: "2h" }], context: "Adding the cache." };
+const QUESTION = {
+  questions: [{ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"], default: "sqlite", timeout: "2h" }],
+  context: "Adding the cache.",
+};
 
 describe("takeAskFile", () => {
   it("reads the ask_human tool's arguments as the draft `escalate ask` builds, and removes the file", async () => {
@@ -63,7 +66,10 @@ describe("takeAskFile", () => {
     expect(content).toEqual({
       kind: "ask",
       digest: expect.stringMatching(/^[0-9a-f]{16}$/),
-      draft: { questions: [{ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"], default: "sqlite", timeoutSeconds: 7200 }], context: "Adding the cache." },
+      draft: {
+        questions: [{ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"], default: "sqlite", timeoutSeconds: 7200 }],
+        context: "Adding the cache.",
+      },
     });
     expect(existsSync(path)).toBe(false);
   });
@@ -86,7 +92,13 @@ describe("takeAskFile", () => {
 });
 
 describe("postAskFile", () => {
-  const at = (path: string, round = 2) => ({ path, env: { GITHUB_TOKEN: "ghs_agent_token", GITHUB_API_URL: apiUrl, GITHUB_REPOSITORY: "octo/demo", ESCALATION_ISSUE: "7", ESCALATION_ROUND: String(round) }, repo: "octo/demo", issue: 7, round });
+  const at = (path: string, round = 2) => ({
+    path,
+    env: { GITHUB_TOKEN: "ghs_agent_token", GITHUB_API_URL: apiUrl, GITHUB_REPOSITORY: "octo/demo", ESCALATION_ISSUE: "7", ESCALATION_ROUND: String(round) },
+    repo: "octo/demo",
+    issue: 7,
+    round,
+  });
 
   it("posts the ask comment with its marker, as the agent's token, exactly as `escalate ask` would", async () => {
     expect(await postAskFile({ commentMarks: marks() }, at(askFileHolding(JSON.stringify(QUESTION))))).toBe("");
@@ -94,7 +106,12 @@ describe("postAskFile", () => {
     expect(requests[0]!.url).toBe("/repos/octo/demo/issues/7/comments");
     expect(requests[0]!.headers.authorization).toBe("token ghs_agent_token");
     const ask = parseAskComment((JSON.parse(requests[0]!.body) as { body: string }).body);
-    expect(ask).toMatchObject({ round: 2, kind: "question", context: "Adding the cache.", questions: [{ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"], default: "SQLite", timeoutSeconds: 7200 }] });
+    expect(ask).toMatchObject({
+      round: 2,
+      kind: "question",
+      context: "Adding the cache.",
+      questions: [{ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"], default: "SQLite", timeoutSeconds: 7200 }],
+    });
   });
 
   it("posts once when a retried job finds the same ask file in the same round", async () => {
@@ -109,13 +126,18 @@ describe("postAskFile", () => {
 
   it("posts nothing for an invalid file, and returns one ⚠️ line saying what to fix", async () => {
     const line = await postAskFile({ commentMarks: marks() }, at(askFileHolding(JSON.stringify({ questions: [] }))));
-    expect(line).toMatch(/^ · ⚠️ the agent's ask file was not posted: questions: .+\. It must be JSON with the ask_human tool's arguments \(README, "The agent contract"\)\.$/);
+    expect(line).toMatch(
+      /^ · ⚠️ the agent's ask file was not posted: questions: .+\. It must be JSON with the ask_human tool's arguments \(README, "The agent contract"\)\.$/,
+    );
     expect(line.split("\n")).toHaveLength(1);
     expect(requests).toEqual([]);
   });
 
   it("says what the ask's own rules refuse, such as an approval with options", async () => {
-    const line = await postAskFile({ commentMarks: marks() }, at(askFileHolding(JSON.stringify({ kind: "approval", questions: [{ text: "Drop the table?", options: ["yes"] }] }))));
+    const line = await postAskFile(
+      { commentMarks: marks() },
+      at(askFileHolding(JSON.stringify({ kind: "approval", questions: [{ text: "Drop the table?", options: ["yes"] }] }))),
+    );
     expect(line).toContain("an approval has no options");
     expect(requests).toEqual([]);
   });

@@ -46,7 +46,10 @@ describe("the orphan watchdog (one per app process)", () => {
 
   it("SIGKILLs a group that ignores SIGTERM after the kill grace", async () => {
     const watchdog = start(500);
-    const stubborn = spawn(process.execPath, ["-e", "process.on('SIGTERM', () => {}); console.log('ready'); setInterval(() => {}, 1000)"], { stdio: ["ignore", "pipe", "ignore"], detached: true });
+    const stubborn = spawn(process.execPath, ["-e", "process.on('SIGTERM', () => {}); console.log('ready'); setInterval(() => {}, 1000)"], {
+      stdio: ["ignore", "pipe", "ignore"],
+      detached: true,
+    });
     leaders.push(stubborn);
     await new Promise((resolve) => stubborn.stdout.once("data", resolve)); // its SIGTERM handler is installed
     watchdog.register(stubborn.pid!);

@@ -64,7 +64,7 @@ async function answer(argv: string[], e = env()): Promise<string[]> {
 }
 
 describe("escalate answer: posts the answer on the gate's issue with the operator's token", () => {
-  it("--choice 2 posts \"2\" on the issue and prints the comment URL", async () => {
+  it('--choice 2 posts "2" on the issue and prints the comment URL', async () => {
     expect(await answer(["201", "--choice", "2"])).toEqual(["https://github.com/acme/widgets/issues/12#issuecomment-9001"]);
     expect(api.requests).toHaveLength(1);
     expect(api.requests[0]).toMatchObject({ method: "POST", url: "/repos/acme/widgets/issues/12/comments" });
@@ -106,7 +106,12 @@ describe("escalate answer: refusals", () => {
 
   it.each<[string, NodeJS.ProcessEnv, RegExp, string[]]>([
     ["no GITHUB_TOKEN", { GITHUB_TOKEN: undefined }, /GITHUB_TOKEN is not set: use your own token/, ["GITHUB_TOKEN"]],
-    ["no REDIS_URL and no redis.url in DATA_DIR", { REDIS_URL: undefined, DATA_DIR: mkdtempSync(join(tmpdir(), "esc-answer-nodata-")) }, /REDIS_URL is not set and there is no .*redis\.url/, ["REDIS_URL", "DATA_DIR"]],
+    [
+      "no REDIS_URL and no redis.url in DATA_DIR",
+      { REDIS_URL: undefined, DATA_DIR: mkdtempSync(join(tmpdir(), "esc-answer-nodata-")) },
+      /REDIS_URL is not set and there is no .*redis\.url/,
+      ["REDIS_URL", "DATA_DIR"],
+    ],
   ])("%s is an environment error naming the variable, and posts nothing", async (_name, over, message, variables) => {
     const error = await answer(["201", "--choice", "1"], env(over)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EnvironmentError);

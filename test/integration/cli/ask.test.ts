@@ -112,13 +112,36 @@ describe("escalate ask: posting", () => {
     const run = await escalate(
       [
         "ask",
-        "--timeout", "1d",
-        "--context", "Migrating the cache.",
-        "--question", "Which database?", "--option", "Postgres", "--option", "SQLite", "--default", "sqlite",
-        "--question", "Keep the old API?", "--option", "yes", "--option", "no", "--timeout", "30m",
-        "--question", "Anything else?", "--default", "no",
-        "--kind", "review",
-        "--repo", "other-org/other.repo", "--issue", "12",
+        "--timeout",
+        "1d",
+        "--context",
+        "Migrating the cache.",
+        "--question",
+        "Which database?",
+        "--option",
+        "Postgres",
+        "--option",
+        "SQLite",
+        "--default",
+        "sqlite",
+        "--question",
+        "Keep the old API?",
+        "--option",
+        "yes",
+        "--option",
+        "no",
+        "--timeout",
+        "30m",
+        "--question",
+        "Anything else?",
+        "--default",
+        "no",
+        "--kind",
+        "review",
+        "--repo",
+        "other-org/other.repo",
+        "--issue",
+        "12",
       ],
       { GITHUB_REPOSITORY: undefined, ESCALATION_ISSUE: undefined, ESCALATION_ROUND: undefined },
     );
@@ -166,7 +189,9 @@ describe("escalate ask: --dry-run", () => {
   });
 
   it("prints the comment and posts nothing, even without a token", async () => {
-    const run = await escalate(["ask", "--question", "Which database?", "--option", "Postgres", "--option", "SQLite", "--dry-run"], { GITHUB_TOKEN: undefined });
+    const run = await escalate(["ask", "--question", "Which database?", "--option", "Postgres", "--option", "SQLite", "--dry-run"], {
+      GITHUB_TOKEN: undefined,
+    });
     expect(run.code).toBe(0);
     expect(run.stderr).toBe("");
     expect(requests).toEqual([]);
@@ -192,12 +217,37 @@ describe.concurrent("escalate ask: bad usage exits 2 and names the flag", () => 
     ["a bad --repo", ["ask", "--question", "Q?", "--repo", "no-slash"], {}, /--repo must be OWNER\/REPO \(got "no-slash"\)/],
     ["a bad --issue", ["ask", "--question", "Q?", "--issue", "0"], {}, /--issue must be an issue number \(got "0"\)/],
     ["--approvers zero", ["ask", "--kind", "approval", "--question", "Deploy?", "--approvers", "0"], {}, /--approvers must be at least 1 \(got 0\)/],
-    ["--approvers not a number", ["ask", "--kind", "approval", "--question", "Deploy?", "--approvers", "two"], {}, /--approvers must be a positive integer \(got "two"\)/],
+    [
+      "--approvers not a number",
+      ["ask", "--kind", "approval", "--question", "Deploy?", "--approvers", "two"],
+      {},
+      /--approvers must be a positive integer \(got "two"\)/,
+    ],
     ["--approvers too many", ["ask", "--kind", "approval", "--question", "Deploy?", "--approvers", "21"], {}, /--approvers must be at most 20 \(got 21\)/],
-    ["--approvers without --kind approval", ["ask", "--question", "Deploy?", "--approvers", "2"], {}, /--approvers needs --kind approval \(got --kind question\)/],
-    ["--option with --kind approval", ["ask", "--kind", "approval", "--question", "Deploy?", "--option", "yes"], {}, /--option is not allowed with --kind approval/],
-    ["--default with --kind approval", ["ask", "--kind", "approval", "--question", "Deploy?", "--default", "yes"], {}, /--default is not allowed with --kind approval/],
-    ["two questions with --kind approval", ["ask", "--kind", "approval", "--question", "A?", "--question", "B?"], {}, /--kind approval takes exactly one --question/],
+    [
+      "--approvers without --kind approval",
+      ["ask", "--question", "Deploy?", "--approvers", "2"],
+      {},
+      /--approvers needs --kind approval \(got --kind question\)/,
+    ],
+    [
+      "--option with --kind approval",
+      ["ask", "--kind", "approval", "--question", "Deploy?", "--option", "yes"],
+      {},
+      /--option is not allowed with --kind approval/,
+    ],
+    [
+      "--default with --kind approval",
+      ["ask", "--kind", "approval", "--question", "Deploy?", "--default", "yes"],
+      {},
+      /--default is not allowed with --kind approval/,
+    ],
+    [
+      "two questions with --kind approval",
+      ["ask", "--kind", "approval", "--question", "A?", "--question", "B?"],
+      {},
+      /--kind approval takes exactly one --question/,
+    ],
     ["no command", [], {}, /No command given/],
     ["an unknown command", ["tell", "--question", "Q?"], {}, /Unknown command "tell"/],
   ])("%s", async ([, args, env, message], { expect }) => {
@@ -211,9 +261,17 @@ describe.concurrent("escalate ask: bad usage exits 2 and names the flag", () => 
     expect(requests).toEqual([]);
   });
 
-    it.for<[string, Record<string, string | undefined>, string]>([
-    ["no repository at all", { GITHUB_REPOSITORY: undefined }, "GITHUB_REPOSITORY is not set: the app sets it for the agents it spawns; to ask by hand, set it (or pass --repo and --issue)."],
-    ["a bad GITHUB_REPOSITORY", { GITHUB_REPOSITORY: "no-slash" }, 'GITHUB_REPOSITORY must be OWNER/REPO (got "no-slash"): the app sets it for the agents it spawns; to ask by hand, set it (or pass --repo and --issue).'],
+  it.for<[string, Record<string, string | undefined>, string]>([
+    [
+      "no repository at all",
+      { GITHUB_REPOSITORY: undefined },
+      "GITHUB_REPOSITORY is not set: the app sets it for the agents it spawns; to ask by hand, set it (or pass --repo and --issue).",
+    ],
+    [
+      "a bad GITHUB_REPOSITORY",
+      { GITHUB_REPOSITORY: "no-slash" },
+      'GITHUB_REPOSITORY must be OWNER/REPO (got "no-slash"): the app sets it for the agents it spawns; to ask by hand, set it (or pass --repo and --issue).',
+    ],
     ["no token", { GITHUB_TOKEN: undefined }, "GITHUB_TOKEN is not set: the app sets it for the agents it spawns; to ask by hand, set it."],
     ["a bad ESCALATION_ROUND", { ESCALATION_ROUND: "two" }, "Invalid environment: ESCALATION_ROUND: must be a round number (0, 1, 2, …)"],
   ])("%s is one line naming the variable, exit 2, without the usage", async ([, env, message], { expect }) => {
@@ -223,7 +281,11 @@ describe.concurrent("escalate ask: bad usage exits 2 and names the flag", () => 
   });
 
   it("--repo and --issue stand in for their variables", async ({ expect }) => {
-    const run = await escalate(["ask", "--question", "Q?", "--dry-run", "--repo", "octo/demo", "--issue", "7"], { GITHUB_REPOSITORY: undefined, ESCALATION_ISSUE: undefined, GITHUB_TOKEN: undefined });
+    const run = await escalate(["ask", "--question", "Q?", "--dry-run", "--repo", "octo/demo", "--issue", "7"], {
+      GITHUB_REPOSITORY: undefined,
+      ESCALATION_ISSUE: undefined,
+      GITHUB_TOKEN: undefined,
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("Q?");
   });

@@ -12,7 +12,12 @@ beforeAll(async () => {
 
 // Concurrent: each case is a separate process.
 describe.concurrent("escalate COMMAND --help", () => {
-  it.for(COMMANDS.flatMap((command) => [[command, "--help"], [command, "-h"]]))("%s %s prints that command's help and exits 0", async ([command, flag], { expect }) => {
+  it.for(
+    COMMANDS.flatMap((command) => [
+      [command, "--help"],
+      [command, "-h"],
+    ]),
+  )("%s %s prints that command's help and exits 0", async ([command, flag], { expect }) => {
     // A flag that would otherwise be refused comes first: --help wins wherever it stands.
     const args = command === "mcp" ? [command, flag!] : [command!, "--json", flag!];
     const run = await runEscalate(args);
@@ -69,7 +74,12 @@ describe.concurrent("an environment error is one line saying what to set, exit 2
   });
 
   it("ask with a malformed ESCALATION_ROUND names it", async ({ expect }) => {
-    const run = await runEscalate(["ask", "--question", "Q?"], { GITHUB_TOKEN: "t", GITHUB_REPOSITORY: "octo/demo", ESCALATION_ISSUE: "7", ESCALATION_ROUND: "two" });
+    const run = await runEscalate(["ask", "--question", "Q?"], {
+      GITHUB_TOKEN: "t",
+      GITHUB_REPOSITORY: "octo/demo",
+      ESCALATION_ISSUE: "7",
+      ESCALATION_ROUND: "two",
+    });
     expect(run.code).toBe(2);
     expect(lines(run.stderr)).toHaveLength(1);
     expect(run.stderr).toMatch(/^escalate: Invalid environment: ESCALATION_ROUND: /);
@@ -94,6 +104,8 @@ describe.concurrent("an environment error is one line saying what to set, exit 2
   it("answer without GITHUB_TOKEN says whose token to use", async ({ expect }) => {
     const run = await runEscalate(["answer", "1234", "--choice", "1"]);
     expect(run.code).toBe(2);
-    expect(lines(run.stderr)).toEqual(["escalate: GITHUB_TOKEN is not set: use your own token (a user with write access to the repository), so the answer is yours."]);
+    expect(lines(run.stderr)).toEqual([
+      "escalate: GITHUB_TOKEN is not set: use your own token (a user with write access to the repository), so the answer is yours.",
+    ]);
   });
 });

@@ -92,8 +92,33 @@ describe("escalate mcp", () => {
     });
     // The CLI, given the same ask as flags, renders the very same comment.
     const cli = await askCommand(
-      ["--timeout", "1d", "--context", "Migrating the cache.", "--path", "src/cache/", "--path", "src/db.ts", "--question", "Which database?", "--option", "Postgres", "--option", "SQLite", "--default", "2",
-        "--question", "Keep the old API?", "--option", "yes", "--option", "no", "--timeout", "30m", "--dry-run"],
+      [
+        "--timeout",
+        "1d",
+        "--context",
+        "Migrating the cache.",
+        "--path",
+        "src/cache/",
+        "--path",
+        "src/db.ts",
+        "--question",
+        "Which database?",
+        "--option",
+        "Postgres",
+        "--option",
+        "SQLite",
+        "--default",
+        "2",
+        "--question",
+        "Keep the old API?",
+        "--option",
+        "yes",
+        "--option",
+        "no",
+        "--timeout",
+        "30m",
+        "--dry-run",
+      ],
       { ...agentEnv() },
       () => undefined,
     );
@@ -159,10 +184,14 @@ describe("escalate mcp started without the agent's environment", () => {
       const result = await bare.callTool({ name: "ask_human", arguments: { questions: [{ text: "Which database?", options: ["Postgres", "SQLite"] }] } });
       expect(result.isError).toBe(true);
       const text = textOf(result);
-      expect(text).toMatch(/^The question was NOT posted: the escalation MCP server was started without a usable GITHUB_TOKEN, GITHUB_REPOSITORY, ESCALATION_ISSUE in its environment\./);
+      expect(text).toMatch(
+        /^The question was NOT posted: the escalation MCP server was started without a usable GITHUB_TOKEN, GITHUB_REPOSITORY, ESCALATION_ISSUE in its environment\./,
+      );
       expect(text).toContain("a configuration problem of the MCP client");
       expect(text).toContain("You cannot fix it, and calling ask_human again will fail the same way.");
-      expect(text).toMatch(/Stop, and report to the user .* must pass GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY, ESCALATION_ISSUE, ESCALATION_ROUND in the server's env/);
+      expect(text).toMatch(
+        /Stop, and report to the user .* must pass GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY, ESCALATION_ISSUE, ESCALATION_ROUND in the server's env/,
+      );
       // Nothing that invites a retry, nor a flag the tool does not have.
       expect(text).not.toMatch(/--repo|--issue|Fix the arguments/);
 
@@ -178,12 +207,18 @@ describe("escalate mcp started without the agent's environment", () => {
 
   it("names only what is missing or malformed when the client passed part of it", async () => {
     const given = { GITHUB_TOKEN: "ghs_agent_token", GITHUB_API_URL: api.url, GITHUB_REPOSITORY: "octo/demo" };
-    for (const [env, named] of [[{ ...given, ESCALATION_ROUND: "two", ESCALATION_ISSUE: "7" }, "ESCALATION_ROUND"], [given, "ESCALATION_ISSUE"], [{ ...given, ESCALATION_ROUND: "two" }, "ESCALATION_ROUND, ESCALATION_ISSUE"]] as const) {
+    for (const [env, named] of [
+      [{ ...given, ESCALATION_ROUND: "two", ESCALATION_ISSUE: "7" }, "ESCALATION_ROUND"],
+      [given, "ESCALATION_ISSUE"],
+      [{ ...given, ESCALATION_ROUND: "two" }, "ESCALATION_ROUND, ESCALATION_ISSUE"],
+    ] as const) {
       const partial = await serverWith(env);
       try {
         const result = await partial.callTool({ name: "ask_human", arguments: { questions: [{ text: "Q?" }] } });
         expect(result.isError).toBe(true);
-        expect(textOf(result)).toMatch(new RegExp(`^The question was NOT posted: the escalation MCP server was started without a usable ${named} in its environment\\.`));
+        expect(textOf(result)).toMatch(
+          new RegExp(`^The question was NOT posted: the escalation MCP server was started without a usable ${named} in its environment\\.`),
+        );
       } finally {
         await partial.close();
       }

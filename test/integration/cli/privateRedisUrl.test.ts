@@ -69,7 +69,12 @@ describe("the CLI without REDIS_URL", () => {
 
   it("answer finds the gate there too and posts the answer", async () => {
     api.requests = [];
-    const run = await runEscalate(["answer", "301", "--choice", "2"], { DATA_DIR: dataDir, REDIS_PREFIX: prefix, GITHUB_TOKEN: "ghp_operator", GITHUB_API_URL: api.url });
+    const run = await runEscalate(["answer", "301", "--choice", "2"], {
+      DATA_DIR: dataDir,
+      REDIS_PREFIX: prefix,
+      GITHUB_TOKEN: "ghp_operator",
+      GITHUB_API_URL: api.url,
+    });
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(api.requests.map((r) => `${r.method} ${r.url}`)).toEqual(["POST /repos/acme/widgets/issues/12/comments"]);
@@ -128,7 +133,12 @@ describe("the CLI without REDIS_URL", () => {
       sim.addRepo(repo);
       sim.addUser("octocat");
       const issue = sim.createIssue(repo, { title: "Lost webhook", body: "", author: "octocat" });
-      sim.comment(repo, issue.number, sim.botLogin, renderAskComment({ v: 1, id: "lost-ask-1", kind: "question", round: 0, questions: [{ text: "Ship it?", options: ["yes", "no"] }] }));
+      sim.comment(
+        repo,
+        issue.number,
+        sim.botLogin,
+        renderAskComment({ v: 1, id: "lost-ask-1", kind: "question", round: 0, questions: [{ text: "Ship it?", options: ["yes", "no"] }] }),
+      );
       const run = await runEscalate(["reconcile"], { ...sim.appEnv(), DATA_DIR: dataDir, REDIS_PREFIX: prefix, RECONCILE_INTERVAL: "off" });
       expect(run.stderr).toBe("");
       expect(run.code).toBe(0);

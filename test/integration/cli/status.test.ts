@@ -22,8 +22,20 @@ beforeAll(async () => {
   const store = openStores(redis, prefix);
   const gates = [
     gateFixture({ id: "101", repo: "acme/widgets", issue: 12, askedAt: T0, ask: { timeoutSeconds: 1800 } }),
-    gateFixture({ id: "102", repo: "acme/api", issue: 3, askedAt: T0 + 600_000, ask: { kind: "review", questions: [{ text: "Ship it?", options: ["yes", "no"] }] } }),
-    gateFixture({ id: "103", repo: "Acme/Widgets", issue: 14, askedAt: T0 + 1200_000, ask: { timeoutSeconds: 7200, questions: [{ text: "Free text?", default: "none" }] } }),
+    gateFixture({
+      id: "102",
+      repo: "acme/api",
+      issue: 3,
+      askedAt: T0 + 600_000,
+      ask: { kind: "review", questions: [{ text: "Ship it?", options: ["yes", "no"] }] },
+    }),
+    gateFixture({
+      id: "103",
+      repo: "Acme/Widgets",
+      issue: 14,
+      askedAt: T0 + 1200_000,
+      ask: { timeoutSeconds: 7200, questions: [{ text: "Free text?", default: "none" }] },
+    }),
   ];
   for (const gate of gates) {
     await store.issues.upsertIssue({ repo: gate.repo, issue: gate.issue, installationId: 1, title: `Issue ${gate.issue}`, body: "", url: "", assignees: [] });
@@ -121,7 +133,9 @@ describe("escalate status", () => {
     writeFileSync(join(dataDir, "redis.url"), "not a url\n");
     const failure = (await run([], { DATA_DIR: dataDir }).catch((e: unknown) => e)) as EnvironmentError;
     expect(failure).toBeInstanceOf(EnvironmentError);
-    expect(failure.message).toBe(`REDIS_URL is not set and ${join(dataDir, "redis.url")} cannot be used (it does not hold a redis:// URL); or set REDIS_URL to the app's Redis.`);
+    expect(failure.message).toBe(
+      `REDIS_URL is not set and ${join(dataDir, "redis.url")} cannot be used (it does not hold a redis:// URL); or set REDIS_URL to the app's Redis.`,
+    );
   });
 
   it("bad flags are usage errors", async () => {

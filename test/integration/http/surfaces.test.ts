@@ -71,7 +71,15 @@ beforeAll(async () => {
     gateFixture({ id: "301", repo: "acme/widgets", issue: 12, askedAt: T0, ask: { timeoutSeconds: 3600 } }),
     gateFixture({ id: "302", repo: "acme/api", issue: 4, askedAt: T0 + 1000, ask: { questions: [{ text: "<script>alert(1)</script> ok?" }] } }),
   ]) {
-    await app.services.issues.upsertIssue({ repo: gate.repo, issue: gate.issue, installationId: 1, title: `Issue ${gate.issue}`, body: "", url: "", assignees: [] });
+    await app.services.issues.upsertIssue({
+      repo: gate.repo,
+      issue: gate.issue,
+      installationId: 1,
+      title: `Issue ${gate.issue}`,
+      body: "",
+      url: "",
+      assignees: [],
+    });
     await app.services.gates.openGate(newGate(gate));
   }
 });
@@ -103,12 +111,19 @@ describe("/escalation/api/gates", () => {
     for (const init of [{}, { headers: bearer }]) {
       const res = await fetch(`${app.url}/escalation/api/gates?token=${TOKEN}&repo=acme%2Fapi`, init);
       expect(res.status).toBe(400);
-      expect(((await res.json()) as { error: string }).error).toMatch(/^A token in the URL \(\?token=\) is not accepted: .* Send Authorization: Bearer <ADMIN_TOKEN>/);
+      expect(((await res.json()) as { error: string }).error).toMatch(
+        /^A token in the URL \(\?token=\) is not accepted: .* Send Authorization: Bearer <ADMIN_TOKEN>/,
+      );
     }
   });
 
   it("refuses 401 JSON without a token or with a wrong one, saying what to send", async () => {
-    for (const init of [{}, { headers: { authorization: "Bearer nope" } }, { headers: { authorization: `Basic ${TOKEN}` } }, { headers: { cookie: `${SESSION_COOKIE}=${TOKEN}` } }] as RequestInit[]) {
+    for (const init of [
+      {},
+      { headers: { authorization: "Bearer nope" } },
+      { headers: { authorization: `Basic ${TOKEN}` } },
+      { headers: { cookie: `${SESSION_COOKIE}=${TOKEN}` } },
+    ] as RequestInit[]) {
       const res = await fetch(`${app.url}/escalation/api/gates`, init);
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toBe('Bearer realm="escalation"');
@@ -172,8 +187,20 @@ describe("/metrics", () => {
     events.notify("gate.opened", { gate });
     events.notify("gate.answered", { gate: { ...gate, state: "answered", answeredAt: 1_000_000 + 90_000 }, by: "maintainer", source: "human" });
     events.notify("gate.closed", { gate, state: "cancelled", reason: "closed" });
-    events.notify("agent.started", { repo: gate.repo, issue: 12, round: 1, replyToSpawnMs: 420, resumedGate: { ...gate, answers: [{ question: 0, text: "SQLite", by: "maintainer", at: 1, source: "human" }] } });
-    events.notify("agent.started", { repo: gate.repo, issue: 13, round: 1, replyToSpawnMs: 80, resumedGate: { ...gate, answers: [{ question: 0, text: "SQLite", by: "escalation", at: 2, source: "default" }] } });
+    events.notify("agent.started", {
+      repo: gate.repo,
+      issue: 12,
+      round: 1,
+      replyToSpawnMs: 420,
+      resumedGate: { ...gate, answers: [{ question: 0, text: "SQLite", by: "maintainer", at: 1, source: "human" }] },
+    });
+    events.notify("agent.started", {
+      repo: gate.repo,
+      issue: 13,
+      round: 1,
+      replyToSpawnMs: 80,
+      resumedGate: { ...gate, answers: [{ question: 0, text: "SQLite", by: "escalation", at: 2, source: "default" }] },
+    });
     events.notify("agent.started", { repo: gate.repo, issue: 12, round: 0, replyToSpawnMs: 3000 });
     events.notify("agent.exited", { repo: gate.repo, issue: 12, round: 1, outcome: "success", durationMs: 5 });
     events.notify("agent.exited", { repo: gate.repo, issue: 12, round: 2, outcome: "timeout", durationMs: 5 });
@@ -306,7 +333,12 @@ describe("/login and /logout", () => {
       expect(crossSite.headers.get("set-cookie")).toBeNull();
       expect(await crossSite.text()).toContain("Sign in with the form at /login on this server");
     }
-    const noOrigin = await fetch(`${app.url}/login`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `token=${TOKEN}` });
+    const noOrigin = await fetch(`${app.url}/login`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `token=${TOKEN}`,
+    });
     expect(noOrigin.status).toBe(403);
     const json = await form({}, { "content-type": "application/json" });
     expect(json.status).toBe(415);
@@ -327,7 +359,12 @@ describe("/login and /logout", () => {
     const own = await serve(inject("redisUrl"), { adminToken: TOKEN });
     try {
       const post = (token: string) =>
-        fetch(`${own.url}/login`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", origin: own.url }, body: `token=${token}` });
+        fetch(`${own.url}/login`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded", origin: own.url },
+          body: `token=${token}`,
+        });
       for (let i = 0; i < 10; i++) expect((await post("wrong")).status).toBe(401);
       const limited = await post(TOKEN);
       expect(limited.status).toBe(429);

@@ -34,7 +34,13 @@ async function start(egress: boolean, dataDir: string) {
     AGENT_NETWORK_ALLOW: "api.model.example",
     RECONCILE_INTERVAL: "off",
   });
-  return startOnFreePort({ config: { ...config, redisUrl: config.redisUrl! }, log: pino({ level: "silent" }), octokit: { throttle: false, retry: false }, workers: false, egress });
+  return startOnFreePort({
+    config: { ...config, redisUrl: config.redisUrl! },
+    log: pino({ level: "silent" }),
+    octokit: { throttle: false, retry: false },
+    workers: false,
+    egress,
+  });
 }
 
 /** The status line the proxy answers a CONNECT with. */

@@ -98,7 +98,9 @@ describe("escalate through the egress proxy", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("could not be reached");
     expect(run.stderr).toContain("403");
-    expect(logged).toContainEqual(expect.objectContaining({ level: "warn", fields: expect.objectContaining({ host: "127.0.0.2", port: 65000, reason: "non-public-address" }) }));
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: "warn", fields: expect.objectContaining({ host: "127.0.0.2", port: 65000, reason: "non-public-address" }) }),
+    );
   });
 
   it("escalate mcp's ask_human goes through the proxy too", async () => {
@@ -139,7 +141,10 @@ describe("escalate through the egress proxy", () => {
     await runGit(["-C", checkout, "-c", "user.name=agent", "-c", "user.email=agent@example.com", "commit", "--allow-empty", "-m", "through the proxy"]);
     await runGit(["-C", checkout, "push", "origin", "HEAD:refs/heads/through-proxy"], { env: { http_proxy: proxyUrl } });
     expect(Object.keys(await sim.branches(REPO))).toContain("through-proxy");
-    const forwarded = logged.slice(before).filter((l) => l.message === "egress allowed").map((l) => l.fields.via);
+    const forwarded = logged
+      .slice(before)
+      .filter((l) => l.message === "egress allowed")
+      .map((l) => l.fields.via);
     expect(forwarded).toEqual(expect.arrayContaining(["GET", "POST"]));
   });
 });

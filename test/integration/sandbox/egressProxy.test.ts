@@ -134,7 +134,13 @@ describe("the egress proxy: allowed", () => {
     const answer = await getOver(tunnel.socket, `127.0.0.1:${github.port}`, "/api/v3/rate_limit");
     expect(answer).toEqual({ status: 200, body: "github GET /api/v3/rate_limit" });
     expect(dialled).toEqual([{ address: "127.0.0.1", port: github.port }]);
-    expect(logged).toContainEqual(expect.objectContaining({ level: "debug", message: "egress allowed", fields: expect.objectContaining({ host: "127.0.0.1", port: github.port, via: "CONNECT" }) }));
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        level: "debug",
+        message: "egress allowed",
+        fields: expect.objectContaining({ host: "127.0.0.1", port: github.port, via: "CONNECT" }),
+      }),
+    );
   });
 
   it("forwards an absolute-form HTTP request without hop-by-hop headers or proxy credentials", async () => {
@@ -179,8 +185,16 @@ describe("the egress proxy: refused before dialling", () => {
     expect(answer.body).toContain(why);
     expect(answer.body.trim().split("\n")).toHaveLength(1);
     expect(dialled).toEqual([]);
-    const host = authority.replace(/:\d+$/, "").replace(/^\[|\]$/g, "").toLowerCase();
-    expect(logged).toContainEqual(expect.objectContaining({ level: "warn", fields: expect.objectContaining({ host, port: Number(authority.split(":").at(-1)), reason: expect.any(String) }) }));
+    const host = authority
+      .replace(/:\d+$/, "")
+      .replace(/^\[|\]$/g, "")
+      .toLowerCase();
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        level: "warn",
+        fields: expect.objectContaining({ host, port: Number(authority.split(":").at(-1)), reason: expect.any(String) }),
+      }),
+    );
   });
 
   it("never looks up a name outside the allowlist", async () => {

@@ -38,7 +38,15 @@ async function inRound(sandbox: import("../../../src/sandbox/sandbox.js").Sandbo
   writeFileSync(taskFile, "# Task\n");
   const inside = (await sandbox.forRound({ workdir, taskFile }))!;
   try {
-    const run = await runAgent({ argv: ["/bin/sh", "-c", script], cwd: workdir, env: inside.env({ PATH: "/usr/bin:/bin" }), input: "", timeoutMs: 30_000, killGraceMs: 300, sandbox: inside });
+    const run = await runAgent({
+      argv: ["/bin/sh", "-c", script],
+      cwd: workdir,
+      env: inside.env({ PATH: "/usr/bin:/bin" }),
+      input: "",
+      timeoutMs: 30_000,
+      killGraceMs: 300,
+      sandbox: inside,
+    });
     expect(run.failed, run.tail.join("\n")).toBe(false);
     return run.tail;
   } finally {
@@ -140,7 +148,12 @@ describe("warm network namespaces", () => {
     const { startSandbox } = await import("../../../src/sandbox/sandbox.js");
     const api = createServer((socket) => socket.once("data", (data) => socket.end(`api got ${String(data)}`)));
     await new Promise<void>((done) => api.listen(join(egressDir, "api.sock"), done));
-    const sandbox = await startSandbox({ mode: "bwrap", binds: [] }, quiet, { dir: egressDir, proxySocket: "proxy.sock", passThrough: [{ host: "127.0.0.1", port: 80, socket: "api.sock" }] }, 1);
+    const sandbox = await startSandbox(
+      { mode: "bwrap", binds: [] },
+      quiet,
+      { dir: egressDir, proxySocket: "proxy.sock", passThrough: [{ host: "127.0.0.1", port: 80, socket: "api.sock" }] },
+      1,
+    );
     try {
       expect(sandbox.problem).toBeUndefined();
       const said = await inRound(sandbox, `printf hello | socat -t2 - TCP:127.0.0.1:80; echo; grep CapEff /proc/self/status`);

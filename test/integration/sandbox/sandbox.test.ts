@@ -19,7 +19,12 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 chmodSync(root, 0o755);
 
 /** Files the agent must not read: a fake DATA_DIR, an app directory with its key, another issue's checkout. */
-const SECRETS = [join(root, "data", "state.json"), join(root, "app", "key.pem"), join(root, "app", ".env"), join(root, "workspaces", "other", "checkout", "notes.txt")];
+const SECRETS = [
+  join(root, "data", "state.json"),
+  join(root, "app", "key.pem"),
+  join(root, "app", ".env"),
+  join(root, "workspaces", "other", "checkout", "notes.txt"),
+];
 for (const path of SECRETS) {
   mkdirSync(resolve(path, ".."), { recursive: true });
   writeFileSync(path, "SECRET-DO-NOT-READ\n");
@@ -165,7 +170,11 @@ describe("the release gate inside the sandbox", () => {
     const proxy = createServer((socket) => socket.end());
     await new Promise<void>((done) => proxy.listen(join(egressDir, "proxy.sock"), done));
     try {
-      const sandbox = await startSandbox({ mode: "bwrap", binds: [] }, { info() {}, warn() {}, error() {} } as never, { dir: egressDir, proxySocket: "proxy.sock", passThrough: [] });
+      const sandbox = await startSandbox({ mode: "bwrap", binds: [] }, { info() {}, warn() {}, error() {} } as never, {
+        dir: egressDir,
+        proxySocket: "proxy.sock",
+        passThrough: [],
+      });
       const inside = (await sandbox.forRound({ workdir, taskFile: task(workdir) }))!;
       const { subprocess } = inside.start("/bin/sh", ["-c", "echo ran >ran"], {});
       // End of input without the release line: what the app's death before the registration leaves.

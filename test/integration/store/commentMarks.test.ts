@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { storeRedis } from "../../support/storeRedis.js";
-import {  } from "./support.js";
+import {} from "./support.js";
 
 const { redis, freshStore } = storeRedis();
 

@@ -18,7 +18,10 @@ afterAll(async () => {
 describe("a parked gate on the app's private Redis", () => {
   it("keeps Redis's compact hash encoding although its ask is longer than Redis's default 64 bytes", async () => {
     const store = openStores(redis, "compact");
-    const gate = gateFixture({ id: "1001", ask: { questions: [{ text: "Which database should the cache use, given the read-heavy load?", options: ["Postgres", "SQLite"], default: "SQLite" }] } });
+    const gate = gateFixture({
+      id: "1001",
+      ask: { questions: [{ text: "Which database should the cache use, given the read-heavy load?", options: ["Postgres", "SQLite"], default: "SQLite" }] },
+    });
     expect(JSON.stringify(gate.ask).length).toBeGreaterThan(64);
     await store.gates.openGate(newGate(gate));
     expect(await redis.object("ENCODING", store.gates.keys.gate(gate.id))).toBe("listpack");
@@ -30,7 +33,14 @@ describe("a parked gate on the app's private Redis", () => {
     const gate = gateFixture({ id: "3000000001", repo: "acme/parked", issue: 42 });
     const ref = { repo: gate.repo, issue: gate.issue };
     // What a parked gate's records are: the issue, the round of the dispatch that asked, the open gate.
-    await store.issues.upsertIssue({ ...ref, installationId: 1, title: "Add a cache", body: "The lookups are slow; cache them.", url: "https://github.com/acme/parked/issues/42", assignees: [] });
+    await store.issues.upsertIssue({
+      ...ref,
+      installationId: 1,
+      title: "Add a cache",
+      body: "The lookups are slow; cache them.",
+      url: "https://github.com/acme/parked/issues/42",
+      assignees: [],
+    });
     await store.rounds.allocateRound(ref, "dispatch-acme/parked#42-c3000000000", 10);
     await store.gates.openGate(newGate(gate));
     const keys = (await redis.keys("parked:*")).sort();

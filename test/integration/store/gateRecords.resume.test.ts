@@ -56,7 +56,12 @@ describe("GateRecords: superseded questions and the reminder ladder", () => {
     expect(await store.gates.recordSupersededAnswer(gate.id, answer("alice", 501), "alice", 5_000, 501)).toBe("recorded");
     expect(await store.gates.recordSupersededAnswer(gate.id, answer("alice", 501), "alice", 5_000, 501)).toBe("same");
     expect(await store.gates.recordSupersededAnswer(gate.id, answer("bob", 502), "bob", 6_000, 502)).toBe("taken");
-    expect(await store.gates.getGate(gate.id)).toMatchObject({ state: "superseded", answeredBy: "alice", answerCommentId: 501, answers: [{ option: "SQLite", by: "alice" }] });
+    expect(await store.gates.getGate(gate.id)).toMatchObject({
+      state: "superseded",
+      answeredBy: "alice",
+      answerCommentId: 501,
+      answers: [{ option: "SQLite", by: "alice" }],
+    });
 
     const open = newGate();
     await store.gates.openGate(open);
@@ -104,5 +109,4 @@ describe("GateRecords: a resume's round runs to its end once", () => {
     expect(await store.gates.getGate(gate.id)).toMatchObject({ id: gate.id, state: "resumed", answers: answer(), answeredBy: "alice" });
     expect((await store.gates.issueGates(gate)).map((g) => g.id)).toEqual([gate.id]);
   });
-
 });

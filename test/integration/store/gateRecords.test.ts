@@ -90,11 +90,18 @@ describe("GateRecords: recording answers", () => {
     const older = newGate();
     await store.gates.openGate(older);
     await store.gates.openGate(newGate());
-    expect(await store.gates.recordAnswer((await store.gates.getGate(older.id))!, answer(), "alice", 1, 1)).toEqual({ outcome: "taken", state: "superseded", answeredBy: "" });
+    expect(await store.gates.recordAnswer((await store.gates.getGate(older.id))!, answer(), "alice", 1, 1)).toEqual({
+      outcome: "taken",
+      state: "superseded",
+      answeredBy: "",
+    });
     const cancelled = newGate();
     await store.gates.openGate(cancelled);
     await store.gates.cancelGate(cancelled, "issue closed");
-    expect(await store.gates.recordAnswer((await store.gates.getGate(cancelled.id))!, answer(), "alice", 2, 2)).toMatchObject({ outcome: "taken", state: "cancelled" });
+    expect(await store.gates.recordAnswer((await store.gates.getGate(cancelled.id))!, answer(), "alice", 2, 2)).toMatchObject({
+      outcome: "taken",
+      state: "cancelled",
+    });
   });
 
   it("20 concurrent answers from different comments: exactly one is recorded", async () => {
@@ -138,7 +145,7 @@ describe("GateRecords: answers to several questions", () => {
     const g = twoQuestions();
     await store.gates.openGate(g);
     const gate = (await store.gates.getGate(g.id))!;
-    const first = q(0, "SQLite — ünïcödé 🙋 / \"quoted\"", "alice", 2_400_000_001);
+    const first = q(0, 'SQLite — ünïcödé 🙋 / "quoted"', "alice", 2_400_000_001);
     expect(await store.gates.recordAnswer(gate, [first], "alice", 2_400_000_001, 10)).toEqual({ outcome: "partial", answers: [first] });
     expect(await store.gates.getGate(g.id)).toMatchObject({ state: "open", answers: [first] });
     expect((await store.gates.openGates()).map((x) => x.id)).toEqual([g.id]);
@@ -158,7 +165,10 @@ describe("GateRecords: answers to several questions", () => {
     await store.gates.openGate(g);
     const gate = (await store.gates.getGate(g.id))!;
     await store.gates.recordAnswer(gate, [q(0, "Postgres", "alice", 1)], "alice", 1, 1);
-    expect(await store.gates.recordAnswer(gate, [q(0, "SQLite", "carol", 2)], "carol", 2, 2)).toEqual({ outcome: "partial", answers: [q(0, "SQLite", "carol", 2)] });
+    expect(await store.gates.recordAnswer(gate, [q(0, "SQLite", "carol", 2)], "carol", 2, 2)).toEqual({
+      outcome: "partial",
+      answers: [q(0, "SQLite", "carol", 2)],
+    });
   });
 
   it("an empty answer list records nothing", async () => {

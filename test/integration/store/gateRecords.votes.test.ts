@@ -19,8 +19,14 @@ describe("GateRecords: votes on an approval gate", () => {
     expect(await store.gates.recordVote(gate.id, vote("alice", "approve", 10))).toEqual({ outcome: "counted", votes: [vote("alice", "approve", 10)] });
     expect(await store.gates.recordVote(gate.id, vote("alice", "approve", 10))).toMatchObject({ outcome: "same", votes: [vote("alice", "approve", 10)] });
     expect(await store.gates.recordVote(gate.id, vote("Alice", "approve", 11))).toMatchObject({ outcome: "repeated", votes: [vote("alice", "approve", 10)] });
-    expect(await store.gates.recordVote(gate.id, vote("bob", "approve", 12))).toMatchObject({ outcome: "counted", votes: [vote("alice", "approve", 10), vote("bob", "approve", 12)] });
-    expect(await store.gates.recordVote(gate.id, vote("alice", "deny", 13))).toMatchObject({ outcome: "changed", votes: [vote("bob", "approve", 12), vote("alice", "deny", 13)] });
+    expect(await store.gates.recordVote(gate.id, vote("bob", "approve", 12))).toMatchObject({
+      outcome: "counted",
+      votes: [vote("alice", "approve", 10), vote("bob", "approve", 12)],
+    });
+    expect(await store.gates.recordVote(gate.id, vote("alice", "deny", 13))).toMatchObject({
+      outcome: "changed",
+      votes: [vote("bob", "approve", 12), vote("alice", "deny", 13)],
+    });
     expect(await store.gates.votes(gate.id)).toEqual([vote("bob", "approve", 12), vote("alice", "deny", 13)]);
   });
 
@@ -29,7 +35,12 @@ describe("GateRecords: votes on an approval gate", () => {
     const gate = approvalGate();
     await store.gates.openGate(gate);
     const people = Array.from({ length: 20 }, (_, i) => `user${i}`);
-    await Promise.all(people.flatMap((login, i) => [store.gates.recordVote(gate.id, vote(login, "approve", 100 + i)), store.gates.recordVote(gate.id, vote(login, "approve", 200 + i))]));
+    await Promise.all(
+      people.flatMap((login, i) => [
+        store.gates.recordVote(gate.id, vote(login, "approve", 100 + i)),
+        store.gates.recordVote(gate.id, vote(login, "approve", 200 + i)),
+      ]),
+    );
     const votes = await store.gates.votes(gate.id);
     expect(votes.map((v) => v.login).sort()).toEqual([...people].sort());
   });
@@ -44,4 +55,3 @@ describe("GateRecords: votes on an approval gate", () => {
     expect(await store.gates.recordVote("no-such-gate", vote("alice", "approve", 10))).toEqual({ outcome: "missing" });
   });
 });
-

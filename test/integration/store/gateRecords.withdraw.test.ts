@@ -6,7 +6,14 @@ import { storeRedis } from "../../support/storeRedis.js";
 import { everything, SECRET } from "./support.js";
 
 const { redis, freshStore } = storeRedis();
-const reply = (question: number, text: string, commentId: number, by = "alice"): RecordedAnswer => ({ question, text, by, at: 5_000, source: "human", commentId });
+const reply = (question: number, text: string, commentId: number, by = "alice"): RecordedAnswer => ({
+  question,
+  text,
+  by,
+  at: 5_000,
+  source: "human",
+  commentId,
+});
 
 async function opened(store: Stores, questions = 1): Promise<Gate> {
   const fixture = gateFixture({
@@ -34,7 +41,11 @@ describe("GateRecords.reviseAnswers: a deleted answer is withdrawn", () => {
     expect((await store.rounds.beginRound(gate, "resume-job", { claimGate: gate.id })).claim).toBe("open");
 
     expect(await store.gates.recordAnswer(reopened, [reply(0, "SQLite", 502, "bob")], "bob", 502, 7_000)).toEqual({ outcome: "recorded", reopened: 1 });
-    expect(await store.gates.recordAnswer(reopened, [reply(0, "SQLite", 502, "bob")], "bob", 502, 7_000)).toEqual({ outcome: "same", state: "answered", reopened: 1 });
+    expect(await store.gates.recordAnswer(reopened, [reply(0, "SQLite", 502, "bob")], "bob", 502, 7_000)).toEqual({
+      outcome: "same",
+      state: "answered",
+      reopened: 1,
+    });
     expect((await store.rounds.beginRound(gate, "resume-job-r1", { claimGate: gate.id })).claim).toBe("claimed");
     expect(await everything(redis(), store)).not.toContain(SECRET);
   });
@@ -71,7 +82,10 @@ describe("GateRecords.reviseAnswers: a deleted answer is withdrawn", () => {
       const store = freshStore();
       const gate = await opened(store);
       await store.gates.recordAnswer(gate, [reply(0, SECRET, 500)], "alice", 500, 5_000);
-      const [start, revised] = await Promise.all([store.rounds.beginRound(gate, "resume-job", { claimGate: gate.id }), store.gates.reviseAnswers(gate, 500, [], 6_000)]);
+      const [start, revised] = await Promise.all([
+        store.rounds.beginRound(gate, "resume-job", { claimGate: gate.id }),
+        store.gates.reviseAnswers(gate, 500, [], 6_000),
+      ]);
       const state = (await store.gates.getGate(gate.id))!.state;
       if (start.claim === "claimed") {
         expect(revised).toEqual({ outcome: "replaced", state: "resuming" });

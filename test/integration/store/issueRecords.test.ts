@@ -8,7 +8,15 @@ describe("IssueRecords: issues", () => {
   it("upserts an issue and reads it back, case-insensitively by repo", async () => {
     const store = freshStore();
     expect(await store.issues.getIssue(ref)).toBeUndefined();
-    await store.issues.upsertIssue({ repo: REPO, issue: 7, installationId: 99, title: "Add a cache", body: "", url: "https://x/7", assignees: ["alice", "bob"] });
+    await store.issues.upsertIssue({
+      repo: REPO,
+      issue: 7,
+      installationId: 99,
+      title: "Add a cache",
+      body: "",
+      url: "https://x/7",
+      assignees: ["alice", "bob"],
+    });
     expect(await store.issues.getIssue({ repo: "octo/demo", issue: 7 })).toEqual({
       repo: REPO,
       issue: 7,
@@ -33,7 +41,15 @@ describe("IssueRecords: issues", () => {
     await store.rounds.allocateRound(ref, "job-1", LIMIT);
     await store.statusLog.setStatusCommentId(ref, 1234);
     await store.issues.upsertIssue({ repo: REPO, issue: 7, installationId: 100, title: "v2", body: "b2", url: "u", assignees: [] });
-    expect(await store.issues.getIssue(ref)).toMatchObject({ title: "v2", body: "b2", installationId: 100, assignees: [], openGate: gate.id, nextRound: 1, statusCommentId: 1234 });
+    expect(await store.issues.getIssue(ref)).toMatchObject({
+      title: "v2",
+      body: "b2",
+      installationId: 100,
+      assignees: [],
+      openGate: gate.id,
+      nextRound: 1,
+      statusCommentId: 1234,
+    });
   });
 
   it("keeps the author's body through another's edits and later upserts, until the author edits it", async () => {

@@ -64,22 +64,41 @@ describe("IssueRounds: a spawn job's start in one round trip (beginRound, roundC
     const store = freshStore();
     await withIssue(store);
     const gate = await answered(store, 2);
-    expect(await store.rounds.beginRound(ref, "job-1", { claimGate: gate.id, allocate: allocate(3) })).toMatchObject({ claim: "claimed", closed: false, round: 3, exhausted: false, currentRound: 3 });
+    expect(await store.rounds.beginRound(ref, "job-1", { claimGate: gate.id, allocate: allocate(3) })).toMatchObject({
+      claim: "claimed",
+      closed: false,
+      round: 3,
+      exhausted: false,
+      currentRound: 3,
+    });
     expect((await store.gates.getGate(gate.id))?.state).toBe("resuming");
     expect(await store.rounds.beginRound(ref, "job-1", { claimGate: gate.id, allocate: allocate(3) })).toMatchObject({ claim: "claimed", round: 3 });
     expect(await store.rounds.beginRound(ref, "job-2", { claimGate: gate.id, allocate: allocate(3) })).toMatchObject({ claim: "resuming", round: undefined });
-    expect(await store.rounds.beginRound(ref, "job-3", { claimGate: "no-such-gate", allocate: allocate() })).toMatchObject({ claim: "missing", round: undefined });
+    expect(await store.rounds.beginRound(ref, "job-3", { claimGate: "no-such-gate", allocate: allocate() })).toMatchObject({
+      claim: "missing",
+      round: undefined,
+    });
     expect(await store.rounds.currentRound(ref)).toBe(3);
   });
 
   it("allocates nothing on a closed issue or when not asked to, and says when the limit is reached", async () => {
     const store = freshStore();
     await store.issues.upsertIssue({ repo: REPO, issue: 7, installationId: 99, title: "t", body: "", url: "u", assignees: [], state: "closed" });
-    expect(await store.rounds.beginRound(ref, "job-1", { allocate: allocate() })).toMatchObject({ claim: "claimed", closed: true, round: undefined, exhausted: false });
+    expect(await store.rounds.beginRound(ref, "job-1", { allocate: allocate() })).toMatchObject({
+      claim: "claimed",
+      closed: true,
+      round: undefined,
+      exhausted: false,
+    });
     await withIssue(store);
     await store.issues.upsertIssue({ repo: REPO, issue: 7, installationId: 99, title: "t", body: "", url: "u", assignees: [], state: "open" });
     const gate = await answered(store);
-    expect(await store.rounds.beginRound(ref, "job-2", { claimGate: gate.id })).toMatchObject({ claim: "claimed", closed: false, round: undefined, exhausted: false });
+    expect(await store.rounds.beginRound(ref, "job-2", { claimGate: gate.id })).toMatchObject({
+      claim: "claimed",
+      closed: false,
+      round: undefined,
+      exhausted: false,
+    });
     expect((await store.gates.getGate(gate.id))?.state).toBe("resuming");
     expect(await store.rounds.beginRound(ref, "job-3", { allocate: allocate(0, 1) })).toMatchObject({ round: 0 });
     expect(await store.rounds.beginRound(ref, "job-4", { allocate: allocate(0, 1) })).toMatchObject({ round: undefined, exhausted: true, currentRound: 0 });
@@ -201,7 +220,11 @@ describe("IssueRounds: a spawn job's round, kept in the issue's hash", () => {
     await store.gates.openGate(gate);
     await store.gates.recordAnswer((await store.gates.getGate(gate.id))!, answer(), "alice", 500, 5_000);
     await store.rounds.markRoundDone(ref, "resume-1");
-    expect(await store.rounds.beginRound(ref, "resume-1", { claimGate: gate.id, allocate: { maxRounds: 10, lowest: 0 } })).toMatchObject({ claim: "done", round: undefined, exhausted: false });
+    expect(await store.rounds.beginRound(ref, "resume-1", { claimGate: gate.id, allocate: { maxRounds: 10, lowest: 0 } })).toMatchObject({
+      claim: "done",
+      round: undefined,
+      exhausted: false,
+    });
     expect(await store.rounds.beginRound(ref, "dispatch-1", { allocate: { maxRounds: 10, lowest: 0 } })).toMatchObject({ claim: "done", round: undefined });
     expect((await store.gates.getGate(gate.id))?.state).toBe("answered");
     expect(await store.rounds.currentRound(ref)).toBe(1);

@@ -50,7 +50,17 @@ describe("the simulator's git server and the workspace", () => {
     ...overrides,
   });
   const save = (checkout: string, issue: number, round: number, extra: { retryDelaysMs?: number[]; limits?: typeof LIMITS } = {}) =>
-    saveWork({ checkout, cloneUrl, token, branch: `escalation/issue-${issue}`, base: "main", round, identity: BOT, limits: extra.limits ?? LIMITS, retryDelaysMs: extra.retryDelaysMs ?? [50] });
+    saveWork({
+      checkout,
+      cloneUrl,
+      token,
+      branch: `escalation/issue-${issue}`,
+      base: "main",
+      round,
+      identity: BOT,
+      limits: extra.limits ?? LIMITS,
+      retryDelaysMs: extra.retryDelaysMs ?? [50],
+    });
 
   it("refuses a private repository without a token, and a wrong token, as GitHub does", async () => {
     const anonymous = await fetch(`${cloneUrl}/info/refs?service=git-upload-pack`);
@@ -132,7 +142,9 @@ describe("the simulator's git server and the workspace", () => {
     const path = process.env.PATH;
     process.env.PATH = "/nonexistent";
     try {
-      await expect(git(["--version"])).rejects.toThrow("git is not installed on the app's host (it is not on the PATH): install git, or set AGENT_WORKSPACE=off.");
+      await expect(git(["--version"])).rejects.toThrow(
+        "git is not installed on the app's host (it is not on the PATH): install git, or set AGENT_WORKSPACE=off.",
+      );
     } finally {
       process.env.PATH = path;
     }
@@ -188,7 +200,9 @@ describe("the simulator's git server and the workspace", () => {
   it("refuses changes over a limit, naming it", async () => {
     const round0 = await prepareWorkspace(input(5, 0));
     for (const name of ["1", "2", "3"]) writeFileSync(join(round0.checkout, `${name}.txt`), name);
-    await expect(save(round0.checkout, 5, 0, { limits: { maxBytes: 1_000_000, maxFiles: 2 } })).rejects.toThrow(/3 changed files, over WORKSPACE_MAX_FILES \(2\)/);
+    await expect(save(round0.checkout, 5, 0, { limits: { maxBytes: 1_000_000, maxFiles: 2 } })).rejects.toThrow(
+      /3 changed files, over WORKSPACE_MAX_FILES \(2\)/,
+    );
     await expect(save(round0.checkout, 5, 0, { limits: { maxBytes: 2, maxFiles: 100 } })).rejects.toThrow(/over WORKSPACE_MAX_BYTES \(2\)/);
   });
 });

@@ -45,7 +45,11 @@ const work = (ms) => new Promise((resolve) => setTimeout(resolve, Number(ms)));
 if (round === 0) {
   await work(round0Ms);
   // Asynchronously, so a SIGTERM meanwhile is still logged (a synchronous child would hold it back).
-  const { stdout } = await promisify(execFile)("escalate", ["ask", "--question", "Which store should the cache use?", "--option", "Alpha", "--option", "Beta"], { encoding: "utf8" });
+  const { stdout } = await promisify(execFile)(
+    "escalate",
+    ["ask", "--question", "Which store should the cache use?", "--option", "Alpha", "--option", "Beta"],
+    { encoding: "utf8" },
+  );
   log("asked", { url: stdout.trim() });
 } else {
   await work(resumeMs);

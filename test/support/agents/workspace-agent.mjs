@@ -50,7 +50,12 @@ if (/^# Task: .*\[sleep\]/m.test(task)) {
   const response = await fetch(`${process.env.GITHUB_API_URL}/repos/${process.env.GITHUB_REPOSITORY}/pulls`, {
     method: "POST",
     headers: { authorization: `token ${process.env.GITHUB_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ title: "The agent's own pull request", head: process.env.ESCALATION_BRANCH, base: process.env.ESCALATION_BASE, body: `Closes #${process.env.ESCALATION_ISSUE}` }),
+    body: JSON.stringify({
+      title: "The agent's own pull request",
+      head: process.env.ESCALATION_BRANCH,
+      base: process.env.ESCALATION_BASE,
+      body: `Closes #${process.env.ESCALATION_ISSUE}`,
+    }),
   });
   seen.openedPr = response.status;
 } else if (round === "0") {

@@ -40,6 +40,8 @@ export class RestConformance {
   assertNone(): void {
     if (this.violations.length === 0) return;
     const distinct = [...new Set(this.violations)];
-    throw new Error(`Requests GitHub's REST description (${REST_DESCRIPTION}) or GraphQL schema does not document:\n${distinct.map((v) => `  - ${v}`).join("\n")}`);
+    throw new Error(
+      `Requests GitHub's REST description (${REST_DESCRIPTION}) or GraphQL schema does not document:\n${distinct.map((v) => `  - ${v}`).join("\n")}`,
+    );
   }
 }

@@ -92,7 +92,8 @@ export class RestDescription {
         continue;
       }
       const validate = operation.query.get(name);
-      if (validate && !validate(value)) problems.push(`${route}: query parameter "${name}"=${JSON.stringify(value)} ${this.queries.errorsText(validate.errors, { dataVar: name })}`);
+      if (validate && !validate(value))
+        problems.push(`${route}: query parameter "${name}"=${JSON.stringify(value)} ${this.queries.errorsText(validate.errors, { dataVar: name })}`);
     }
     if (request.body !== undefined) {
       if (!operation.body) problems.push(`${route}: takes no request body`);
@@ -107,7 +108,8 @@ export class RestDescription {
     const query = new Map<string, ValidateFunction | undefined>();
     for (const entry of operation.parameters ?? []) {
       const parameter = "$ref" in entry ? this.parameters[entry.$ref.replace("#/components/parameters/", "")] : entry;
-      if (parameter?.in === "query") query.set(parameter.name, parameter.schema ? this.queries.compile(strictSchema(parameter.schema) as AnySchema) : undefined);
+      if (parameter?.in === "query")
+        query.set(parameter.name, parameter.schema ? this.queries.compile(strictSchema(parameter.schema) as AnySchema) : undefined);
     }
     const schema = operation.requestBody?.content?.["application/json"]?.schema;
     const compiled = { query, body: schema === undefined ? undefined : this.bodies.compile(rebase(strictSchema(schema))) };

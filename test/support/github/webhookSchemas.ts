@@ -81,7 +81,10 @@ function rebase(schema: unknown): AnySchema {
 function describe(errors: readonly ErrorObject[]): SchemaProblem[] {
   const problems = errors.map((e) => ({
     at: e.instancePath,
-    message: e.keyword === "required" ? `missing ${String(e.params.missingProperty)}` : `${e.message ?? e.keyword}${e.keyword === "enum" ? ` ${JSON.stringify(e.params.allowedValues)}` : ""}`,
+    message:
+      e.keyword === "required"
+        ? `missing ${String(e.params.missingProperty)}`
+        : `${e.message ?? e.keyword}${e.keyword === "enum" ? ` ${JSON.stringify(e.params.allowedValues)}` : ""}`,
   }));
   return [...new Map(problems.map((p) => [`${p.at} ${p.message}`, p])).values()];
 }

@@ -48,7 +48,11 @@ describe("agentEnv", () => {
   });
 
   it("with the workspace on, names the branch and its base and carries git's authentication for origin", () => {
-    const gitAuth = { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "http.https://ghe.example.com/octo/demo.git.extraHeader", GIT_CONFIG_VALUE_0: "Authorization: Basic eA==" };
+    const gitAuth = {
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "http.https://ghe.example.com/octo/demo.git.extraHeader",
+      GIT_CONFIG_VALUE_0: "Authorization: Basic eA==",
+    };
     const env = agentEnv({ ...contract, workspace: { branch: "escalation/issue-42", base: "main", gitAuth } }, [], parent);
     expect(env).toMatchObject({ ESCALATION_BRANCH: "escalation/issue-42", ESCALATION_BASE: "main", ...gitAuth });
   });
@@ -56,7 +60,20 @@ describe("agentEnv", () => {
   it("is an allowlist: nothing else of the parent's environment reaches the agent", () => {
     const env = agentEnv(contract, [], parent);
     expect(Object.keys(env).sort()).toEqual(
-      ["PATH", "HOME", "LANG", "TZ", "GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_TASK_FILE", "ESCALATION_ASK_FILE", "GITHUB_SERVER_URL"].sort(),
+      [
+        "PATH",
+        "HOME",
+        "LANG",
+        "TZ",
+        "GITHUB_TOKEN",
+        "GITHUB_API_URL",
+        "GITHUB_REPOSITORY",
+        "ESCALATION_ISSUE",
+        "ESCALATION_ROUND",
+        "ESCALATION_TASK_FILE",
+        "ESCALATION_ASK_FILE",
+        "GITHUB_SERVER_URL",
+      ].sort(),
     );
     for (const secret of ["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "REDIS_URL", "APP_ID", "NODE_OPTIONS", "ANTHROPIC_API_KEY"]) {
       expect(env).not.toHaveProperty(secret);

@@ -48,6 +48,8 @@ describe("resolveCommand", () => {
   });
 
   it("a file that is there but not executable says so", () => {
-    expect(() => resolveCommand("work/plain.sh", root, undefined)).toThrow(`Could not start the agent (work/plain.sh): ${plain} is not executable (EACCES). Check AGENT_COMMAND.`);
+    expect(() => resolveCommand("work/plain.sh", root, undefined)).toThrow(
+      `Could not start the agent (work/plain.sh): ${plain} is not executable (EACCES). Check AGENT_COMMAND.`,
+    );
   });
 });

@@ -152,11 +152,15 @@ describe("runAgent", () => {
   it("throws AgentError when the executable does not exist", async () => {
     const argv = [join(cwd, "no-such-agent"), "--x"];
     await expect(runAgent({ argv, cwd, env: {}, input: "", timeoutMs: 5_000, killGraceMs: 100 })).rejects.toThrow(AgentError);
-    await expect(runAgent({ argv, cwd, env: {}, input: "", timeoutMs: 5_000, killGraceMs: 100 })).rejects.toThrow(/Could not start the agent \(.*no-such-agent\)[\s\S]*ENOENT[\s\S]*Check AGENT_COMMAND/);
+    await expect(runAgent({ argv, cwd, env: {}, input: "", timeoutMs: 5_000, killGraceMs: 100 })).rejects.toThrow(
+      /Could not start the agent \(.*no-such-agent\)[\s\S]*ENOENT[\s\S]*Check AGENT_COMMAND/,
+    );
   });
 
   it("throws AgentError for an empty command", async () => {
-    await expect(runAgent({ argv: [], cwd, env: {}, input: "", timeoutMs: 5_000, killGraceMs: 100 })).rejects.toThrow(/agent command is empty; set AGENT_COMMAND/);
+    await expect(runAgent({ argv: [], cwd, env: {}, input: "", timeoutMs: 5_000, killGraceMs: 100 })).rejects.toThrow(
+      /agent command is empty; set AGENT_COMMAND/,
+    );
   });
 
   it("does not call onStart when the executable does not exist", async () => {

@@ -32,7 +32,18 @@ function gate(over: Partial<Gate> = {}): Gate {
     askUrl: `${URL}#issuecomment-1001`,
     state: "answered",
     answers: [
-      { question: 0, text: "SQLite, keep it\nembedded", option: "SQLite", optionIndex: 1, note: "keep it\nembedded", by: "alice", at: 1, source: "human", commentId: 1002, url: `${URL}#issuecomment-1002` },
+      {
+        question: 0,
+        text: "SQLite, keep it\nembedded",
+        option: "SQLite",
+        optionIndex: 1,
+        note: "keep it\nembedded",
+        by: "alice",
+        at: 1,
+        source: "human",
+        commentId: 1002,
+        url: `${URL}#issuecomment-1002`,
+      },
       { question: 1, text: "yes", by: "escalation", at: 2, source: "default" },
     ],
     ...over,
@@ -64,7 +75,10 @@ function audit(task: string): Array<{ what: string; by: string; url: string; sha
 function folded(task: string, header: string): string {
   const start = task.indexOf(header);
   expect(start, header).toBeGreaterThanOrEqual(0);
-  const lines = task.slice(start + header.length).replace(/^\n+/, "").split("\n");
+  const lines = task
+    .slice(start + header.length)
+    .replace(/^\n+/, "")
+    .split("\n");
   const block: string[] = [];
   for (const line of lines) {
     if (!line.startsWith(">")) break;
@@ -102,7 +116,9 @@ describe("the spawn task's audit", () => {
   it("says so when the text was rebuilt from the status comment (cut) and differs from what was first folded", () => {
     const long = "x".repeat(ANSWER_CHARS + 500);
     const original = foldedSha256(long);
-    const rebuilt = gate({ answers: [{ question: 1, text: long.slice(0, ANSWER_CHARS), by: "alice", at: 1, source: "human", url: `${URL}#c`, sha256: original }] });
+    const rebuilt = gate({
+      answers: [{ question: 1, text: long.slice(0, ANSWER_CHARS), by: "alice", at: 1, source: "human", url: `${URL}#c`, sha256: original }],
+    });
     const [, answer] = audit(renderTask(template, input({ gates: [rebuilt], notes: [] })));
     expect(answer!.sha256).toBe(sha256(long.slice(0, ANSWER_CHARS)));
     expect(answer!.remark).toBe(`the text was rebuilt from the status comment, which keeps only its start; the original had sha256 ${original}`);
@@ -114,19 +130,34 @@ describe("the status comment's hidden state carries the same record", () => {
     const state: StatusState = {
       v: 1,
       nextRound: 2,
-      gates: [{ id: "1001", state: "resumed", round: 0, answers: [{ question: 0, text: "SQLite", by: "alice", at: 1, source: "human", url: `${URL}#c`, sha256: foldedSha256("SQLite") }] }],
+      gates: [
+        {
+          id: "1001",
+          state: "resumed",
+          round: 0,
+          answers: [{ question: 0, text: "SQLite", by: "alice", at: 1, source: "human", url: `${URL}#c`, sha256: foldedSha256("SQLite") }],
+        },
+      ],
       notes: [{ by: "bob", at: 3, url: `${URL}#n`, text: "Prefer small PRs.", round: 0, sha256: foldedSha256("Prefer small PRs.") }],
     };
     expect(parseStatusComment(renderStatusComment(["a line"], state, seal), seal)).toEqual(state);
   });
 
   it("an older status comment without hashes or notes still parses", () => {
-    const old = { v: 1, nextRound: 1, gates: [{ id: "1", state: "resumed", round: 0, answers: [{ question: 0, text: "x", by: "a", at: 1, source: "human" }] }] };
+    const old = {
+      v: 1,
+      nextRound: 1,
+      gates: [{ id: "1", state: "resumed", round: 0, answers: [{ question: 0, text: "x", by: "a", at: 1, source: "human" }] }],
+    };
     expect(parseStatusComment(renderStatusComment([], old as StatusState, seal), seal)).toEqual(old);
   });
 
   it("a malformed hash makes the state unreadable rather than trusted", () => {
-    const bad = { v: 1, nextRound: 1, gates: [{ id: "1", state: "resumed", round: 0, answers: [{ question: 0, text: "x", by: "a", at: 1, source: "human", sha256: "not-a-hash" }] }] };
+    const bad = {
+      v: 1,
+      nextRound: 1,
+      gates: [{ id: "1", state: "resumed", round: 0, answers: [{ question: 0, text: "x", by: "a", at: 1, source: "human", sha256: "not-a-hash" }] }],
+    };
     expect(parseStatusComment(renderStatusComment([], bad as StatusState, seal), seal)).toBeUndefined();
   });
 
@@ -149,7 +180,14 @@ describe("the status comment's hidden state carries the same record", () => {
       id: String(i),
       state: "resumed",
       round: i,
-      answers: Array.from({ length: 3 }, (_, q) => ({ question: q, text: "a".repeat(ANSWER_CHARS), by: "alice", at: 1, source: "human" as const, sha256: "f".repeat(64) })),
+      answers: Array.from({ length: 3 }, (_, q) => ({
+        question: q,
+        text: "a".repeat(ANSWER_CHARS),
+        by: "alice",
+        at: 1,
+        source: "human" as const,
+        sha256: "f".repeat(64),
+      })),
     }));
     const parsed = parseStatusComment(renderStatusComment([], { v: 1, nextRound: 30, gates, notes }, seal), seal)!;
     expect(parsed.gates.length).toBeGreaterThan(0);

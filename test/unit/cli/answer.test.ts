@@ -31,7 +31,14 @@ describe("answerComment: the comment a human would write", () => {
   });
 
   it("--raw posts one numbered line per question, in order, which the parser maps back", () => {
-    const body = answerComment(several, { mode: "raw", answers: new Map([[3, "nothing"], [1, "SQLite"], [2, "no"]]) });
+    const body = answerComment(several, {
+      mode: "raw",
+      answers: new Map([
+        [3, "nothing"],
+        [1, "SQLite"],
+        [2, "no"],
+      ]),
+    });
     expect(body).toBe("1. SQLite\n2. no\n3. nothing");
     const parsed = parseReply(body, several.ask.questions);
     expect(parsed.unanswered).toEqual([]);
@@ -48,7 +55,12 @@ describe("answerComment: the comment a human would write", () => {
     ["--choice on several questions", several, { mode: "choice", choice: 1 }, /has 3 questions; --choice answers a single one/],
     ["--choice beyond the options", single, { mode: "choice", choice: 3 }, /--choice 3: the question has 2 options \(1-2\)/],
     ["--choice without options", gateFixture({ ask: { questions: [{ text: "Free?" }] } }), { mode: "choice", choice: 1 }, /has no options; answer with --text/],
-    ["--defaults with a question lacking one", gateFixture({ ask: { questions: [{ text: "A?", default: "x" }, { text: "B?" }] } }), { mode: "defaults" }, /question 2 of gate 4711 has no default/],
+    [
+      "--defaults with a question lacking one",
+      gateFixture({ ask: { questions: [{ text: "A?", default: "x" }, { text: "B?" }] } }),
+      { mode: "defaults" },
+      /question 2 of gate 4711 has no default/,
+    ],
     ["--raw naming a missing question", several, { mode: "raw", answers: new Map([[4, "x"]]) }, /has 3 questions; there is no question 4/],
   ])("refuses %s with a usage error", (_name, gate, mode, message) => {
     expect(() => answerComment(gate, mode)).toThrow(UsageError);

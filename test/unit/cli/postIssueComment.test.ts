@@ -18,7 +18,9 @@ describe("postIssueComment, against GitHub's issue comments API", () => {
       .post(PATH, { body: "Which database?" })
       .matchHeader("authorization", "token ghs_agent")
       .reply(201, { id: 9001, html_url: "https://github.example/acme/widgets/issues/12#issuecomment-9001" });
-    expect(await postIssueComment(target, "acme/widgets", 12, "Which database?", "no token")).toBe("https://github.example/acme/widgets/issues/12#issuecomment-9001");
+    expect(await postIssueComment(target, "acme/widgets", 12, "Which database?", "no token")).toBe(
+      "https://github.example/acme/widgets/issues/12#issuecomment-9001",
+    );
   });
 
   it("GitHub's refusal is a GitHubError with its status and message", async () => {

@@ -44,7 +44,7 @@ describe("AGENT_PROFILES", () => {
     expect(chooseAgentCommand({ command: undefined, profiles }, "tostring")).toHaveProperty("problem");
   });
 
-  it("maps {\"recipe\": name} to the recipe's command, and chooseAgentCommand hands the recipe to the spawn", () => {
+  it('maps {"recipe": name} to the recipe\'s command, and chooseAgentCommand hands the recipe to the spawn', () => {
     const agent = loadConfig(env({ AGENT_PROFILES: JSON.stringify({ claude: { recipe: "claude-code" }, codex: { recipe: "codex" }, fast: "agent" }) })).agent;
     expect(agent.profiles.get("claude")).toEqual(RECIPES.get("claude-code")!.argv);
     expect(agent.profiles.get("codex")?.slice(0, 2)).toEqual(["codex", "exec"]);
@@ -54,8 +54,16 @@ describe("AGENT_PROFILES", () => {
   });
 
   it.each<[string, string, RegExp]>([
-    ["an unknown recipe", '{"ai": {"recipe": "cursor"}}', /AGENT_PROFILES\.ai names the recipe "cursor", which does not exist; the recipes are "claude-code", "codex", "aider"/],
-    ["a recipe with other keys", '{"ai": {"recipe": "codex", "args": []}}', /AGENT_PROFILES\.ai must be a command string or a JSON array of argv words, or \{"recipe": "<name>"\}/],
+    [
+      "an unknown recipe",
+      '{"ai": {"recipe": "cursor"}}',
+      /AGENT_PROFILES\.ai names the recipe "cursor", which does not exist; the recipes are "claude-code", "codex", "aider"/,
+    ],
+    [
+      "a recipe with other keys",
+      '{"ai": {"recipe": "codex", "args": []}}',
+      /AGENT_PROFILES\.ai must be a command string or a JSON array of argv words, or \{"recipe": "<name>"\}/,
+    ],
     ["not JSON", "fast=agent", /AGENT_PROFILES must be a JSON object/],
     ["a JSON array", '["agent"]', /AGENT_PROFILES must be a JSON object/],
     ["a name a repository could not pick", '{"Fast": "agent"}', /AGENT_PROFILES\.Fast: a profile name must be/],
@@ -111,7 +119,9 @@ describe(".github/escalation.yml can name a profile, never a command", () => {
 });
 
 describe("recipeKeyWarnings", () => {
-  const agent = (passthrough: string) => loadConfig(env({ AGENT_PROFILES: JSON.stringify({ claude: { recipe: "claude-code" }, codex: { recipe: "codex" } }), AGENT_ENV_PASSTHROUGH: passthrough })).agent;
+  const agent = (passthrough: string) =>
+    loadConfig(env({ AGENT_PROFILES: JSON.stringify({ claude: { recipe: "claude-code" }, codex: { recipe: "codex" } }), AGENT_ENV_PASSTHROUGH: passthrough }))
+      .agent;
 
   it("names each recipe profile whose API key variable AGENT_ENV_PASSTHROUGH leaves out", () => {
     expect(recipeKeyWarnings(agent("ANTHROPIC_API_KEY"))).toEqual([

@@ -3,7 +3,11 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/env.js";
 import { resolveRepoSettings, serverDefaults } from "../../../src/config/repoConfig.js";
 
-const { privateKey: PEM } = generateKeyPairSync("rsa", { modulusLength: 2048, publicKeyEncoding: { type: "spki", format: "pem" }, privateKeyEncoding: { type: "pkcs1", format: "pem" } });
+const { privateKey: PEM } = generateKeyPairSync("rsa", {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: "spki", format: "pem" },
+  privateKeyEncoding: { type: "pkcs1", format: "pem" },
+});
 const defaults = serverDefaults(loadConfig({ APP_ID: "1", WEBHOOK_SECRET: "s", PRIVATE_KEY: PEM }));
 
 describe(".github/escalation.yml: approvals", () => {
@@ -12,7 +16,9 @@ describe(".github/escalation.yml: approvals", () => {
   });
 
   it("takes the count and the policy", () => {
-    expect(resolveRepoSettings({ approvals: { approvers: 3, policy: "majority" } }, defaults)).toEqual({ settings: expect.objectContaining({ approvals: { approvers: 3, policy: "majority" } }) });
+    expect(resolveRepoSettings({ approvals: { approvers: 3, policy: "majority" } }, defaults)).toEqual({
+      settings: expect.objectContaining({ approvals: { approvers: 3, policy: "majority" } }),
+    });
   });
 
   it.each<[string, unknown, RegExp]>([

@@ -191,7 +191,9 @@ describe("STATE_SECRET: the key of the app's signed comment state", () => {
   it("defaults to a key derived from WEBHOOK_SECRET; a set STATE_SECRET gives another; an empty one means unset", () => {
     expect(signature({})).toBe(signature({ STATE_SECRET: "" }));
     expect(signature({ STATE_SECRET: "a-state-secret-of-32-characters!" })).not.toBe(signature({}));
-    expect(signature({ STATE_SECRET: "a-state-secret-of-32-characters!" })).toBe(signature({ STATE_SECRET: "a-state-secret-of-32-characters!", WEBHOOK_SECRET: "another-hook" }));
+    expect(signature({ STATE_SECRET: "a-state-secret-of-32-characters!" })).toBe(
+      signature({ STATE_SECRET: "a-state-secret-of-32-characters!", WEBHOOK_SECRET: "another-hook" }),
+    );
   });
 
   it("refuses one shorter than 16 characters, naming the variable", () => {

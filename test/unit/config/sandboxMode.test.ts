@@ -3,7 +3,11 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/env.js";
 import { ConfigError } from "../../../src/errors.js";
 
-const { privateKey: PEM } = generateKeyPairSync("rsa", { modulusLength: 2048, publicKeyEncoding: { type: "spki", format: "pem" }, privateKeyEncoding: { type: "pkcs1", format: "pem" } });
+const { privateKey: PEM } = generateKeyPairSync("rsa", {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: "spki", format: "pem" },
+  privateKeyEncoding: { type: "pkcs1", format: "pem" },
+});
 const env = (over: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ APP_ID: "1", WEBHOOK_SECRET: "s", PRIVATE_KEY: PEM, ...over });
 
 describe("loadConfig: AGENT_SANDBOX", () => {
@@ -23,6 +27,8 @@ describe("loadConfig: AGENT_SANDBOX", () => {
 
   it("AGENT_SANDBOX_BIND is a list of absolute paths", () => {
     expect(loadConfig(env({ AGENT_SANDBOX_BIND: "/opt/tools, /home/app/.local/" }), "linux").sandbox.binds).toEqual(["/opt/tools", "/home/app/.local"]);
-    expect(() => loadConfig(env({ AGENT_SANDBOX_BIND: "relative/tools" }), "linux")).toThrow(/AGENT_SANDBOX_BIND: must be a comma-separated list of absolute paths/);
+    expect(() => loadConfig(env({ AGENT_SANDBOX_BIND: "relative/tools" }), "linux")).toThrow(
+      /AGENT_SANDBOX_BIND: must be a comma-separated list of absolute paths/,
+    );
   });
 });

@@ -71,6 +71,8 @@ describe("fillPlaceholders", () => {
 
   it.each<[string]>([["{tasks}"], ["{taskfile}"], ["--f={Repo}"]])("rejects the unknown placeholder %s, listing the known ones", (word) => {
     expect(() => fillPlaceholders([word], values)).toThrow(ConfigError);
-    expect(() => fillPlaceholders([word], values)).toThrow(/AGENT_COMMAND uses the unknown placeholder \{\w+\}; the known ones are \{taskFile\}, \{repo\}, \{issue\}, \{round\}, \{workdir\}/);
+    expect(() => fillPlaceholders([word], values)).toThrow(
+      /AGENT_COMMAND uses the unknown placeholder \{\w+\}; the known ones are \{taskFile\}, \{repo\}, \{issue\}, \{round\}, \{workdir\}/,
+    );
   });
 });

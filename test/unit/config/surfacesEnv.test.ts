@@ -36,7 +36,9 @@ describe("loadConfig: the status page and the Slack mirror", () => {
       apiUrl: "https://slack.com/api/",
       timeoutMs: 5000,
     });
-    expect(loadConfig(minimal({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_CHANNEL: "C0123", SLACK_API_URL: "http://127.0.0.1:9/api", SLACK_TIMEOUT: "2s" })).slack).toMatchObject({
+    expect(
+      loadConfig(minimal({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_CHANNEL: "C0123", SLACK_API_URL: "http://127.0.0.1:9/api", SLACK_TIMEOUT: "2s" })).slack,
+    ).toMatchObject({
       apiUrl: "http://127.0.0.1:9/api/",
       timeoutMs: 2000,
     });

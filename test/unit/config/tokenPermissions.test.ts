@@ -8,8 +8,11 @@ describe("parsePermissions: AGENT_TOKEN_PERMISSIONS", () => {
     expect(parsePermissions("")).toEqual({});
   });
 
-  it.each<[string]>([["issues:admin"], ["issues"], ["Issues:write"], ["issues:write,:read"]])("AGENT_TOKEN_PERMISSIONS=%j is a ConfigError quoting the pair", (value) => {
-    const message = configError(minimal({ AGENT_TOKEN_PERMISSIONS: value })).message;
-    expect(message).toMatch(/^AGENT_TOKEN_PERMISSIONS: ".*" must look like issues:write/);
-  });
+  it.each<[string]>([["issues:admin"], ["issues"], ["Issues:write"], ["issues:write,:read"]])(
+    "AGENT_TOKEN_PERMISSIONS=%j is a ConfigError quoting the pair",
+    (value) => {
+      const message = configError(minimal({ AGENT_TOKEN_PERMISSIONS: value })).message;
+      expect(message).toMatch(/^AGENT_TOKEN_PERMISSIONS: ".*" must look like issues:write/);
+    },
+  );
 });

@@ -4,7 +4,11 @@ import { loadConfig } from "../../../src/config/env.js";
 import { resolveRepoSettings, serverDefaults } from "../../../src/config/repoConfig.js";
 import { workspacePermissions } from "../../../src/workspace/roundWorkspace.js";
 
-const { privateKey: PEM } = generateKeyPairSync("rsa", { modulusLength: 2048, publicKeyEncoding: { type: "spki", format: "pem" }, privateKeyEncoding: { type: "pkcs1", format: "pem" } });
+const { privateKey: PEM } = generateKeyPairSync("rsa", {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: "spki", format: "pem" },
+  privateKeyEncoding: { type: "pkcs1", format: "pem" },
+});
 const env = (extra: Record<string, string> = {}) => loadConfig({ APP_ID: "1", WEBHOOK_SECRET: "s", PRIVATE_KEY: PEM, DATA_DIR: "/srv/escalation", ...extra });
 const defaults = serverDefaults(env());
 
@@ -15,7 +19,12 @@ describe("the workspace's settings", () => {
   });
 
   it("reads AGENT_WORKSPACE, WORKSPACE_ROOT and the limits, and names a bad one", () => {
-    expect(env({ AGENT_WORKSPACE: "off", WORKSPACE_ROOT: "/var/ws", WORKSPACE_MAX_BYTES: "2G", WORKSPACE_MAX_FILES: "50" }).workspace).toEqual({ enabled: false, root: "/var/ws", maxBytes: 2 * 1024 ** 3, maxFiles: 50 });
+    expect(env({ AGENT_WORKSPACE: "off", WORKSPACE_ROOT: "/var/ws", WORKSPACE_MAX_BYTES: "2G", WORKSPACE_MAX_FILES: "50" }).workspace).toEqual({
+      enabled: false,
+      root: "/var/ws",
+      maxBytes: 2 * 1024 ** 3,
+      maxFiles: 50,
+    });
     expect(env({ WORKSPACE_MAX_BYTES: "500000" }).workspace.maxBytes).toBe(500_000);
     expect(() => env({ WORKSPACE_MAX_BYTES: "lots" })).toThrow(/WORKSPACE_MAX_BYTES: must be a size like/);
     expect(() => env({ AGENT_WORKSPACE: "maybe" })).toThrow(/AGENT_WORKSPACE: must be true or false/);
@@ -28,7 +37,8 @@ describe("the workspace's settings", () => {
   });
 
   it("reads who opens the pull request: the app (true, the default), the agent, or nobody (false)", () => {
-    const mode = (pull_request?: unknown) => resolveRepoSettings({ workspace: pull_request === undefined ? {} : { pull_request } }, defaults).settings.workspace.pullRequest;
+    const mode = (pull_request?: unknown) =>
+      resolveRepoSettings({ workspace: pull_request === undefined ? {} : { pull_request } }, defaults).settings.workspace.pullRequest;
     expect([mode(), mode(true), mode("agent"), mode(false)]).toEqual(["app", "app", "agent", "off"]);
     expect(resolveRepoSettings({ workspace: { pull_request: "yes" } }, defaults).problem).toMatch(/workspace\.pull_request/);
   });

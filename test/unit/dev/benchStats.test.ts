@@ -25,7 +25,7 @@ describe("bench statistics", () => {
 
   it("draws a Poisson schedule at the requested rate", () => {
     let seed = 1;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const times = poissonSchedule(5000, 10, random);
     expect(times.every((t, i) => i === 0 || t >= times[i - 1]!)).toBe(true);
     expect(5000 / (times.at(-1)! / 1000)).toBeGreaterThan(9);
@@ -35,7 +35,14 @@ describe("bench statistics", () => {
 
 describe("bench tables", () => {
   it("pads columns and right-aligns numbers", () => {
-    const table = markdownTable(["Name", "ms"], [["a", "1"], ["long name", "1,234"]], ["l", "r"]);
+    const table = markdownTable(
+      ["Name", "ms"],
+      [
+        ["a", "1"],
+        ["long name", "1,234"],
+      ],
+      ["l", "r"],
+    );
     expect(table.split("\n")).toEqual(["| Name      |    ms |", "| --------- | ----: |", "| a         |     1 |", "| long name | 1,234 |"]);
   });
 

@@ -34,10 +34,18 @@ function stages(text: string): Instruction[][] {
 /** Docker's rule for top-level names: the last matching line of .dockerignore decides. */
 function inContext(name: string, ignore: string): boolean {
   let included = true;
-  for (const line of ignore.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"))) {
+  for (const line of ignore
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"))) {
     const negated = line.startsWith("!");
     const glob = (negated ? line.slice(1) : line).replace(/^\/+|\/+$/g, "");
-    const regex = new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`);
+    const regex = new RegExp(
+      `^${glob
+        .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+        .replace(/\*/g, ".*")
+        .replace(/\?/g, ".")}$`,
+    );
     if (regex.test(name)) included = negated;
   }
   return included;
@@ -48,7 +56,10 @@ describe("Dockerfile", () => {
   const final = all.at(-1)!;
   const ops = (stage: Instruction[], op: string) => stage.filter((i) => i.op === op).map((i) => i.args);
   const runs = all.flatMap((s) => ops(s, "RUN"));
-  const instructions = all.flat().map((i) => `${i.op} ${i.args}`).join("\n");
+  const instructions = all
+    .flat()
+    .map((i) => `${i.op} ${i.args}`)
+    .join("\n");
 
   it("builds every stage on Node 26 (the Active LTS) on Debian trixie, where apt has the sandbox's tools", () => {
     expect(all.length).toBeGreaterThanOrEqual(2);
@@ -110,7 +121,22 @@ describe(".dockerignore", () => {
   const ignore = read(".dockerignore");
 
   it("keeps dependencies, build output, data, secrets, git, test output and the tools out of the build context", () => {
-    for (const name of ["node_modules", "dist", "data", ".env", ".env.local", "app.pem", ".git", "coverage", "test-artifacts", "test", "tools", ".tools-build", "Dockerfile", "compose.yaml"]) {
+    for (const name of [
+      "node_modules",
+      "dist",
+      "data",
+      ".env",
+      ".env.local",
+      "app.pem",
+      ".git",
+      "coverage",
+      "test-artifacts",
+      "test",
+      "tools",
+      ".tools-build",
+      "Dockerfile",
+      "compose.yaml",
+    ]) {
       expect(inContext(name, ignore), name).toBe(false);
     }
   });
@@ -127,7 +153,21 @@ describe(".dockerignore", () => {
 
 describe("compose.yaml", () => {
   const compose = parse(read("compose.yaml")) as {
-    services: Record<string, { build?: string; image?: string; command?: string[]; env_file?: string; environment?: Record<string, string>; volumes?: string[]; security_opt?: string[]; depends_on?: Record<string, { condition: string }>; healthcheck?: { test: string[] }; stop_grace_period?: string }>;
+    services: Record<
+      string,
+      {
+        build?: string;
+        image?: string;
+        command?: string[];
+        env_file?: string;
+        environment?: Record<string, string>;
+        volumes?: string[];
+        security_opt?: string[];
+        depends_on?: Record<string, { condition: string }>;
+        healthcheck?: { test: string[] };
+        stop_grace_period?: string;
+      }
+    >;
     volumes: Record<string, unknown>;
   };
   const { app, redis } = compose.services;

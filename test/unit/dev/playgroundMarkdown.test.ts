@@ -27,7 +27,8 @@ describe("the playground's Markdown, as GitHub shows the bot's comments", () => 
   });
 
   it("renders the status comment's table and list, and links only http(s) URLs", () => {
-    const body = "| Round | Agent run |\n| --- | --- |\n| 0 | 42s, **finished** |\n\n- asked at https://example.invalid/i/1#c-2.\n- [docs](javascript:alert(1)) and [ok](http://127.0.0.1/x?a=1&b=2)";
+    const body =
+      "| Round | Agent run |\n| --- | --- |\n| 0 | 42s, **finished** |\n\n- asked at https://example.invalid/i/1#c-2.\n- [docs](javascript:alert(1)) and [ok](http://127.0.0.1/x?a=1&b=2)";
     expect(renderMarkdown(body)).toBe(
       [
         "<table><thead><tr><th>Round</th><th>Agent run</th></tr></thead><tbody><tr><td>0</td><td>42s, <strong>finished</strong></td></tr></tbody></table>",
@@ -37,8 +38,12 @@ describe("the playground's Markdown, as GitHub shows the bot's comments", () => 
   });
 
   it("shows HTML as text, in paragraphs, quotes and code, and keeps a comment's line breaks", () => {
-    expect(renderMarkdown('<img src=x onerror="alert(1)">\nsecond <b>line</b>')).toBe("<p>&lt;img src=x onerror=&quot;alert(1)&quot;&gt;<br>\nsecond &lt;b&gt;line&lt;/b&gt;</p>");
-    expect(renderMarkdown("> quoted *text* <i>\n\n```\n<script>x</script>\n```")).toBe("<blockquote><p>quoted <em>text</em> &lt;i&gt;</p></blockquote>\n<pre><code>&lt;script&gt;x&lt;/script&gt;</code></pre>");
+    expect(renderMarkdown('<img src=x onerror="alert(1)">\nsecond <b>line</b>')).toBe(
+      "<p>&lt;img src=x onerror=&quot;alert(1)&quot;&gt;<br>\nsecond &lt;b&gt;line&lt;/b&gt;</p>",
+    );
+    expect(renderMarkdown("> quoted *text* <i>\n\n```\n<script>x</script>\n```")).toBe(
+      "<blockquote><p>quoted <em>text</em> &lt;i&gt;</p></blockquote>\n<pre><code>&lt;script&gt;x&lt;/script&gt;</code></pre>",
+    );
     expect(renderMarkdown("`<b>` in code, ~~gone~~ and __strong__")).toBe("<p><code>&lt;b&gt;</code> in code, <del>gone</del> and <strong>strong</strong></p>");
   });
 

@@ -29,14 +29,22 @@ describe("GitHub's REST description as a check on requests", () => {
   });
 
   it("reports a body field of the wrong type or value", () => {
-    expect(check("POST", "/repos/acme/widgets/issues/7/comments", { body: 5 })).toEqual(["POST /repos/{owner}/{repo}/issues/{issue_number}/comments: body.body must be string"]);
-    expect(check("PATCH", "/repos/acme/widgets/issues/7", { state: "resolved" })).toEqual(["PATCH /repos/{owner}/{repo}/issues/{issue_number}: body.state must be equal to one of the allowed values"]);
+    expect(check("POST", "/repos/acme/widgets/issues/7/comments", { body: 5 })).toEqual([
+      "POST /repos/{owner}/{repo}/issues/{issue_number}/comments: body.body must be string",
+    ]);
+    expect(check("PATCH", "/repos/acme/widgets/issues/7", { state: "resolved" })).toEqual([
+      "PATCH /repos/{owner}/{repo}/issues/{issue_number}: body.state must be equal to one of the allowed values",
+    ]);
   });
 
   it("reports an undocumented path, method or query parameter", () => {
     expect(check("GET", "/repos/acme/widgets/issues/7/answers")).toEqual(["GET /repos/acme/widgets/issues/7/answers: no such path in GitHub's REST API"]);
-    expect(check("PUT", "/repos/acme/widgets/issues/comments/12")).toEqual(["PUT /repos/acme/widgets/issues/comments/12: /repos/{owner}/{repo}/issues/comments/{comment_id} has no PUT"]);
-    expect(check("GET", "/repos/acme/widgets/issues/7/labels?limit=100")).toEqual(['GET /repos/{owner}/{repo}/issues/{issue_number}/labels: undocumented query parameter "limit"']);
+    expect(check("PUT", "/repos/acme/widgets/issues/comments/12")).toEqual([
+      "PUT /repos/acme/widgets/issues/comments/12: /repos/{owner}/{repo}/issues/comments/{comment_id} has no PUT",
+    ]);
+    expect(check("GET", "/repos/acme/widgets/issues/7/labels?limit=100")).toEqual([
+      'GET /repos/{owner}/{repo}/issues/{issue_number}/labels: undocumented query parameter "limit"',
+    ]);
     expect(check("GET", "/repos/acme/widgets/issues/comments/12/reactions?content=party")).toHaveLength(1);
   });
 });
@@ -53,7 +61,11 @@ describe("a simulator that holds its callers to the description", () => {
   it("records what an undocumented request did, and fails on it", async () => {
     const user = sim.addUser("alice");
     const send = (method: string, path: string, body?: unknown) =>
-      fetch(`${sim.url}${path}`, { method, headers: { authorization: `token ${user.token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+      fetch(`${sim.url}${path}`, {
+        method,
+        headers: { authorization: `token ${user.token}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     await send("POST", "/api/v3/repos/acme/widgets/issues", { title: "Documented" });
     expect(rest.violations).toEqual([]);
     expect(() => rest.assertNone()).not.toThrow();

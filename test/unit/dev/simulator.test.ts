@@ -101,7 +101,12 @@ describe("GitHubSimulator", () => {
     it("accepts a JWT signed with the generated key and rejects forged, expired or missing ones", async () => {
       const ok = await call(sim, "GET", "/app", { auth: `Bearer ${appJwt(sim)}` });
       expect(ok.status).toBe(200);
-      expect(ok.body).toMatchObject({ id: 1, slug: "escalation", permissions: { issues: "write", metadata: "read" }, events: ["issues", "issue_comment", "pull_request", "pull_request_review", "pull_request_review_comment"] });
+      expect(ok.body).toMatchObject({
+        id: 1,
+        slug: "escalation",
+        permissions: { issues: "write", metadata: "read" },
+        events: ["issues", "issue_comment", "pull_request", "pull_request_review", "pull_request_review_comment"],
+      });
 
       const stringIss = await call(sim, "GET", "/app", { auth: `Bearer ${appJwt(sim, { iss: "1" })}` });
       expect(stringIss.status).toBe(200);
@@ -315,14 +320,28 @@ describe("GitHubSimulator", () => {
         issue_url: `${sim.apiUrl}/repos/${REPO}/issues/1`,
       });
       expect(payload.comment.node_id).toEqual(expect.any(String));
-      expect(payload.issue).toMatchObject({ number: 1, title: "Agent needs help", state: "open", comments: 1, user: { login: "escalation[bot]", type: "Bot" } });
+      expect(payload.issue).toMatchObject({
+        number: 1,
+        title: "Agent needs help",
+        state: "open",
+        comments: 1,
+        user: { login: "escalation[bot]", type: "Bot" },
+      });
       expect(payload.issue).not.toHaveProperty("pull_request");
       expect(payload.repository).toMatchObject({ full_name: REPO, name: "widgets", private: false, owner: { login: "acme" }, default_branch: "main" });
       expect(payload.sender.login).toBe("alice");
       expect(payload.installation).toEqual({ id: 1, node_id: expect.any(String) });
 
       expect(sim.deliveries).toEqual([
-        { id: headers["x-github-delivery"], event: "issue_comment", action: "created", status: 200, ms: expect.any(Number), at: expect.any(Number), attempt: 1 },
+        {
+          id: headers["x-github-delivery"],
+          event: "issue_comment",
+          action: "created",
+          status: 200,
+          ms: expect.any(Number),
+          at: expect.any(Number),
+          attempt: 1,
+        },
       ]);
     });
 
@@ -343,9 +362,7 @@ describe("GitHubSimulator", () => {
         signature: String(headers["x-hub-signature-256"]),
       });
       expect(sim.comments(REPO, 1).map((c) => [c.user.login, c.body])).toEqual([["escalation[bot]", "closed by alice"]]);
-      await expect(
-        probot.webhooks.verifyAndReceive({ id: "x", name: "issues", payload: raw, signature: `sha256=${"0".repeat(64)}` }),
-      ).rejects.toThrow();
+      await expect(probot.webhooks.verifyAndReceive({ id: "x", name: "issues", payload: raw, signature: `sha256=${"0".repeat(64)}` })).rejects.toThrow();
     });
 
     it("redeliver resends the same body under the same delivery id", async () => {
@@ -383,7 +400,11 @@ describe("GitHubSimulator", () => {
       await sim.whenDelivered();
       expect(receiver.events()).toEqual(["pull_request.synchronize"]);
       const { payload } = receiver.received[0]!;
-      expect(payload).toMatchObject({ number: pr.number, pull_request: { number: pr.number, title: "Faster lookups", state: "open", head: { sha: payload.after } }, sender: { login: "alice" } });
+      expect(payload).toMatchObject({
+        number: pr.number,
+        pull_request: { number: pr.number, title: "Faster lookups", state: "open", head: { sha: payload.after } },
+        sender: { login: "alice" },
+      });
       expect(payload.after).toMatch(/^[0-9a-f]{40}$/);
       expect(payload.before).not.toBe(payload.after);
       const listed = await call(sim, "GET", `/repos/${REPO}/issues/${pr.number}`, { auth: `token ${alice.token}` });
@@ -420,9 +441,22 @@ describe("GitHubSimulator", () => {
       expect(labeled).not.toHaveProperty("issue");
       expect(closed).toMatchObject({ number: pr.number, pull_request: { state: "closed" } });
       const submitted = receiver.received[6]!.payload;
-      expect(submitted.review).toMatchObject({ id: review.id, body: "Use SQLite.", state: "commented", user: { login: "bob" }, html_url: expect.stringContaining(`#pullrequestreview-${review.id}`) });
+      expect(submitted.review).toMatchObject({
+        id: review.id,
+        body: "Use SQLite.",
+        state: "commented",
+        user: { login: "bob" },
+        html_url: expect.stringContaining(`#pullrequestreview-${review.id}`),
+      });
       const onLine = receiver.received[7]!.payload;
-      expect(onLine.comment).toMatchObject({ id: line.id, pull_request_review_id: line.reviewId, path: "src/db.ts", line: 12, side: "RIGHT", body: "Why here?" });
+      expect(onLine.comment).toMatchObject({
+        id: line.id,
+        pull_request_review_id: line.reviewId,
+        path: "src/db.ts",
+        line: 12,
+        side: "RIGHT",
+        body: "Why here?",
+      });
       expect(receiver.received[8]!.payload.review).toMatchObject({ id: line.reviewId, body: null });
 
       const auth = await installationToken(sim);
@@ -702,7 +736,10 @@ describe("GitHubSimulator", () => {
       expect(old).toMatchObject({ updated_at: "2020-01-01T00:00:00Z", labels: ["triage"], comments: 1 });
       const fresh = sim.createIssue(REPO, { title: "Fresh", author: "alice" });
       const auth = await installationToken(sim);
-      interface Found { total_count: number; items: Array<{ number: number; repository_url: string }> }
+      interface Found {
+        total_count: number;
+        items: Array<{ number: number; repository_url: string }>;
+      }
       const search = async (q: string) => (await call(sim, "GET", `/search/issues?q=${encodeURIComponent(q)}&per_page=100`, { auth })).body as Found;
       const recent = await search("org:acme updated:>=2021-01-01T00:00:00Z");
       // Newest first: the fresh issue, then the one the setup opened; last year's seeded one is not recent.

@@ -71,14 +71,21 @@ describe("the simulator's GraphQL endpoint", () => {
       body: JSON.stringify({ body: "the bot's words" }),
     });
     expect(patch.status).toBe(200);
-    const nodeIdOfIssue = async (n: number) => ((await (await fetch(`${sim.apiUrl}/repos/${REPO}/issues/${n}`, { headers: { authorization: `token ${await token()}` } })).json()) as { node_id: string }).node_id;
+    const nodeIdOfIssue = async (n: number) =>
+      ((await (await fetch(`${sim.apiUrl}/repos/${REPO}/issues/${n}`, { headers: { authorization: `token ${await token()}` } })).json()) as { node_id: string })
+        .node_id;
 
     const { status, body } = await graphql(EDIT_HISTORY_QUERY, { ids: [await nodeIdOfIssue(issue.number), await nodeIdOfIssue(untouched.number)] });
     expect(status).toBe(200);
     expect(body.errors).toBeUndefined();
     const [edited, plain] = body.data.nodes;
     const bot = sim.botLogin.replace(/\[bot\]$/, "");
-    expect(edited).toMatchObject({ author: { login: "maintainer" }, editor: { login: bot }, lastEditedAt: expect.any(String), userContentEdits: { totalCount: 2 } });
+    expect(edited).toMatchObject({
+      author: { login: "maintainer" },
+      editor: { login: bot },
+      lastEditedAt: expect.any(String),
+      userContentEdits: { totalCount: 2 },
+    });
     expect(edited.userContentEdits.nodes.map((e: any) => [e.editor.login, e.diff])).toEqual([
       [bot, "the bot's words"],
       ["maintainer", "the author's words"],
@@ -108,7 +115,11 @@ describe("the simulator's GraphQL endpoint", () => {
   });
 
   it("needs a token", async () => {
-    const response = await fetch(`${sim.url}/api/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: EDIT_HISTORY_QUERY, variables: { ids: [] } }) });
+    const response = await fetch(`${sim.url}/api/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: EDIT_HISTORY_QUERY, variables: { ids: [] } }),
+    });
     expect(response.status).toBe(401);
   });
 });

@@ -5,7 +5,11 @@ const REPO = "acme/widgets";
 
 /** The simulator's own user token: a person's writes (the limit is per caller, as on GitHub). */
 async function post(sim: GitHubSimulator, token: string, path: string, body: unknown) {
-  const res = await fetch(`${sim.apiUrl}${path}`, { method: "POST", headers: { authorization: `token ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${sim.apiUrl}${path}`, {
+    method: "POST",
+    headers: { authorization: `token ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -38,7 +42,9 @@ describe("the simulator enforces GitHub's secondary limit on content creation", 
     const refused = await post(sim, token, `/repos/${REPO}/issues/1/comments`, { body: "c" });
     expect(refused.status).toBe(403);
     expect(refused.headers.get("retry-after")).toBe("30");
-    expect(String(refused.body.message)).toMatch(/^You have exceeded a secondary rate limit\. Please wait a few minutes before you try again\. If you reach out to GitHub Support for help, please include the request ID [0-9A-F:]+\.$/);
+    expect(String(refused.body.message)).toMatch(
+      /^You have exceeded a secondary rate limit\. Please wait a few minutes before you try again\. If you reach out to GitHub Support for help, please include the request ID [0-9A-F:]+\.$/,
+    );
     expect(String(refused.body.message).startsWith(SECONDARY_LIMIT_MESSAGE)).toBe(true);
     expect(refused.body.documentation_url).toMatch(/secondary-rate-limits/);
     expect(sim.comments(REPO, 1).map((c) => c.body)).toEqual(["a"]);

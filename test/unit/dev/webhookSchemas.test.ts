@@ -38,7 +38,10 @@ function driveEverything(sim: GitHubSimulator): void {
   sim.addUser("renovate[bot]", { type: "Bot" });
   sim.setPermission("acme/widgets", "renovate[bot]", "write");
 
-  for (const [repo, person] of [["acme/widgets", "maintainer"], ["alice/notes", "alice"]] as const) {
+  for (const [repo, person] of [
+    ["acme/widgets", "maintainer"],
+    ["alice/notes", "alice"],
+  ] as const) {
     const issue = sim.createIssue(repo, { title: "Flaky build", body: "It fails on Tuesdays.", author: person, labels: ["bug"], assignees: [person] });
     const comment = sim.comment(repo, issue.number, person, "Still failing.");
     sim.editComment(repo, comment.id, person, "Still failing, see the log.");

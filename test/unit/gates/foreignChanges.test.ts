@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { changedByAnother } from "../../../src/gates/foreignChanges.js";
 
-const change = (sender: string, author: string) => ({ sender: { login: sender, type: "User" }, comment: { id: 1, body: "", url: "u", createdAt: "", author: { login: author, type: "User" } } });
+const change = (sender: string, author: string) => ({
+  sender: { login: sender, type: "User" },
+  comment: { id: 1, body: "", url: "u", createdAt: "", author: { login: author, type: "User" } },
+});
 
 describe("changedByAnother: whose edit or deletion a webhook reports", () => {
   it("is the author's own change when GitHub's sender is the comment's author (logins compare case-insensitively)", () => {

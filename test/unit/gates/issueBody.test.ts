@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { bodyChangedByAnother, bodyForTask, taskBody } from "../../../src/gates/issueBody.js";
 
 describe("the issue's body in the task: only its author changes it", () => {
-  const event = (sender: string, author?: string) => ({ sender: { login: sender, type: "User" }, issue: { number: 1, title: "t", body: "b", url: "u", isPullRequest: false, assignees: [], labels: [], ...(author ? { author } : {}) } });
+  const event = (sender: string, author?: string) => ({
+    sender: { login: sender, type: "User" },
+    issue: { number: 1, title: "t", body: "b", url: "u", isPullRequest: false, assignees: [], labels: [], ...(author ? { author } : {}) },
+  });
 
   it("an edit by anyone but the author (the bot, a maintainer) is another's; the author's own, case aside, is not", () => {
     expect(bodyChangedByAnother(event("escalation[bot]", "alice"))).toBe(true);

@@ -54,7 +54,10 @@ describe("labelTakenOff: a bot took the awaiting label off", () => {
       expect(await labelTakenOff(ports, unlabeled(), settings)).toEqual({ kind: "ignored", reason: "no question waits and no round that took an answer runs" });
       expect(feedback.writes).toEqual([]);
     }
-    expect(await labelTakenOff(world().ports, unlabeled(), settings)).toEqual({ kind: "ignored", reason: "no question waits and no round that took an answer runs" });
+    expect(await labelTakenOff(world().ports, unlabeled(), settings)).toEqual({
+      kind: "ignored",
+      reason: "no question waits and no round that took an answer runs",
+    });
   });
 
   it("is the app's own removal when its record says it took the label off or is taking it off", async () => {

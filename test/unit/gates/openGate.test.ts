@@ -33,7 +33,13 @@ const asked = (commentId: number, a: Ask = ask()): [CommentEvent, Ask] => [
     ...common(),
     kind: "comment",
     action: "created",
-    comment: { id: commentId, body: "ask", url: `https://github.test/c/${commentId}`, createdAt: new Date(Date.now()).toISOString(), author: { login: "escalation[bot]", type: "Bot" } },
+    comment: {
+      id: commentId,
+      body: "ask",
+      url: `https://github.test/c/${commentId}`,
+      createdAt: new Date(Date.now()).toISOString(),
+      author: { login: "escalation[bot]", type: "Bot" },
+    },
   },
   a,
 ];
@@ -43,7 +49,12 @@ describe("openGate: an agent's ask arrived", () => {
     const { records, feedback, seen, timeouts, ports } = world();
     const [event, a] = asked(1001);
     expect(await openGate(ports, event, a, { ...settings, defaultTimeoutSeconds: 3600 })).toEqual({ kind: "gateOpened", gateId: "1001" });
-    expect(await records.gates.getGate("1001")).toMatchObject({ state: "open", round: 2, askedBy: "escalation[bot]", answerers: { users: [], teams: [], minimumPermission: "write" } });
+    expect(await records.gates.getGate("1001")).toMatchObject({
+      state: "open",
+      round: 2,
+      askedBy: "escalation[bot]",
+      answerers: { users: [], teams: [], minimumPermission: "write" },
+    });
     expect(feedback.writes).toEqual([{ key: "gate-open-1001", ops: [{ type: "addLabel", label: "awaiting-human" }] }]);
     expect(feedback.lines).toEqual(["round 2: the agent asked a question ([gate 1001](https://github.test/c/1001)); waiting for a human answer"]);
     expect(seen).toMatchObject([{ name: "gate.opened", args: { gate: { id: "1001", state: "open" } } }]);
@@ -54,7 +65,13 @@ describe("openGate: an agent's ask arrived", () => {
 
   it("schedules no timeout without one, and every step of the reminder ladder", async () => {
     const { timeouts, ladder, ports } = world();
-    const ladderSettings = { ...settings, reminderLadder: [{ afterSeconds: 60, mention: ["assignees" as const] }, { afterSeconds: 600, then: "overdue" as const }] };
+    const ladderSettings = {
+      ...settings,
+      reminderLadder: [
+        { afterSeconds: 60, mention: ["assignees" as const] },
+        { afterSeconds: 600, then: "overdue" as const },
+      ],
+    };
     await openGate(ports, ...asked(1001), ladderSettings);
     expect(timeouts).toEqual([]);
     expect(ladder).toEqual([0, 1]);

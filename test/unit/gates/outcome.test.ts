@@ -4,7 +4,10 @@ import { combined, describeOutcome, recordsChange, type Outcome } from "../../..
 describe("describeOutcome: the words of the log line and the job's record", () => {
   it.each<[Outcome, string]>([
     [{ kind: "ignored", reason: "other label" }, "ignored: other label"],
-    [{ kind: "ignored", reason: "changed by another", verb: "deleted", by: "mallory", author: "alice" }, "ignored: deleted by @mallory, not by its author @alice"],
+    [
+      { kind: "ignored", reason: "changed by another", verb: "deleted", by: "mallory", author: "alice" },
+      "ignored: deleted by @mallory, not by its author @alice",
+    ],
     [{ kind: "gateOpened", gateId: "1" }, "gate opened"],
     [{ kind: "gateAlreadyOpen", gateId: "1" }, "gate already open"],
     [{ kind: "gateSuperseded", why: "new commits" }, "gate superseded: new commits"],
@@ -28,7 +31,16 @@ describe("describeOutcome: the words of the log line and the job's record", () =
     [{ kind: "wordsKept", what: "note", verb: "edited", by: "mallory" }, "kept: note edited by @mallory, not by its author"],
     [{ kind: "labelPutBack", gateId: "1", while: "the answered round runs" }, "label put back: the answered round runs"],
     [{ kind: "rebuilt", changes: 2 }, "rebuilt from GitHub: 2 change(s)"],
-    [{ kind: "several", outcomes: [{ kind: "answerWithdrawn", how: "edited" }, { kind: "repliesReadAgain", changes: 1 }] }, "answer withdrawn by an edit; replies read again: 1 change(s)"],
+    [
+      {
+        kind: "several",
+        outcomes: [
+          { kind: "answerWithdrawn", how: "edited" },
+          { kind: "repliesReadAgain", changes: 1 },
+        ],
+      },
+      "answer withdrawn by an edit; replies read again: 1 change(s)",
+    ],
   ])("%j reads %j", (outcome, words) => {
     expect(describeOutcome(outcome)).toBe(words);
   });

@@ -16,7 +16,13 @@ const questionEdit = (commentId: number): CommentEvent => ({
   ...common(),
   kind: "comment",
   action: "edited",
-  comment: { id: commentId, body: "edited ask", url: `https://github.test/c/${commentId}`, createdAt: "2026-12-01T10:00:00Z", author: { login: "escalation[bot]", type: "Bot" } },
+  comment: {
+    id: commentId,
+    body: "edited ask",
+    url: `https://github.test/c/${commentId}`,
+    createdAt: "2026-12-01T10:00:00Z",
+    author: { login: "escalation[bot]", type: "Bot" },
+  },
 });
 
 const push = (pushedAt: number, isPullRequest = true): PushedEvent => ({ ...common({ isPullRequest }), kind: "pushed", headSha: "0123456789abcdef", pushedAt });

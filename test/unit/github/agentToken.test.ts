@@ -25,8 +25,12 @@ describe("agentTokenIssuer, against GitHub's installation access token API", () 
 
   it("reuses a token while it has 20 minutes left, per repository and permissions; a dying one is replaced", async () => {
     github.scope.post(PATH, { repositories: ["widgets"], permissions: { issues: "write" } }).reply(201, { token: "ghs_first", expires_at: inMinutes(60) });
-    github.scope.post(PATH, { repositories: ["widgets"], permissions: { issues: "write", contents: "write" } }).reply(201, { token: "ghs_workspace", expires_at: inMinutes(10) });
-    github.scope.post(PATH, { repositories: ["widgets"], permissions: { issues: "write", contents: "write" } }).reply(201, { token: "ghs_fresh", expires_at: inMinutes(60) });
+    github.scope
+      .post(PATH, { repositories: ["widgets"], permissions: { issues: "write", contents: "write" } })
+      .reply(201, { token: "ghs_workspace", expires_at: inMinutes(10) });
+    github.scope
+      .post(PATH, { repositories: ["widgets"], permissions: { issues: "write", contents: "write" } })
+      .reply(201, { token: "ghs_fresh", expires_at: inMinutes(60) });
     const issue = agentTokenIssuer(github.probot, { issues: "write" });
     expect((await issue(7, "acme/widgets")).token).toBe("ghs_first");
     expect((await issue(7, "ACME/Widgets")).token).toBe("ghs_first");
@@ -42,6 +46,11 @@ describe("agentTokenIssuer, against GitHub's installation access token API", () 
     github.scope.post(PATH).reply(status, body, headers);
     const error = await agentTokenIssuer(github.probot, { issues: "write" })(7, "acme/widgets", { contents: "write" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GitHubError);
-    expect(error).toMatchObject({ status, message: expect.stringContaining(`Could not create the agent's token for acme/widgets (installation 7) with issues:write,contents:write: ${body.message}`) });
+    expect(error).toMatchObject({
+      status,
+      message: expect.stringContaining(
+        `Could not create the agent's token for acme/widgets (installation 7) with issues:write,contents:write: ${body.message}`,
+      ),
+    });
   });
 });

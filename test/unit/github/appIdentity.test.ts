@@ -9,7 +9,10 @@ describe("appIdentityLoader, against GET /app", () => {
   afterEach(() => github.done());
 
   it("asks once with the App's JWT and remembers the slug and the bot's login", async () => {
-    github.scope.get(`${V3}/app`).matchHeader("authorization", /^bearer [\w-]+\.[\w-]+\.[\w-]+$/).reply(200, { id: 1, slug: "escalation", name: "Escalation" });
+    github.scope
+      .get(`${V3}/app`)
+      .matchHeader("authorization", /^bearer [\w-]+\.[\w-]+\.[\w-]+$/)
+      .reply(200, { id: 1, slug: "escalation", name: "Escalation" });
     const identity = appIdentityLoader(github.probot);
     expect(await identity()).toEqual({ slug: "escalation", botLogin: "escalation[bot]" });
     expect(await identity()).toEqual({ slug: "escalation", botLogin: "escalation[bot]" });
@@ -26,7 +29,12 @@ describe("appIdentityLoader, against GET /app", () => {
     const identity = appIdentityLoader(github.probot);
     const error = await identity().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GitHubError);
-    expect(error).toMatchObject({ status: 401, message: expect.stringMatching(/^Could not read the App's identity \(GET \/app\): A JSON web token could not be decoded.*Check APP_ID, PRIVATE_KEY and GHE_HOST\./) });
+    expect(error).toMatchObject({
+      status: 401,
+      message: expect.stringMatching(
+        /^Could not read the App's identity \(GET \/app\): A JSON web token could not be decoded.*Check APP_ID, PRIVATE_KEY and GHE_HOST\./,
+      ),
+    });
     expect((await identity()).slug).toBe("escalation");
   });
 });

@@ -12,8 +12,13 @@ describe("CodeownersLoader, against GitHub's contents API", () => {
   afterEach(() => github.done());
 
   /** GitHub's raw answer for a file. */
-  const file = (path: string, text: string) => github.scope.get(contents(path)).matchHeader("accept", RAW).reply(200, text, { "content-type": `${RAW}; charset=utf-8` });
-  const missing = (path: string, status = 404, headers: Record<string, string> = {}) => github.scope.get(contents(path)).reply(status, { message: "Not Found" }, headers);
+  const file = (path: string, text: string) =>
+    github.scope
+      .get(contents(path))
+      .matchHeader("accept", RAW)
+      .reply(200, text, { "content-type": `${RAW}; charset=utf-8` });
+  const missing = (path: string, status = 404, headers: Record<string, string> = {}) =>
+    github.scope.get(contents(path)).reply(status, { message: "Not Found" }, headers);
 
   it("takes the first file where GitHub looks (.github/, the root, docs/) and caches it per repository", async () => {
     const { octokit, built } = github.installation();

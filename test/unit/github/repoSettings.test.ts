@@ -13,7 +13,11 @@ describe("RepoSettingsLoader, against GitHub's contents API through Probot's con
   afterEach(() => github.done());
 
   const loader = (ttlMs = 60_000) => new RepoSettingsLoader(serverDefaults(github.config), ttlMs);
-  const file = (repo: string, yaml: string) => github.scope.get(contents(repo)).matchHeader("accept", RAW).reply(200, yaml, { "content-type": `${RAW}; charset=utf-8` });
+  const file = (repo: string, yaml: string) =>
+    github.scope
+      .get(contents(repo))
+      .matchHeader("accept", RAW)
+      .reply(200, yaml, { "content-type": `${RAW}; charset=utf-8` });
   const missing = (repo: string) => github.scope.get(contents(repo)).reply(404, { message: "Not Found" });
 
   it("reads the repository's .github/escalation.yml and caches it per repository", async () => {

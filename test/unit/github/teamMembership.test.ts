@@ -25,7 +25,10 @@ describe("isTeamMember, against GitHub's team membership API", () => {
     ["an invitation not yet accepted", "pending", false],
   ])("%s: %s, cached", async (_name, state, member) => {
     const { octokit } = github.installation();
-    github.scope.get(PATH).matchHeader("authorization", "token ghs_installation4242").reply(200, { state, role: "member", url: `https://github.example${PATH}` });
+    github.scope
+      .get(PATH)
+      .matchHeader("authorization", "token ghs_installation4242")
+      .reply(200, { state, role: "member", url: `https://github.example${PATH}` });
     const { cached, store } = memoryCache();
     expect(await isTeamMember(octokit, store, "acme/reviewers", "alice", 300)).toBe(member);
     expect(cached.get("acme/reviewers/alice")).toEqual([member, 300]);

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_PAUSE_SECONDS, GITHUB_CONTENT_LIMITS, limitSignalOf, MAX_PAUSE_SECONDS, pauseMs } from "../../../src/github/writeBudget.js";
 
-const SECONDARY = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID C0DE:1A2B.";
+const SECONDARY =
+  "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID C0DE:1A2B.";
 
 /** An Octokit RequestError as the app sees it. */
-const failure = (status: number, message: string, headers: Record<string, string> = {}) => Object.assign(new Error(message), { status, response: { headers, data: { message } } });
+const failure = (status: number, message: string, headers: Record<string, string> = {}) =>
+  Object.assign(new Error(message), { status, response: { headers, data: { message } } });
 
 describe("pauseMs: how long the app stops writing after GitHub limited it", () => {
   const noJitter = () => 0;
@@ -41,13 +43,19 @@ describe("limitSignalOf: reading GitHub's answer for a rate limit", () => {
   });
 
   it("a 403 with retry-after is a limit whatever its message", () => {
-    expect(limitSignalOf(failure(403, "Forbidden", { "retry-after": "60", "x-ratelimit-remaining": "4000" }))).toEqual({ kind: "secondary", retryAfterSeconds: 60 });
+    expect(limitSignalOf(failure(403, "Forbidden", { "retry-after": "60", "x-ratelimit-remaining": "4000" }))).toEqual({
+      kind: "secondary",
+      retryAfterSeconds: 60,
+    });
   });
 
   it("the primary limit: remaining 0, wait until the reset", () => {
     const now = Date.parse("2025-01-01T12:00:00Z");
     const reset = String(now / 1000 + 120);
-    expect(limitSignalOf(failure(403, "API rate limit exceeded", { "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset }), now)).toEqual({ kind: "primary", retryAfterSeconds: 121 });
+    expect(limitSignalOf(failure(403, "API rate limit exceeded", { "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset }), now)).toEqual({
+      kind: "primary",
+      retryAfterSeconds: 121,
+    });
   });
 
   it("a 403 for want of permission, a 404 or a 500 is no limit", () => {

@@ -19,13 +19,26 @@ describe("admin auth", () => {
   });
 
   it("refuses a ?token= (400, saying to use the header or the form), even with the right token and a valid session", () => {
-    for (const r of [req(`/escalation?token=${TOKEN}`), req(`/escalation?token=${TOKEN}`, { authorization: `Bearer ${TOKEN}`, cookie: `${SESSION_COOKIE}=${auth.sessions!.issue()}` })]) {
-      expect(check(r)).toMatchObject({ ok: false, status: 400, reason: "token in URL", message: expect.stringMatching(/not accepted.*Authorization: Bearer <ADMIN_TOKEN>, or sign in at \/login/) });
+    for (const r of [
+      req(`/escalation?token=${TOKEN}`),
+      req(`/escalation?token=${TOKEN}`, { authorization: `Bearer ${TOKEN}`, cookie: `${SESSION_COOKIE}=${auth.sessions!.issue()}` }),
+    ]) {
+      expect(check(r)).toMatchObject({
+        ok: false,
+        status: 400,
+        reason: "token in URL",
+        message: expect.stringMatching(/not accepted.*Authorization: Bearer <ADMIN_TOKEN>, or sign in at \/login/),
+      });
     }
   });
 
   it("says what to send when nothing is presented, and refuses wrong tokens, prefixes and other schemes", () => {
-    expect(check(req("/escalation"))).toMatchObject({ ok: false, status: 401, reason: "none", message: expect.stringContaining("Authorization: Bearer <ADMIN_TOKEN>, or sign in at /login") });
+    expect(check(req("/escalation"))).toMatchObject({
+      ok: false,
+      status: 401,
+      reason: "none",
+      message: expect.stringContaining("Authorization: Bearer <ADMIN_TOKEN>, or sign in at /login"),
+    });
     for (const authorization of ["Bearer wrong", `Bearer ${TOKEN.slice(0, -1)}`, `Bearer ${TOKEN}x`]) {
       expect(check(req("/escalation", { authorization }))).toMatchObject({ ok: false, status: 401, reason: "wrong" });
     }
@@ -47,12 +60,20 @@ describe("admin auth", () => {
     ];
     for (const value of forged) expect(check(withSession(value), now), value).toMatchObject({ ok: false, status: 401, reason: "wrong" });
     expect(check(withSession(good), now + SESSION_SECONDS * 1000 - 5000)).toMatchObject({ ok: true });
-    expect(check(withSession(good), now + SESSION_SECONDS * 1000 + 1000)).toMatchObject({ ok: false, status: 401, message: expect.stringContaining("sign in again") });
+    expect(check(withSession(good), now + SESSION_SECONDS * 1000 + 1000)).toMatchObject({
+      ok: false,
+      status: 401,
+      message: expect.stringContaining("sign in again"),
+    });
   });
 
   it("is disabled (403) when ADMIN_TOKEN is unset, whatever is presented", () => {
     const off = new AdminAuth(undefined);
-    expect(off.check(req("/escalation", { authorization: `Bearer ${TOKEN}` }), new URL("http://x/escalation"))).toMatchObject({ ok: false, status: 403, message: expect.stringContaining("set ADMIN_TOKEN") });
+    expect(off.check(req("/escalation", { authorization: `Bearer ${TOKEN}` }), new URL("http://x/escalation"))).toMatchObject({
+      ok: false,
+      status: 403,
+      message: expect.stringContaining("set ADMIN_TOKEN"),
+    });
     expect(off.matches(TOKEN)).toBe(false);
   });
 
@@ -90,7 +111,18 @@ describe("the login form's checks", () => {
   it("only redirects to a path on this server", () => {
     expect(safeNext("/escalation?by=answerer")).toBe("/escalation?by=answerer");
     expect(safeNext("/escalation/api/gates#x")).toBe("/escalation/api/gates#x");
-    for (const bad of ["//evil.example/x", "/\\evil.example", "https://evil.example/", "javascript:alert(1)", "escalation", "/\t/evil.example", "", null, undefined, "/%2F%2Fevil.example"]) {
+    for (const bad of [
+      "//evil.example/x",
+      "/\\evil.example",
+      "https://evil.example/",
+      "javascript:alert(1)",
+      "escalation",
+      "/\t/evil.example",
+      "",
+      null,
+      undefined,
+      "/%2F%2Fevil.example",
+    ]) {
       const next = safeNext(bad);
       expect(new URL(next, "http://self.invalid").origin, String(bad)).toBe("http://self.invalid");
       expect(next.startsWith("//")).toBe(false);
@@ -100,9 +132,21 @@ describe("the login form's checks", () => {
 
   it("accepts a form posted from this host only, Secure when the browser is on https", () => {
     expect(formOrigin(req("/login", { origin: "http://127.0.0.1:3000", host: "127.0.0.1:3000" }))).toEqual({ ok: true, secure: false });
-    expect(formOrigin(req("/login", { origin: "https://esc.example", host: "10.0.0.5:3000", "x-forwarded-host": "esc.example" }))).toEqual({ ok: true, secure: true });
-    for (const headers of [{ host: "127.0.0.1:3000" }, { origin: "null", host: "127.0.0.1:3000" }, { origin: "https://evil.example", host: "127.0.0.1:3000" }, { origin: "http://127.0.0.1:3001", host: "127.0.0.1:3000" }, { origin: "not a url", host: "x" }] as Record<string, string>[]) {
-      expect(formOrigin(req("/login", headers)), JSON.stringify(headers)).toMatchObject({ ok: false, message: expect.stringContaining("Sign in with the form at /login") });
+    expect(formOrigin(req("/login", { origin: "https://esc.example", host: "10.0.0.5:3000", "x-forwarded-host": "esc.example" }))).toEqual({
+      ok: true,
+      secure: true,
+    });
+    for (const headers of [
+      { host: "127.0.0.1:3000" },
+      { origin: "null", host: "127.0.0.1:3000" },
+      { origin: "https://evil.example", host: "127.0.0.1:3000" },
+      { origin: "http://127.0.0.1:3001", host: "127.0.0.1:3000" },
+      { origin: "not a url", host: "x" },
+    ] as Record<string, string>[]) {
+      expect(formOrigin(req("/login", headers)), JSON.stringify(headers)).toMatchObject({
+        ok: false,
+        message: expect.stringContaining("Sign in with the form at /login"),
+      });
     }
   });
 

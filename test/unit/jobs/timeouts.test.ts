@@ -41,7 +41,11 @@ describe("processTimeout: an open gate's timeout passed", () => {
     const { records, feedback, seen, spawns, ports } = world();
     records.add(due([{ text: "Which database?", default: "Postgres" }]));
     expect(await processTimeout(ports, "1001", 0)).toEqual({ kind: "answerRecorded" });
-    expect(await records.gates.getGate("1001")).toMatchObject({ state: "answered", answeredBy: "escalation", answers: [{ question: 0, text: "Postgres", source: "default" }] });
+    expect(await records.gates.getGate("1001")).toMatchObject({
+      state: "answered",
+      answeredBy: "escalation",
+      answers: [{ question: 0, text: "Postgres", source: "default" }],
+    });
     expect(spawns).toMatchObject([{ id: expect.stringContaining("1001") as string, job: { trigger: { type: "resume", gateId: "1001" } } }]);
     expect(seen).toMatchObject([{ name: "gate.answered", args: { source: "default" } }]);
     expect(comments(feedback)).toEqual([expect.stringMatching(/^⏰ No answer by .*; proceeding with \*\*Postgres\*\* \(the default\)/)]);

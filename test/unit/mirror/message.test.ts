@@ -12,7 +12,10 @@ describe("renderGateMessage", () => {
     expect(blocks[0]).toEqual({ type: "header", text: { type: "plain_text", text: "🙋 An agent needs input on acme/widgets#12", emoji: true } });
     expect(blocks[1]).toEqual({
       type: "section",
-      text: { type: "mrkdwn", text: "*<https://github.com/acme/widgets/issues/12|acme/widgets#12 Add a cache>*\nquestion · round 0 · asked by escalation[bot]" },
+      text: {
+        type: "mrkdwn",
+        text: "*<https://github.com/acme/widgets/issues/12|acme/widgets#12 Add a cache>*\nquestion · round 0 · asked by escalation[bot]",
+      },
     });
     expect(blocks[2]).toEqual({ type: "context", elements: [{ type: "mrkdwn", text: "Migrating the cache." }] });
     expect(blocks[3]).toEqual({
@@ -39,9 +42,14 @@ describe("renderGateMessage", () => {
   });
 
   it("once closed, says why; defaults taken at timeout read as such", () => {
-    expect(texts(renderGateMessage(gateFixture({ state: "cancelled", closedReason: "the issue was closed" })).blocks)).toContain("*Cancelled: the issue was closed.*");
+    expect(texts(renderGateMessage(gateFixture({ state: "cancelled", closedReason: "the issue was closed" })).blocks)).toContain(
+      "*Cancelled: the issue was closed.*",
+    );
     expect(texts(renderGateMessage(gateFixture({ state: "superseded" })).blocks)).toContain("Superseded by a newer question");
-    const timedOut = gateFixture({ state: "resumed", answers: [{ question: 0, text: "SQLite", option: "SQLite", by: "escalation", at: 0, source: "default" }] });
+    const timedOut = gateFixture({
+      state: "resumed",
+      answers: [{ question: 0, text: "SQLite", option: "SQLite", by: "escalation", at: 0, source: "default" }],
+    });
     expect(renderGateMessage(timedOut).blocks[0]).toMatchObject({ text: { text: "⏱️ Timed out: defaults taken: acme/widgets#12" } });
   });
 

@@ -83,11 +83,7 @@ describe("viewGate", () => {
     const gate = gateFixture({
       ask: {
         timeoutSeconds: 7200,
-        questions: [
-          { text: "A?", timeoutSeconds: 600 },
-          { text: "B?" },
-          { text: "C?", timeoutSeconds: 3600 },
-        ],
+        questions: [{ text: "A?", timeoutSeconds: 600 }, { text: "B?" }, { text: "C?", timeoutSeconds: 3600 }],
       },
     });
     const view = viewGate(gate, T0 + 60_000);

@@ -12,7 +12,15 @@ const owned = gateFixture({
   ask: { paths: ["src/db/cache.ts"] },
   answerers: { users: ["carol"], teams: [], codeOwners: { users: ["alice"], teams: ["acme/db-team"], paths: ["src/db/cache.ts"], file: ".github/CODEOWNERS" } },
 });
-const byWrite = gateFixture({ id: "2", repo: "acme/api", issue: 7, askedAt: T0 + 3600_000, answers: [], ask: { questions: [{ text: "A?" }, { text: "B?" }] }, answerers: { users: ["carol"], teams: [], minimumPermission: "write" } });
+const byWrite = gateFixture({
+  id: "2",
+  repo: "acme/api",
+  issue: 7,
+  askedAt: T0 + 3600_000,
+  answers: [],
+  ask: { questions: [{ text: "A?" }, { text: "B?" }] },
+  answerers: { users: ["carol"], teams: [], minimumPermission: "write" },
+});
 const answeredFirst = { ...byWrite, answers: [{ question: 0, text: "yes", by: "bob", at: T0, source: "human" as const }] };
 
 describe("the inbox: open gates grouped by who can answer them", () => {
@@ -47,6 +55,9 @@ describe("the inbox: open gates grouped by who can answer them", () => {
     expect(InboxQuery.parse({ answerers: ["@Alice", "acme/DB-team"] })).toEqual({ by: "repo", answerers: ["alice", "acme/db-team"] });
     const bad = InboxQuery.safeParse({ by: "team", answerers: ["not a login"] });
     expect(bad.success).toBe(false);
-    expect(bad.error!.issues.map((i) => i.message)).toEqual(['must be repo or answerer (got "team")', 'must be a GitHub login or org/team-slug, like alice or acme/db-team (got "not a login")']);
+    expect(bad.error!.issues.map((i) => i.message)).toEqual([
+      'must be repo or answerer (got "team")',
+      'must be a GitHub login or org/team-slug, like alice or acme/db-team (got "not a login")',
+    ]);
   });
 });

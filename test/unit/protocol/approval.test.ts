@@ -86,11 +86,15 @@ describe("acknowledgements", () => {
     const t = tally([vote("alice", "approve", 1)], rule);
     expect(tallyLine(t, rule)).toBe("Approvals 1/2: @alice");
     expect(renderVoteAck("alice", "approve", t, rule)).toBe("🗳️ @alice approved. Approvals 1/2: @alice. Waiting for 1 more approval.");
-    expect(renderVoteAck("alice", "approve", t, rule, true)).toBe("🗳️ @alice your approval was already counted; it counts once. Approvals 1/2: @alice. Waiting for 1 more approval.");
+    expect(renderVoteAck("alice", "approve", t, rule, true)).toBe(
+      "🗳️ @alice your approval was already counted; it counts once. Approvals 1/2: @alice. Waiting for 1 more approval.",
+    );
   });
 
   it("say the outcome, who decided and with which note", () => {
-    expect(renderResolved(tally([vote("alice", "approve", 1), vote("bob", "approve", 2)], rule), rule)).toBe("✅ Approved. Approvals 2/2: @alice, @bob. The agent resumes with the approval.");
+    expect(renderResolved(tally([vote("alice", "approve", 1), vote("bob", "approve", 2)], rule), rule)).toBe(
+      "✅ Approved. Approvals 2/2: @alice, @bob. The agent resumes with the approval.",
+    );
     expect(renderResolved(tally([vote("alice", "approve", 1), vote("carol", "deny", 2, "not before the freeze")], rule), rule)).toBe(
       "⛔ Denied by @carol (`not before the freeze`) (policy any-deny: a single denial decides). Approvals 1/2: @alice. The agent resumes with the denial.",
     );

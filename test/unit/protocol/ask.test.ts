@@ -56,7 +56,12 @@ describe("validateAsk", () => {
     ["labels differing only in case", ["Postgres", "postgres"]],
     ["labels differing only in surrounding spaces", ["SQLite", " SQLite "]],
   ])("rejects %s, naming the question", (_name, options) => {
-    const input = base({ questions: [{ text: "ok", options: ["x"] }, { text: "DB?", options }] });
+    const input = base({
+      questions: [
+        { text: "ok", options: ["x"] },
+        { text: "DB?", options },
+      ],
+    });
     expect(() => validateAsk(input)).toThrow(ProtocolError);
     expect(() => validateAsk(input)).toThrow(/questions\.1\.options: option labels must differ/);
   });
@@ -104,7 +109,10 @@ describe("renderAskComment / parseAskComment", () => {
   const cases: Array<[string, AskInput]> = [
     ["a single free-text question", base({ questions: [{ text: "What should the README say?" }] })],
     ["a single question with options", base()],
-    ["a single question with options, a default and a timeout", base({ timeoutSeconds: 7200, questions: [{ text: "DB?", options: ["Postgres", "SQLite"], default: "2" }] })],
+    [
+      "a single question with options, a default and a timeout",
+      base({ timeoutSeconds: 7200, questions: [{ text: "DB?", options: ["Postgres", "SQLite"], default: "2" }] }),
+    ],
     [
       "several questions with context, per-question timeouts and defaults",
       base({
@@ -262,8 +270,14 @@ describe("the paths an ask is about", () => {
 });
 
 describe("approval asks", () => {
-  const approval = (extra: Record<string, unknown> = {}, question: Record<string, unknown> = {}) =>
-    ({ v: 1, id: "approval-ask-1", kind: "approval", round: 0, questions: [{ text: "Deploy v2?", ...question }], ...extra });
+  const approval = (extra: Record<string, unknown> = {}, question: Record<string, unknown> = {}) => ({
+    v: 1,
+    id: "approval-ask-1",
+    kind: "approval",
+    round: 0,
+    questions: [{ text: "Deploy v2?", ...question }],
+    ...extra,
+  });
 
   it("carry the approvers count; an older ask without kind or approvers still parses", () => {
     expect(validateAsk(approval({ approvers: 2 }))).toMatchObject({ kind: "approval", approvers: 2, questions: [{ text: "Deploy v2?", options: [] }] });

@@ -30,7 +30,11 @@ describe("the echo of a reply", () => {
   it.each([
     ["no option named", "whatever is fastest", "free text (no option matched): `whatever is fastest`"],
     ["one option named later", "I think SQLite", "free text (it names 2. SQLite but does not start with it, so no option was chosen): `I think SQLite`"],
-    ["several options named", "SQLite or Postgres, whichever", "free text (it names 1. Postgres and 2. SQLite, so no option was chosen): `SQLite or Postgres, whichever`"],
+    [
+      "several options named",
+      "SQLite or Postgres, whichever",
+      "free text (it names 1. Postgres and 2. SQLite, so no option was chosen): `SQLite or Postgres, whichever`",
+    ],
   ])("free text says why no option was chosen: %s", (_name, body, expected) => {
     expect(describeReading(read(body)[0]!, db)).toBe(expected);
   });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { isOriginalMessageRule, isOutlookField, isOutlookFromField, isWroteHeader, MAIL_LANGUAGES, startsWroteHeader } from "../../../src/protocol/emailReply.js";
+import {
+  isOriginalMessageRule,
+  isOutlookField,
+  isOutlookFromField,
+  isWroteHeader,
+  MAIL_LANGUAGES,
+  startsWroteHeader,
+} from "../../../src/protocol/emailReply.js";
 import { parseReply } from "../../../src/protocol/reply.js";
 import { visibleReplyText } from "../../../src/protocol/visibleText.js";
 
@@ -30,16 +37,96 @@ const WROTE_HEADERS: Array<[string, string]> = [
 
 // Outlook's header block per language, with the rule Outlook puts above it.
 const OUTLOOK_BLOCKS: Array<[string, string[]]> = [
-  ["en", ["From: escalation[bot] <notifications@github.com>", "Sent: Thursday, December 3, 2026 10:00 AM", "To: me <me@example.com>", "Subject: Re: [o/r] Pick a database (#1)"]],
-  ["de", ["Von: escalation[bot] <notifications@github.com>", "Gesendet: Donnerstag, 3. Dezember 2026 10:00", "An: me <me@example.com>", "Betreff: Re: [o/r] Pick a database (#1)"]],
-  ["fr", ["De : escalation[bot] <notifications@github.com>", "Envoyé : jeudi 3 décembre 2026 10:00", "À : me <me@example.com>", "Objet : Re: [o/r] Pick a database (#1)"]],
-  ["es", ["De: escalation[bot] <notifications@github.com>", "Enviado: jueves, 3 de diciembre de 2026 10:00", "Para: me <me@example.com>", "Asunto: Re: [o/r] Pick a database (#1)"]],
-  ["pt", ["De: escalation[bot] <notifications@github.com>", "Enviada em: quinta-feira, 3 de dezembro de 2026 10:00", "Para: me <me@example.com>", "Assunto: Re: [o/r] Pick a database (#1)"]],
-  ["it", ["Da: escalation[bot] <notifications@github.com>", "Inviato: giovedì 3 dicembre 2026 10:00", "A: me <me@example.com>", "Oggetto: Re: [o/r] Pick a database (#1)"]],
-  ["nl", ["Van: escalation[bot] <notifications@github.com>", "Verzonden: donderdag 3 december 2026 10:00", "Aan: me <me@example.com>", "Onderwerp: Re: [o/r] Pick a database (#1)"]],
-  ["zh simplified", ["发件人: escalation[bot] <notifications@github.com>", "发送时间: 2026年12月3日 10:00", "收件人: me <me@example.com>", "主题: Re: [o/r] Pick a database (#1)"]],
-  ["zh traditional, full-width colons", ["寄件者： escalation[bot] <notifications@github.com>", "寄件日期： 2026年12月3日 10:00", "收件者： me <me@example.com>", "主旨： Re: [o/r] Pick a database (#1)"]],
-  ["ja", ["差出人: escalation[bot] <notifications@github.com>", "送信日時: 2026年12月3日 10:00", "宛先: me <me@example.com>", "件名: Re: [o/r] Pick a database (#1)"]],
+  [
+    "en",
+    [
+      "From: escalation[bot] <notifications@github.com>",
+      "Sent: Thursday, December 3, 2026 10:00 AM",
+      "To: me <me@example.com>",
+      "Subject: Re: [o/r] Pick a database (#1)",
+    ],
+  ],
+  [
+    "de",
+    [
+      "Von: escalation[bot] <notifications@github.com>",
+      "Gesendet: Donnerstag, 3. Dezember 2026 10:00",
+      "An: me <me@example.com>",
+      "Betreff: Re: [o/r] Pick a database (#1)",
+    ],
+  ],
+  [
+    "fr",
+    [
+      "De : escalation[bot] <notifications@github.com>",
+      "Envoyé : jeudi 3 décembre 2026 10:00",
+      "À : me <me@example.com>",
+      "Objet : Re: [o/r] Pick a database (#1)",
+    ],
+  ],
+  [
+    "es",
+    [
+      "De: escalation[bot] <notifications@github.com>",
+      "Enviado: jueves, 3 de diciembre de 2026 10:00",
+      "Para: me <me@example.com>",
+      "Asunto: Re: [o/r] Pick a database (#1)",
+    ],
+  ],
+  [
+    "pt",
+    [
+      "De: escalation[bot] <notifications@github.com>",
+      "Enviada em: quinta-feira, 3 de dezembro de 2026 10:00",
+      "Para: me <me@example.com>",
+      "Assunto: Re: [o/r] Pick a database (#1)",
+    ],
+  ],
+  [
+    "it",
+    [
+      "Da: escalation[bot] <notifications@github.com>",
+      "Inviato: giovedì 3 dicembre 2026 10:00",
+      "A: me <me@example.com>",
+      "Oggetto: Re: [o/r] Pick a database (#1)",
+    ],
+  ],
+  [
+    "nl",
+    [
+      "Van: escalation[bot] <notifications@github.com>",
+      "Verzonden: donderdag 3 december 2026 10:00",
+      "Aan: me <me@example.com>",
+      "Onderwerp: Re: [o/r] Pick a database (#1)",
+    ],
+  ],
+  [
+    "zh simplified",
+    [
+      "发件人: escalation[bot] <notifications@github.com>",
+      "发送时间: 2026年12月3日 10:00",
+      "收件人: me <me@example.com>",
+      "主题: Re: [o/r] Pick a database (#1)",
+    ],
+  ],
+  [
+    "zh traditional, full-width colons",
+    [
+      "寄件者： escalation[bot] <notifications@github.com>",
+      "寄件日期： 2026年12月3日 10:00",
+      "收件者： me <me@example.com>",
+      "主旨： Re: [o/r] Pick a database (#1)",
+    ],
+  ],
+  [
+    "ja",
+    [
+      "差出人: escalation[bot] <notifications@github.com>",
+      "送信日時: 2026年12月3日 10:00",
+      "宛先: me <me@example.com>",
+      "件名: Re: [o/r] Pick a database (#1)",
+    ],
+  ],
   ["en, bold (HTML mail)", ["**From:** escalation[bot] <notifications@github.com>", "**Sent:** Thursday", "**To:** me", "**Subject:** Re: x"]],
   ["de, bold (HTML mail)", ["**Von:** escalation[bot] <notifications@github.com>", "**Gesendet:** Donnerstag", "**An:** me", "**Betreff:** Re: x"]],
 ];
@@ -80,7 +167,9 @@ describe("e-mail reply headers", () => {
     });
 
     it("is removed with the unquoted copy GitHub's e-mail sometimes carries", () => {
-      expect(visibleReplyText(`SQLite, keep it small\r\n\r\n${header}\r\n\r\nWhich database?\r\n\r\n—\r\nReply to this email directly`)).toBe("SQLite, keep it small");
+      expect(visibleReplyText(`SQLite, keep it small\r\n\r\n${header}\r\n\r\nWhich database?\r\n\r\n—\r\nReply to this email directly`)).toBe(
+        "SQLite, keep it small",
+      );
     });
   });
 

@@ -15,12 +15,17 @@ describe("renderHowToAnswer", () => {
   });
 
   it("several questions: one line per question, from the first question with options", () => {
-    expect(renderHowToAnswer("bob", [{ text: "Why?", options: [] }, { text: "Which?", options: ["Go", "Rust"] }])).toBe(
-      `@bob that was not taken as an answer. To answer, reply with one line per question, like \`2. 1\` or \`2. Go\`. ${TAIL}`,
-    );
+    expect(
+      renderHowToAnswer("bob", [
+        { text: "Why?", options: [] },
+        { text: "Which?", options: ["Go", "Rust"] },
+      ]),
+    ).toBe(`@bob that was not taken as an answer. To answer, reply with one line per question, like \`2. 1\` or \`2. Go\`. ${TAIL}`);
   });
 
   it("no options: answer as text", () => {
-    expect(renderHowToAnswer("carol", [{ text: "Why?", options: [] }])).toBe(`@carol that was not taken as an answer. To answer, reply with your answer as text. ${TAIL}`);
+    expect(renderHowToAnswer("carol", [{ text: "Why?", options: [] }])).toBe(
+      `@carol that was not taken as an answer. To answer, reply with your answer as text. ${TAIL}`,
+    );
   });
 });

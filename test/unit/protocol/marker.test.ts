@@ -63,7 +63,13 @@ describe("findMarker", () => {
   });
 
   it("the last marker wins per kind even when markers of the other kind follow", () => {
-    const body = [renderMarker("status", { s: 1 }), renderMarker("ask", { a: 1 }), renderMarker("status", { s: 2 }), renderMarker("ask", { a: 2 }), renderMarker("status", { s: 3 })].join("\n");
+    const body = [
+      renderMarker("status", { s: 1 }),
+      renderMarker("ask", { a: 1 }),
+      renderMarker("status", { s: 2 }),
+      renderMarker("ask", { a: 2 }),
+      renderMarker("status", { s: 3 }),
+    ].join("\n");
     expect(findMarker(body, "ask")).toEqual({ a: 2 });
     expect(findMarker(body, "status")).toEqual({ s: 3 });
   });

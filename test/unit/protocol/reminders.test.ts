@@ -6,8 +6,20 @@ const seal = testSeal();
 
 describe("reminder-ladder comments", () => {
   it("a reminder names the people, the questions and the wait, and records its gate and step in a hidden marker", () => {
-    const body = renderReminderComment({ gateId: "42", step: 1, people: ["@alice", "@acme/oncall"], questions: ["Which database?"], waitedSeconds: 5400, askUrl: "https://github.com/a/b/issues/1#issuecomment-42" }, seal);
-    expect(body.split("\n")[0]).toBe("⏰ Reminder for @alice @acme/oncall: the agent has been waiting 1h 30m for an answer to **Which database?** ([the question](https://github.com/a/b/issues/1#issuecomment-42)). Reply on this issue to answer it.");
+    const body = renderReminderComment(
+      {
+        gateId: "42",
+        step: 1,
+        people: ["@alice", "@acme/oncall"],
+        questions: ["Which database?"],
+        waitedSeconds: 5400,
+        askUrl: "https://github.com/a/b/issues/1#issuecomment-42",
+      },
+      seal,
+    );
+    expect(body.split("\n")[0]).toBe(
+      "⏰ Reminder for @alice @acme/oncall: the agent has been waiting 1h 30m for an answer to **Which database?** ([the question](https://github.com/a/b/issues/1#issuecomment-42)). Reply on this issue to answer it.",
+    );
     expect(readLadderMarker(body, seal)).toEqual({ outcome: "valid", marker: { v: 1, gate: "42", step: 1 } });
   });
 

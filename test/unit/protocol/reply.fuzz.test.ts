@@ -13,26 +13,116 @@ const INVISIBLE = /[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\u
 
 // Pieces that exercise the parsers' special cases; random strings alone rarely hit them.
 const FRAGMENTS = [
-  "\n", "\r\n", "\r", " ", "\t", "\u00A0", "\u2028", ">", "> ", "  > ", "<!--", "-->", "<!", "--", "-- ", "-",
-  "1. ", "2) ", "3: ", "2 - ", "Q1: ", "q2:", "0. ", "99. ", "1.5", "01", "/answer ", "/answer 1 ", "/answer 2",
-  "/note ", "/stop", "/Agent.", "/usr/bin", "/frobnicate", "On Mon, 2 Dec 2026, A <a@b.c>", " wrote:", "On ",
-  "From: x", "Sent: y", "**From:**", "__________", "-----Original Message-----", "SQLite", "sqlite", "Go",
-  "Go modules", "**", "_", "`", ", ", ".", "\u200B", "\u202E", "\u2066", "\uFEFF", "\u00AD", "é", "e\u0301", "İ", "🙋",
+  "\n",
+  "\r\n",
+  "\r",
+  " ",
+  "\t",
+  "\u00A0",
+  "\u2028",
+  ">",
+  "> ",
+  "  > ",
+  "<!--",
+  "-->",
+  "<!",
+  "--",
+  "-- ",
+  "-",
+  "1. ",
+  "2) ",
+  "3: ",
+  "2 - ",
+  "Q1: ",
+  "q2:",
+  "0. ",
+  "99. ",
+  "1.5",
+  "01",
+  "/answer ",
+  "/answer 1 ",
+  "/answer 2",
+  "/note ",
+  "/stop",
+  "/Agent.",
+  "/usr/bin",
+  "/frobnicate",
+  "On Mon, 2 Dec 2026, A <a@b.c>",
+  " wrote:",
+  "On ",
+  "From: x",
+  "Sent: y",
+  "**From:**",
+  "__________",
+  "-----Original Message-----",
+  "SQLite",
+  "sqlite",
+  "Go",
+  "Go modules",
+  "**",
+  "_",
+  "`",
+  ", ",
+  ".",
+  "\u200B",
+  "\u202E",
+  "\u2066",
+  "\uFEFF",
+  "\u00AD",
+  "é",
+  "e\u0301",
+  "İ",
+  "🙋",
   "<!-- escalation:ask:v1 eyJ2IjoxfQ -->",
   // Code blocks, e-mail headers in other languages, option forms, mentions, reactions, discussion.
-  "```", "```python", "~~~", "````", "    ", "\t", ">>> ", "... ", "Am Do., 3. Dez. 2026 um 10:00 Uhr schrieb A <a@b.c>:",
-  "Le jeu. 3 déc. 2026, A <a@b.c> a écrit :", "El jue, A escribió:", "Em qui., A escreveu:", "Il giorno A ha scritto:",
-  "Op do 3 dec 2026 schreef A <a@b.c>:", "2026年12月3日(木) 10:00 A <a@b.c>:", "Aさんは書きました:", "A 于2026年12月3日写道：",
-  "Von: x", "Gesendet: y", "De : x", "Envoyé : y", "发件人: x", "主题: y", "差出人: x", "件名: y", "-----Ursprüngliche Nachricht-----",
-  "Option 2", "option #1", "(2)", "#2", "@escalation ", "@escalation[bot] ", "@alice ", "@acme/team ", "answer: ", "👍", "👍🏽",
-  "+1", "-1", ":+1:", "/discuss", "?", "？",
+  "```",
+  "```python",
+  "~~~",
+  "````",
+  "    ",
+  "\t",
+  ">>> ",
+  "... ",
+  "Am Do., 3. Dez. 2026 um 10:00 Uhr schrieb A <a@b.c>:",
+  "Le jeu. 3 déc. 2026, A <a@b.c> a écrit :",
+  "El jue, A escribió:",
+  "Em qui., A escreveu:",
+  "Il giorno A ha scritto:",
+  "Op do 3 dec 2026 schreef A <a@b.c>:",
+  "2026年12月3日(木) 10:00 A <a@b.c>:",
+  "Aさんは書きました:",
+  "A 于2026年12月3日写道：",
+  "Von: x",
+  "Gesendet: y",
+  "De : x",
+  "Envoyé : y",
+  "发件人: x",
+  "主题: y",
+  "差出人: x",
+  "件名: y",
+  "-----Ursprüngliche Nachricht-----",
+  "Option 2",
+  "option #1",
+  "(2)",
+  "#2",
+  "@escalation ",
+  "@escalation[bot] ",
+  "@alice ",
+  "@acme/team ",
+  "answer: ",
+  "👍",
+  "👍🏽",
+  "+1",
+  "-1",
+  ":+1:",
+  "/discuss",
+  "?",
+  "？",
 ];
 
 const APP = ["escalation[bot]", "escalation"];
 
-const fragmentText = fc
-  .array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ maxLength: 4 })), { maxLength: 30 })
-  .map((parts) => parts.join(""));
+const fragmentText = fc.array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ maxLength: 4 })), { maxLength: 30 }).map((parts) => parts.join(""));
 
 // A tiny vocabulary makes comment and quote syntax appear (and overlap) often.
 const syntaxText = fc
@@ -112,7 +202,9 @@ describe("fuzz", () => {
   // Words that are no syntax of their own: no quote, fence, mention, command, header or separator.
   const word = fc.stringMatching(/^[a-z][a-z0-9 ]{0,12}[a-z0-9]$/);
   const codeLine = fc.oneof(
-    fc.tuple(fc.constantFrom(">>> ", "> ", ">", "... ", "  > "), fc.string({ maxLength: 12 })).map(([head, rest]) => head + rest.replace(/[`~\r\n\u0000-\u001f<&!]/g, "")),
+    fc
+      .tuple(fc.constantFrom(">>> ", "> ", ">", "... ", "  > "), fc.string({ maxLength: 12 }))
+      .map(([head, rest]) => head + rest.replace(/[`~\r\n\u0000-\u001f<&!]/g, "")),
     word,
   );
 
@@ -157,13 +249,22 @@ describe("fuzz", () => {
   });
 
   it("Option N, (N) and a reply to the app choose option N", () => {
-    const options = fc.uniqueArray(fc.stringMatching(/^[A-Z][a-z]{2,8}$/), { minLength: 1, maxLength: 6, comparator: (a, b) => a.toLowerCase() === b.toLowerCase() });
+    const options = fc.uniqueArray(fc.stringMatching(/^[A-Z][a-z]{2,8}$/), {
+      minLength: 1,
+      maxLength: 6,
+      comparator: (a, b) => a.toLowerCase() === b.toLowerCase(),
+    });
     fc.assert(
-      fc.property(options, fc.nat(), fc.constantFrom("Option N", "option N", "(N)", "@escalation N", "@escalation[bot] N", "@Escalation, Option N", "@escalation answer: N"), (labels, pick, form) => {
-        const n = (pick % labels.length) + 1;
-        const reply = parseReply(form.replace("N", String(n)), [{ text: "Which?", options: labels }], APP);
-        expect(reply.answers).toEqual([{ question: 0, text: expect.any(String), option: labels[n - 1], optionIndex: n - 1 }]);
-      }),
+      fc.property(
+        options,
+        fc.nat(),
+        fc.constantFrom("Option N", "option N", "(N)", "@escalation N", "@escalation[bot] N", "@Escalation, Option N", "@escalation answer: N"),
+        (labels, pick, form) => {
+          const n = (pick % labels.length) + 1;
+          const reply = parseReply(form.replace("N", String(n)), [{ text: "Which?", options: labels }], APP);
+          expect(reply.answers).toEqual([{ question: 0, text: expect.any(String), option: labels[n - 1], optionIndex: n - 1 }]);
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
@@ -173,7 +274,7 @@ describe("fuzz", () => {
     const encode = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
 
     // JSON shaped like an ask and mostly valid, so validation reaches every field and check.
-    const mostly = <T,>(valid: fc.Arbitrary<T>) => fc.oneof({ arbitrary: valid, weight: 20 }, { arbitrary: fc.jsonValue(), weight: 1 });
+    const mostly = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ arbitrary: valid, weight: 20 }, { arbitrary: fc.jsonValue(), weight: 1 });
     const askLike = fc.record(
       {
         v: mostly(fc.constant(1)),

@@ -50,7 +50,12 @@ describe("matchOption", () => {
     ["a number whose note names another option is ambiguous", "1, or Postgres if it is easier", db, undefined],
     ["a note repeating the chosen option is fine", "SQLite: SQLite is embedded", db, { option: "SQLite", optionIndex: 0, note: "SQLite is embedded" }],
     ["a note naming a longer label that holds the chosen one is ambiguous", "Go, not Go modules", lang, undefined],
-    ["a note with a word that only contains another label is fine", "SQLite, no Postgresql here", db, { option: "SQLite", optionIndex: 0, note: "no Postgresql here" }],
+    [
+      "a note with a word that only contains another label is fine",
+      "SQLite, no Postgresql here",
+      db,
+      { option: "SQLite", optionIndex: 0, note: "no Postgresql here" },
+    ],
   ])("%s", (_name, text, question, expected) => {
     expect(matchOption(text, question)).toEqual(expected);
   });
@@ -117,37 +122,65 @@ describe("parseReply with several questions", () => {
     ],
     ["N - prefix", "2 - keep logs", [{ question: 1, text: "keep logs" }], [0, 2]],
     ["lower-case q prefix", "q2: yes", [{ question: 1, text: "yes" }], [0, 2]],
-    ["multi-line answers", "2. first line\nsecond line\n\nthird line\n1. SQLite", [
-      { question: 0, text: "SQLite", option: "SQLite", optionIndex: 0 },
-      { question: 1, text: "first line\nsecond line\n\nthird line" },
-    ], [2]],
+    [
+      "multi-line answers",
+      "2. first line\nsecond line\n\nthird line\n1. SQLite",
+      [
+        { question: 0, text: "SQLite", option: "SQLite", optionIndex: 0 },
+        { question: 1, text: "first line\nsecond line\n\nthird line" },
+      ],
+      [2],
+    ],
     ["text before the first numbered line is ignored", "Thanks!\n2. yes", [{ question: 1, text: "yes" }], [0, 2]],
     ["answer text on the line after the number", "1.\nPostgres", [{ question: 0, text: "Postgres", option: "Postgres", optionIndex: 1 }], [1, 2]],
-    ["a later line for the same question replaces the earlier", "1. SQLite\n1. Postgres", [
-      { question: 0, text: "Postgres", option: "Postgres", optionIndex: 1 },
-    ], [1, 2]],
+    [
+      "a later line for the same question replaces the earlier",
+      "1. SQLite\n1. Postgres",
+      [{ question: 0, text: "Postgres", option: "Postgres", optionIndex: 1 }],
+      [1, 2],
+    ],
     ["an out-of-range number is ignored with its continuation", "2. yes\n4. extra\nmore", [{ question: 1, text: "yes" }], [0, 2]],
     ["question 0 is out of range", "0. yes", [], [0, 1, 2]],
     ["a decimal does not start an answer", "2. about\n1.5 hours", [{ question: 1, text: "about\n1.5 hours" }], [0, 2]],
-    ["an indented numbered line continues the answer", "2. reasons:\n  1. fast\n  3. small", [{ question: 1, text: "reasons:\n  1. fast\n  3. small" }], [0, 2]],
-    ["/answer N TEXT lines", "/answer 3 Go modules\n/answer 1 sqlite", [
-      { question: 0, text: "sqlite", option: "SQLite", optionIndex: 0 },
-      { question: 2, text: "Go modules", option: "Go modules", optionIndex: 1 },
-    ], [1]],
-    ["/answer later in the body", "2. ok\n/answer 1 2", [
-      { question: 0, text: "2", option: "Postgres", optionIndex: 1 },
-      { question: 1, text: "ok" },
-    ], [2]],
+    [
+      "an indented numbered line continues the answer",
+      "2. reasons:\n  1. fast\n  3. small",
+      [{ question: 1, text: "reasons:\n  1. fast\n  3. small" }],
+      [0, 2],
+    ],
+    [
+      "/answer N TEXT lines",
+      "/answer 3 Go modules\n/answer 1 sqlite",
+      [
+        { question: 0, text: "sqlite", option: "SQLite", optionIndex: 0 },
+        { question: 2, text: "Go modules", option: "Go modules", optionIndex: 1 },
+      ],
+      [1],
+    ],
+    [
+      "/answer later in the body",
+      "2. ok\n/answer 1 2",
+      [
+        { question: 0, text: "2", option: "Postgres", optionIndex: 1 },
+        { question: 1, text: "ok" },
+      ],
+      [2],
+    ],
     ["/answer with an out-of-range number", "/answer 9 yes", [], [0, 1, 2]],
     ["/answer without a number ends the previous answer", "2. ok\n/answer yes\nmore", [{ question: 1, text: "ok" }], [0, 2]],
     ["no numbered lines is ambiguous", "Postgres and yes", [], [0, 1, 2]],
     ["a leading command answers nothing", "/note hi\n1. SQLite", [], [0, 1, 2]],
     ["an empty answer is unanswered", "1.\n2. yes", [{ question: 1, text: "yes" }], [0, 2]],
     ["quoted numbered lines are ignored", "> 1. SQLite\n2. yes", [{ question: 1, text: "yes" }], [0, 2]],
-    ["CRLF", "1. SQLite\r\n2. yes\r\n", [
-      { question: 0, text: "SQLite", option: "SQLite", optionIndex: 0 },
-      { question: 1, text: "yes" },
-    ], [2]],
+    [
+      "CRLF",
+      "1. SQLite\r\n2. yes\r\n",
+      [
+        { question: 0, text: "SQLite", option: "SQLite", optionIndex: 0 },
+        { question: 1, text: "yes" },
+      ],
+      [2],
+    ],
   ])("%s", (_name, body, answers, unanswered) => {
     const reply = parseReply(body, three);
     expect(reply.answers).toEqual(answers);

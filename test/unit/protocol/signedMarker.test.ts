@@ -74,7 +74,11 @@ describe("the ignored-state notice", () => {
   });
 
   it("names many comments in one note, counts the links beyond ten, and still reads an earlier version's note of one", () => {
-    const comments = Array.from({ length: 12 }, (_, i) => ({ id: 1000 + i, url: `https://github.com/acme/widgets/issues/7#issuecomment-${1000 + i}`, why: "unsigned" as const }));
+    const comments = Array.from({ length: 12 }, (_, i) => ({
+      id: 1000 + i,
+      url: `https://github.com/acme/widgets/issues/7#issuecomment-${1000 + i}`,
+      why: "unsigned" as const,
+    }));
     const body = renderIgnoredNotice(comments, seal);
     expect(body).toMatch(/^⚠️ 12 comments under the app's name carry state/);
     expect(body).toContain("- and 2 more");

@@ -27,11 +27,7 @@ describe("visibleReplyText", () => {
     ["indented quoted lines are removed", "   > quoted\nanswer", "answer"],
     ["a quoted copy of the ask (marker included) is removed", `${quotedAsk}\n\nSQLite`, "SQLite"],
     ["'>' inside a line is kept", "a > b", "a > b"],
-    [
-      "a Gmail tail on one line",
-      "Postgres, please.\n\nOn Mon, 2 Dec 2026 at 10:00, Alice <a@b.c> wrote:\n> Which database?\n",
-      "Postgres, please.",
-    ],
+    ["a Gmail tail on one line", "Postgres, please.\n\nOn Mon, 2 Dec 2026 at 10:00, Alice <a@b.c> wrote:\n> Which database?\n", "Postgres, please."],
     [
       "a Gmail tail wrapped over two lines",
       "SQLite\n\nOn Mon, Dec 2, 2026 at 10:00 AM escalation[bot] <\nnotifications@github.com> wrote:\n\n> Which database?",
@@ -47,16 +43,8 @@ describe("visibleReplyText", () => {
       "Go with SQLite\n\n________________________________\nFrom: escalation[bot] <notifications@github.com>\nSent: Monday, December 2, 2026 10:00 AM\nTo: me <me@example.com>\nSubject: Re: [o/r] Pick a database (#1)\n\nWhich database?",
       "Go with SQLite",
     ],
-    [
-      "an Outlook tail with bold headers",
-      "Postgres\n\n**From:** Bot <b@c.d>\n**Sent:** Monday\n**Subject:** Re: x",
-      "Postgres",
-    ],
-    [
-      "an -----Original Message----- tail",
-      "2\n\n-----Original Message-----\nFrom: Bot <b@c.d>\nSent: Monday\n\nWhich database?",
-      "2",
-    ],
+    ["an Outlook tail with bold headers", "Postgres\n\n**From:** Bot <b@c.d>\n**Sent:** Monday\n**Subject:** Re: x", "Postgres"],
+    ["an -----Original Message----- tail", "2\n\n-----Original Message-----\nFrom: Bot <b@c.d>\nSent: Monday\n\nWhich database?", "2"],
     ["'From:' without mail headers is an answer", "From: the config file\nnot the env", "From: the config file\nnot the env"],
     ["'From:' with headers only after a blank line is an answer", "From: the config\n\nTo: you", "From: the config\n\nTo: you"],
     ["a signature after '-- ' is removed", "SQLite\n-- \nAlice\nACME Corp", "SQLite"],
@@ -108,21 +96,11 @@ describe("visibleReplyText: code blocks keep every line", () => {
 });
 
 describe("stripInvisible", () => {
-  const invisible = [
-    "\u00AD",
-    ...range(0x200b, 0x200f),
-    ...range(0x202a, 0x202e),
-    ...range(0x2060, 0x2064),
-    ...range(0x2066, 0x2069),
-    "\uFEFF",
-  ];
+  const invisible = ["\u00AD", ...range(0x200b, 0x200f), ...range(0x202a, 0x202e), ...range(0x2060, 0x2064), ...range(0x2066, 0x2069), "\uFEFF"];
 
-  it.each(invisible.map((char) => [`U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`, char]))(
-    "removes %s",
-    (_name, char) => {
-      expect(stripInvisible(`a${char}b${char}`)).toBe("ab");
-    },
-  );
+  it.each(invisible.map((char) => [`U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`, char]))("removes %s", (_name, char) => {
+    expect(stripInvisible(`a${char}b${char}`)).toBe("ab");
+  });
 
   it.each([
     ["ordinary spaces", "a b\tc\nd"],

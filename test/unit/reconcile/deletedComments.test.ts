@@ -31,7 +31,13 @@ describe("withoutDeletedComments: a rebuild does not bring back what GitHub no l
   });
 
   it("an answered gate that lost an answer is open again, keeping the answers that stand", () => {
-    expect(rebuilt.gates[1]).toEqual({ id: "200", state: "open", round: 1, answers: [answer(1, 202, "yes")], withdrawn: [{ by: "alice", at: 99, questions: [0] }] });
+    expect(rebuilt.gates[1]).toEqual({
+      id: "200",
+      state: "open",
+      round: 1,
+      answers: [answer(1, 202, "yes")],
+      withdrawn: [{ by: "alice", at: 99, questions: [0] }],
+    });
   });
 
   it("keeps answers with no issue comment behind them (defaults) and gates that lost nothing, as they were", () => {
@@ -40,7 +46,11 @@ describe("withoutDeletedComments: a rebuild does not bring back what GitHub no l
 
   it("keeps an approval's outcome whose deciding vote was deleted", () => {
     const approval = { outcome: "approved" as const, required: 1, policy: "majority" as const, votes: [] };
-    const decided: StatusState = { v: 1, nextRound: 1, gates: [{ id: "500", state: "resumed", round: 0, answers: [{ ...answer(0, 501, "approved"), approval }] }] };
+    const decided: StatusState = {
+      v: 1,
+      nextRound: 1,
+      gates: [{ id: "500", state: "resumed", round: 0, answers: [{ ...answer(0, 501, "approved"), approval }] }],
+    };
     expect(withoutDeletedComments(decided, () => false, 99)).toEqual(decided);
   });
 
@@ -48,7 +58,16 @@ describe("withoutDeletedComments: a rebuild does not bring back what GitHub no l
     const kept: StatusState = {
       v: 1,
       nextRound: 1,
-      gates: [{ id: "600", state: "answered", round: 0, answeredBy: "alice", answerCommentId: 601, answers: [{ ...answer(0, 601, "Postgres"), deletedBy: "escalation[bot]" }] }],
+      gates: [
+        {
+          id: "600",
+          state: "answered",
+          round: 0,
+          answeredBy: "alice",
+          answerCommentId: 601,
+          answers: [{ ...answer(0, 601, "Postgres"), deletedBy: "escalation[bot]" }],
+        },
+      ],
       notes: [{ by: "alice", at: 1, url: url(602), text: "keep the API", round: 0, deletedBy: "escalation[bot]" }],
     };
     expect(withoutDeletedComments(kept, () => false, 99)).toEqual(kept);
@@ -69,7 +88,16 @@ describe("withoutDeletedComments: a rebuild does not bring back what GitHub no l
 });
 
 describe("goneReplies: answers and notes in Redis whose comment GitHub no longer lists", () => {
-  const reply = (commentId: number, over: Partial<RecordedAnswer> = {}): RecordedAnswer => ({ question: 0, text: "x", by: "alice", at: 1, source: "human", commentId, url: url(commentId), ...over });
+  const reply = (commentId: number, over: Partial<RecordedAnswer> = {}): RecordedAnswer => ({
+    question: 0,
+    text: "x",
+    by: "alice",
+    at: 1,
+    source: "human",
+    commentId,
+    url: url(commentId),
+    ...over,
+  });
   const gates: Gate[] = [
     gateFixture({ id: "100", state: "resumed", answers: [reply(101)] }),
     gateFixture({ id: "200", state: "answered", answers: [reply(201, { by: "bob" })] }),

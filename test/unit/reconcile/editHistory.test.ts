@@ -2,33 +2,63 @@ import { describe, expect, it, vi } from "vitest";
 import { issueBodyEdit } from "../../../src/reconcile/authorsWords.js";
 import { authorsText, EDIT_HISTORY_QUERY, graphqlPort, IDS_PER_REQUEST, readEditHistories, type CommentHistory } from "../../../src/reconcile/editHistory.js";
 
-const edit = (editor: string | null, editedAt: string, diff: string | null, deletedAt: string | null = null) => ({ editor: editor ? { login: editor } : null, editedAt, diff, deletedAt });
+const edit = (editor: string | null, editedAt: string, diff: string | null, deletedAt: string | null = null) => ({
+  editor: editor ? { login: editor } : null,
+  editedAt,
+  diff,
+  deletedAt,
+});
 
 function history(editor: string | null, edits: ReturnType<typeof edit>[], totalCount = edits.length): CommentHistory {
-  return { id: "IC_1", author: { login: "alice" }, editor: editor ? { login: editor } : null, lastEditedAt: editor ? "2026-01-01T00:05:00Z" : null, userContentEdits: { totalCount, nodes: edits } };
+  return {
+    id: "IC_1",
+    author: { login: "alice" },
+    editor: editor ? { login: editor } : null,
+    lastEditedAt: editor ? "2026-01-01T00:05:00Z" : null,
+    userContentEdits: { totalCount, nodes: edits },
+  };
 }
 
 describe("authorsText: a reply's words as its author left them", () => {
   it("takes the text as shown when nobody edited it, or its author edited it last (case aside)", () => {
     expect(authorsText(history(null, []))).toEqual({ kind: "as-shown" });
-    expect(authorsText(history("Alice", [edit("Alice", "2026-01-01T00:05:00Z", "1: B"), edit("alice", "2026-01-01T00:00:00Z", "1: A")]))).toEqual({ kind: "as-shown" });
+    expect(authorsText(history("Alice", [edit("Alice", "2026-01-01T00:05:00Z", "1: B"), edit("alice", "2026-01-01T00:00:00Z", "1: A")]))).toEqual({
+      kind: "as-shown",
+    });
   });
 
   it("takes its author's newest version when another account edited it last, whatever order the history comes in", () => {
-    const edits = [edit("alice", "2026-01-01T00:00:00Z", "1: A"), edit("escalation", "2026-01-01T00:05:00Z", "1: C"), edit("alice", "2026-01-01T00:02:00Z", "1: B")];
+    const edits = [
+      edit("alice", "2026-01-01T00:00:00Z", "1: A"),
+      edit("escalation", "2026-01-01T00:05:00Z", "1: C"),
+      edit("alice", "2026-01-01T00:02:00Z", "1: B"),
+    ];
     expect(authorsText(history("escalation", edits))).toEqual({ kind: "own-version", text: "1: B", editor: "escalation" });
   });
 
   it("takes nothing when the author's newest version was deleted from the history, or is not in it", () => {
     const deleted = [edit("escalation", "2026-01-01T00:05:00Z", "1: C"), edit("alice", "2026-01-01T00:00:00Z", null, "2026-01-01T00:06:00Z")];
-    expect(authorsText(history("escalation", deleted))).toMatchObject({ kind: "not-theirs", editor: "escalation", why: expect.stringMatching(/deleted from its edit history/) });
-    expect(authorsText(history("escalation", [edit("escalation", "2026-01-01T00:05:00Z", "1: C")]))).toMatchObject({ kind: "not-theirs", why: expect.stringMatching(/holds no version/) });
+    expect(authorsText(history("escalation", deleted))).toMatchObject({
+      kind: "not-theirs",
+      editor: "escalation",
+      why: expect.stringMatching(/deleted from its edit history/),
+    });
+    expect(authorsText(history("escalation", [edit("escalation", "2026-01-01T00:05:00Z", "1: C")]))).toMatchObject({
+      kind: "not-theirs",
+      why: expect.stringMatching(/holds no version/),
+    });
     // Only the newest edits were read: the author's version may be older than those, and is not guessed at.
-    expect(authorsText(history("escalation", [edit("escalation", "2026-01-01T00:05:00Z", "1: C")], 30))).toMatchObject({ kind: "not-theirs", why: expect.stringMatching(/longer than the app reads/) });
+    expect(authorsText(history("escalation", [edit("escalation", "2026-01-01T00:05:00Z", "1: C")], 30))).toMatchObject({
+      kind: "not-theirs",
+      why: expect.stringMatching(/longer than the app reads/),
+    });
   });
 
   it("treats a deleted account as nobody's author: another's edit is never its words", () => {
-    const ghost: CommentHistory = { ...history("escalation", [edit("escalation", "2026-01-01T00:05:00Z", "1: C"), edit(null, "2026-01-01T00:00:00Z", "1: A")]), author: null };
+    const ghost: CommentHistory = {
+      ...history("escalation", [edit("escalation", "2026-01-01T00:05:00Z", "1: C"), edit(null, "2026-01-01T00:00:00Z", "1: A")]),
+      author: null,
+    };
     expect(authorsText(ghost)).toMatchObject({ kind: "not-theirs" });
   });
 });
@@ -36,7 +66,9 @@ describe("authorsText: a reply's words as its author left them", () => {
 describe("readEditHistories", () => {
   it("asks for many comments per request and skips ids GitHub no longer resolves", async () => {
     const ids = Array.from({ length: IDS_PER_REQUEST + 1 }, (_, i) => `IC_${i}`);
-    const graphql = vi.fn(async (_query: string, variables: { ids: string[] }) => ({ nodes: variables.ids.map((id) => (id === "IC_3" ? null : { ...history(null, []), id })) }));
+    const graphql = vi.fn(async (_query: string, variables: { ids: string[] }) => ({
+      nodes: variables.ids.map((id) => (id === "IC_3" ? null : { ...history(null, []), id })),
+    }));
     const read = await readEditHistories(graphql, [...ids, "IC_0"]);
     expect(graphql).toHaveBeenCalledTimes(2);
     expect(graphql.mock.calls[0]![0]).toBe(EDIT_HISTORY_QUERY);
@@ -68,7 +100,9 @@ describe("issueBodyEdit: whose words an issue's body is", () => {
 
   it("is its author's when nobody else edited it last", async () => {
     expect(await issueBodyEdit(port(history(null, [])), "I_1")).toBeNull();
-    expect(await issueBodyEdit(port(history("alice", [edit("alice", "2026-01-01T00:05:00Z", "B"), edit("alice", "2026-01-01T00:00:00Z", "A")])), "I_1")).toBeNull();
+    expect(
+      await issueBodyEdit(port(history("alice", [edit("alice", "2026-01-01T00:05:00Z", "B"), edit("alice", "2026-01-01T00:00:00Z", "A")])), "I_1"),
+    ).toBeNull();
   });
 
   it("names the other editor and keeps the author's own last version when the history holds it", async () => {

@@ -6,10 +6,27 @@ import { testSeal } from "../../support/seal.js";
 
 const seal = testSeal();
 const APP = { login: "escalation[bot]" };
-const state = (seq: number, gateState: string, comment = 5): StatusState => ({ v: 1, comment, seq, nextRound: 1, gates: [{ id: "10", state: gateState, round: 0, answers: [] }] });
+const state = (seq: number, gateState: string, comment = 5): StatusState => ({
+  v: 1,
+  comment,
+  seq,
+  nextRound: 1,
+  gates: [{ id: "10", state: gateState, round: 0, answers: [] }],
+});
 const body = (s: StatusState) => renderStatusComment(["a line"], s, seal);
 const history = (versions: string[]) => ({
-  nodes: [{ id: "IC_5", author: { login: "escalation" }, editor: { login: "escalation" }, lastEditedAt: "2026-01-01T00:09:00Z", userContentEdits: { totalCount: versions.length, nodes: versions.map((diff, i) => ({ editedAt: `2026-01-01T00:0${i}:00Z`, deletedAt: null, diff, editor: { login: "escalation" } })) } }],
+  nodes: [
+    {
+      id: "IC_5",
+      author: { login: "escalation" },
+      editor: { login: "escalation" },
+      lastEditedAt: "2026-01-01T00:09:00Z",
+      userContentEdits: {
+        totalCount: versions.length,
+        nodes: versions.map((diff, i) => ({ editedAt: `2026-01-01T00:0${i}:00Z`, deletedAt: null, diff, editor: { login: "escalation" } })),
+      },
+    },
+  ],
 });
 
 describe("newestRenders: an older render put back in place of the newest", () => {

@@ -6,7 +6,14 @@ import { API, V3, nockGitHub, type GitHubApi } from "../../support/nockGitHub.js
 const REVIEWS = `${V3}/repos/acme/widgets/pulls/5/reviews`;
 const COMMENTS = `${V3}/repos/acme/widgets/pulls/5/comments`;
 const alice = { login: "alice", type: "User" };
-const review = (id: number, state: string, body: string | null, submitted_at: string | null = "2026-12-04T09:00:00Z") => ({ id, state, body, submitted_at, html_url: `https://github.example/acme/widgets/pull/5#pullrequestreview-${id}`, user: alice });
+const review = (id: number, state: string, body: string | null, submitted_at: string | null = "2026-12-04T09:00:00Z") => ({
+  id,
+  state,
+  body,
+  submitted_at,
+  html_url: `https://github.example/acme/widgets/pull/5#pullrequestreview-${id}`,
+  user: alice,
+});
 const lineComment = (id: number, over: Record<string, unknown> = {}) => ({
   id,
   body: "Use SQLite here",
@@ -34,11 +41,26 @@ describe("reviewReplies, against GitHub's pull request reviews and review commen
     github.scope
       .get(REVIEWS)
       .query({ per_page: "100" })
-      .reply(200, [review(1, "APPROVED", ""), review(2, "PENDING", "a draft only its author sees", null)], { link: `<${API}${REVIEWS}?per_page=100&page=2>; rel="next"` });
-    github.scope.get(REVIEWS).query({ per_page: "100", page: "2" }).reply(200, [review(3, "COMMENTED", "SQLite, keep it embedded")]);
-    github.scope.get(COMMENTS).query({ per_page: "100" }).reply(200, [lineComment(10), lineComment(11, { line: null, side: "LEFT", node_id: undefined })]);
+      .reply(200, [review(1, "APPROVED", ""), review(2, "PENDING", "a draft only its author sees", null)], {
+        link: `<${API}${REVIEWS}?per_page=100&page=2>; rel="next"`,
+      });
+    github.scope
+      .get(REVIEWS)
+      .query({ per_page: "100", page: "2" })
+      .reply(200, [review(3, "COMMENTED", "SQLite, keep it embedded")]);
+    github.scope
+      .get(COMMENTS)
+      .query({ per_page: "100" })
+      .reply(200, [lineComment(10), lineComment(11, { line: null, side: "LEFT", node_id: undefined })]);
     expect(await reviewReplies(octokit, "acme", "widgets", 5)).toEqual([
-      { id: -6, body: "SQLite, keep it embedded", html_url: review(3, "", "").html_url, created_at: "2026-12-04T09:00:00Z", user: alice, in: { kind: "review" } },
+      {
+        id: -6,
+        body: "SQLite, keep it embedded",
+        html_url: review(3, "", "").html_url,
+        created_at: "2026-12-04T09:00:00Z",
+        user: alice,
+        in: { kind: "review" },
+      },
       {
         id: -21,
         body: "Use SQLite here",
@@ -49,7 +71,15 @@ describe("reviewReplies, against GitHub's pull request reviews and review commen
         user: alice,
         in: { kind: "reviewComment", path: "src/db.ts", line: 12, side: "RIGHT" },
       },
-      { id: -23, body: "Use SQLite here", html_url: lineComment(11).html_url, created_at: "2026-12-04T09:01:00Z", updated_at: "2026-12-04T09:02:00Z", user: alice, in: { kind: "reviewComment", path: "src/db.ts", side: "LEFT" } },
+      {
+        id: -23,
+        body: "Use SQLite here",
+        html_url: lineComment(11).html_url,
+        created_at: "2026-12-04T09:01:00Z",
+        updated_at: "2026-12-04T09:02:00Z",
+        user: alice,
+        in: { kind: "reviewComment", path: "src/db.ts", side: "LEFT" },
+      },
     ]);
   });
 

@@ -5,9 +5,21 @@ import { resumedOnTimeline, withTimeline, type LabelEvent, type TimelineComment 
 
 const APP = "escalation[bot]";
 const at = (s: number) => new Date(Date.parse("2025-01-01T12:00:00Z") + s * 1000).toISOString();
-const comment = (id: number, second: number, login: string, body: string): TimelineComment => ({ id, body, html_url: `https://x/${id}`, created_at: at(second), user: { login, type: login.endsWith("[bot]") ? "Bot" : "User" } });
-const ask = (round: number, questions = [{ text: "Which database?", options: ["Postgres", "SQLite"] }]): Ask => validateAsk({ v: 1, id: `ask${round}abcdef`, round, questions });
-const label = (event: "labeled" | "unlabeled", second: number, actor = APP): LabelEvent => ({ event, label: { name: "awaiting-human" }, actor: { login: actor }, created_at: at(second) });
+const comment = (id: number, second: number, login: string, body: string): TimelineComment => ({
+  id,
+  body,
+  html_url: `https://x/${id}`,
+  created_at: at(second),
+  user: { login, type: login.endsWith("[bot]") ? "Bot" : "User" },
+});
+const ask = (round: number, questions = [{ text: "Which database?", options: ["Postgres", "SQLite"] }]): Ask =>
+  validateAsk({ v: 1, id: `ask${round}abcdef`, round, questions });
+const label = (event: "labeled" | "unlabeled", second: number, actor = APP): LabelEvent => ({
+  event,
+  label: { name: "awaiting-human" },
+  actor: { login: actor },
+  created_at: at(second),
+});
 
 function input(asks: Array<{ comment: TimelineComment; ask: Ask }>, replies: TimelineComment[], events: LabelEvent[]) {
   return {
@@ -33,7 +45,19 @@ describe("resumedOnTimeline: what a happy round trip leaves on GitHub", () => {
         answeredBy: "maintainer",
         answeredAt: Date.parse(at(10)),
         answerCommentId: 2,
-        answers: [{ question: 0, text: "SQLite, keep it small", option: "SQLite", optionIndex: 1, note: "keep it small", by: "maintainer", at: Date.parse(at(10)), source: "human", url: "https://x/2" }],
+        answers: [
+          {
+            question: 0,
+            text: "SQLite, keep it small",
+            option: "SQLite",
+            optionIndex: 1,
+            note: "keep it small",
+            by: "maintainer",
+            at: Date.parse(at(10)),
+            source: "human",
+            url: "https://x/2",
+          },
+        ],
       },
     ]);
   });
@@ -45,7 +69,12 @@ describe("resumedOnTimeline: what a happy round trip leaves on GitHub", () => {
   });
 
   it("discussion and a bare 👍 before the answer are not answers; a reply to the app is read like any other", () => {
-    const replies = [comment(2, 5, "maintainer", "@alice do we need this?"), comment(3, 6, "maintainer", "👍"), comment(4, 7, "maintainer", "/discuss later"), comment(5, 10, "maintainer", "@escalation 2")];
+    const replies = [
+      comment(2, 5, "maintainer", "@alice do we need this?"),
+      comment(3, 6, "maintainer", "👍"),
+      comment(4, 7, "maintainer", "/discuss later"),
+      comment(5, 10, "maintainer", "@escalation 2"),
+    ];
     const [gate] = resumedOnTimeline(input([first], replies, [label("labeled", 1), label("unlabeled", 20)]));
     expect(gate?.answerCommentId).toBe(5);
     expect(gate?.answers.map((a) => [a.option, a.text])).toEqual([["SQLite", "2"]]);
@@ -53,11 +82,15 @@ describe("resumedOnTimeline: what a happy round trip leaves on GitHub", () => {
 
   it("still labelled (the round has not ended, or died with its app): not resumed", () => {
     expect(resumedOnTimeline(input([first], [comment(2, 10, "maintainer", "SQLite")], [label("labeled", 1)]))).toEqual([]);
-    expect(resumedOnTimeline(input([first], [comment(2, 10, "maintainer", "SQLite")], [label("labeled", 1), label("unlabeled", 20), label("labeled", 30)]))).toEqual([]);
+    expect(
+      resumedOnTimeline(input([first], [comment(2, 10, "maintainer", "SQLite")], [label("labeled", 1), label("unlabeled", 20), label("labeled", 30)])),
+    ).toEqual([]);
   });
 
   it("the label taken off by a person, or without any answer: not resumed", () => {
-    expect(resumedOnTimeline(input([first], [comment(2, 10, "maintainer", "SQLite")], [label("labeled", 1), label("unlabeled", 20, "maintainer")]))).toEqual([]);
+    expect(resumedOnTimeline(input([first], [comment(2, 10, "maintainer", "SQLite")], [label("labeled", 1), label("unlabeled", 20, "maintainer")]))).toEqual(
+      [],
+    );
     expect(resumedOnTimeline(input([first], [], [label("labeled", 1), label("unlabeled", 20)]))).toEqual([]);
     expect(resumedOnTimeline(input([first], [comment(2, 10, "stranger", "SQLite")], [label("labeled", 1), label("unlabeled", 20)]))).toEqual([]);
   });
@@ -71,8 +104,25 @@ describe("resumedOnTimeline: what a happy round trip leaves on GitHub", () => {
   });
 
   it("several questions: replies merge by question until each has its answer", () => {
-    const two = { comment: comment(1, 0, APP, "ask"), ask: validateAsk({ v: 1, id: "twoqs123456", round: 0, questions: [{ text: "Database?", options: ["Postgres", "SQLite"] }, { text: "Expire?", default: "yes" }] }) };
-    const [gate] = resumedOnTimeline(input([two], [comment(2, 10, "maintainer", "1. SQLite"), comment(4, 12, "maintainer", "/note unrelated"), comment(5, 14, "maintainer", "2. no")], [label("unlabeled", 20)]));
+    const two = {
+      comment: comment(1, 0, APP, "ask"),
+      ask: validateAsk({
+        v: 1,
+        id: "twoqs123456",
+        round: 0,
+        questions: [
+          { text: "Database?", options: ["Postgres", "SQLite"] },
+          { text: "Expire?", default: "yes" },
+        ],
+      }),
+    };
+    const [gate] = resumedOnTimeline(
+      input(
+        [two],
+        [comment(2, 10, "maintainer", "1. SQLite"), comment(4, 12, "maintainer", "/note unrelated"), comment(5, 14, "maintainer", "2. no")],
+        [label("unlabeled", 20)],
+      ),
+    );
     expect(gate?.answers.map((a) => [a.question, a.text, a.source])).toEqual([
       [0, "SQLite", "human"],
       [1, "no", "human"],
@@ -81,7 +131,18 @@ describe("resumedOnTimeline: what a happy round trip leaves on GitHub", () => {
   });
 
   it("the label taken off under the app's name (maybe by the agent) after a partial answer: no default is inferred, the gate is not answered", () => {
-    const two = { comment: comment(1, 0, APP, "ask"), ask: validateAsk({ v: 1, id: "twoqs123456", round: 0, questions: [{ text: "Database?", options: ["Postgres", "SQLite"] }, { text: "Expire?", default: "yes" }] }) };
+    const two = {
+      comment: comment(1, 0, APP, "ask"),
+      ask: validateAsk({
+        v: 1,
+        id: "twoqs123456",
+        round: 0,
+        questions: [
+          { text: "Database?", options: ["Postgres", "SQLite"] },
+          { text: "Expire?", default: "yes" },
+        ],
+      }),
+    };
     expect(resumedOnTimeline(input([two], [comment(2, 10, "maintainer", "1. SQLite")], [label("labeled", 1), label("unlabeled", 20)]))).toEqual([]);
     // Nor for an older ask followed by a later round's ask (also under the app's name).
     const later = { comment: comment(6, 30, APP, "ask"), ask: ask(1) };
@@ -98,7 +159,11 @@ describe("resumedOnTimeline: what a happy round trip leaves on GitHub", () => {
 describe("withTimeline: the status comment's record, completed", () => {
   it("a settled record wins; an unsettled one becomes resumed and keeps its own answers; the round counter moves past", () => {
     const timeline = [{ id: "1", state: "resumed", round: 2, answers: [] }];
-    const record = { v: 1 as const, nextRound: 1, gates: [{ id: "1", state: "resuming", round: 2, answers: [{ question: 0, text: "x", by: "m", at: 1, source: "human" as const }] }] };
+    const record = {
+      v: 1 as const,
+      nextRound: 1,
+      gates: [{ id: "1", state: "resuming", round: 2, answers: [{ question: 0, text: "x", by: "m", at: 1, source: "human" as const }] }],
+    };
     expect(withTimeline(record, timeline)).toMatchObject({ nextRound: 4, gates: [{ id: "1", state: "resumed", answers: [{ text: "x" }] }] });
     const cancelled = { ...record, gates: [{ ...record.gates[0]!, state: "cancelled" }] };
     expect(withTimeline(cancelled, timeline)?.gates[0]?.state).toBe("cancelled");

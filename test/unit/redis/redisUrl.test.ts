@@ -51,8 +51,14 @@ describe("REDIS_URL: Sentinel", () => {
   });
 
   it("takes a password without a user, and no credentials at all, with database 0 by default", () => {
-    expect(endpoint("redis+sentinel://:pw@127.0.0.1:26379/mymaster")).toEqual({ kind: "sentinel", options: { sentinels: [{ host: "127.0.0.1", port: 26379 }], name: "mymaster", db: 0, password: "pw" } });
-    expect(endpoint("redis+sentinel://127.0.0.1:26379/mymaster/")).toEqual({ kind: "sentinel", options: { sentinels: [{ host: "127.0.0.1", port: 26379 }], name: "mymaster", db: 0 } });
+    expect(endpoint("redis+sentinel://:pw@127.0.0.1:26379/mymaster")).toEqual({
+      kind: "sentinel",
+      options: { sentinels: [{ host: "127.0.0.1", port: 26379 }], name: "mymaster", db: 0, password: "pw" },
+    });
+    expect(endpoint("redis+sentinel://127.0.0.1:26379/mymaster/")).toEqual({
+      kind: "sentinel",
+      options: { sentinels: [{ host: "127.0.0.1", port: 26379 }], name: "mymaster", db: 0 },
+    });
   });
 
   it.each([
@@ -72,8 +78,12 @@ describe("REDIS_URL: Sentinel", () => {
   });
 
   it("refuses TLS to Sentinel and Redis Cluster, saying what to use instead", () => {
-    expect(problem("rediss+sentinel://:pw@h:26379/mymaster")).toMatch(/TLS to Sentinel .* not supported: use redis\+sentinel:\/\/ .* or a single server over TLS \(rediss:\/\/\)/);
-    expect(problem("redis+cluster://:pw@h:7000,h:7001")).toMatch(/Redis Cluster is not supported: the gate store's Lua scripts build keys from their arguments.*Use a single Redis server \(redis:\/\/\) or Sentinel/);
+    expect(problem("rediss+sentinel://:pw@h:26379/mymaster")).toMatch(
+      /TLS to Sentinel .* not supported: use redis\+sentinel:\/\/ .* or a single server over TLS \(rediss:\/\/\)/,
+    );
+    expect(problem("redis+cluster://:pw@h:7000,h:7001")).toMatch(
+      /Redis Cluster is not supported: the gate store's Lua scripts build keys from their arguments.*Use a single Redis server \(redis:\/\/\) or Sentinel/,
+    );
   });
 });
 
@@ -85,7 +95,9 @@ describe("REDIS_URL in logs", () => {
   });
 
   it("warns about a Sentinel URL whose master takes no password, and not about one with it", () => {
-    expect(unauthenticatedRedisWarning("redis+sentinel://127.0.0.1:26379/mymaster?sentinelPassword=s")).toMatch(/^REDIS_URL \(redis\+sentinel:\/\/127\.0\.0\.1:26379\/mymaster\?sentinelPassword=\*\*\*\) has no password/);
+    expect(unauthenticatedRedisWarning("redis+sentinel://127.0.0.1:26379/mymaster?sentinelPassword=s")).toMatch(
+      /^REDIS_URL \(redis\+sentinel:\/\/127\.0\.0\.1:26379\/mymaster\?sentinelPassword=\*\*\*\) has no password/,
+    );
     expect(unauthenticatedRedisWarning("redis+sentinel://:pw@127.0.0.1:26379/mymaster")).toBeUndefined();
   });
 
@@ -97,7 +109,11 @@ describe("REDIS_URL in logs", () => {
 });
 
 describe("loadConfig: REDIS_URL and REDIS_PREFIX", () => {
-  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048, publicKeyEncoding: { type: "spki", format: "pem" }, privateKeyEncoding: { type: "pkcs1", format: "pem" } });
+  const { privateKey } = generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: "spki", format: "pem" },
+    privateKeyEncoding: { type: "pkcs1", format: "pem" },
+  });
   const env = (over: NodeJS.ProcessEnv) => ({ APP_ID: "1", WEBHOOK_SECRET: "hook", PRIVATE_KEY: privateKey, ...over });
   const refusal = (over: NodeJS.ProcessEnv) => {
     try {
@@ -121,6 +137,8 @@ describe("loadConfig: REDIS_URL and REDIS_PREFIX", () => {
   });
 
   it("refuses a hash-tagged REDIS_PREFIX, saying Cluster is not supported", () => {
-    expect(refusal({ REDIS_PREFIX: "{escalation}" })).toMatch(/REDIS_PREFIX: must be 1-40 letters, digits, _ or - \(a hash tag \{…\} is refused: Redis Cluster is not supported\)/);
+    expect(refusal({ REDIS_PREFIX: "{escalation}" })).toMatch(
+      /REDIS_PREFIX: must be 1-40 letters, digits, _ or - \(a hash tag \{…\} is refused: Redis Cluster is not supported\)/,
+    );
   });
 });

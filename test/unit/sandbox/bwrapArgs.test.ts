@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { APP_DIR, EGRESS_DIR, holderArgs, roundArgs, SANDBOX_HOME, sandboxArgs, type RoundMounts, type RoundNetwork, type SandboxLayout } from "../../../src/sandbox/bwrapArgs.js";
+import {
+  APP_DIR,
+  EGRESS_DIR,
+  holderArgs,
+  roundArgs,
+  SANDBOX_HOME,
+  sandboxArgs,
+  type RoundMounts,
+  type RoundNetwork,
+  type SandboxLayout,
+} from "../../../src/sandbox/bwrapArgs.js";
 
 const layout = (over: Partial<SandboxLayout> = {}): SandboxLayout => ({
   system: [{ path: "/usr" }, { path: "/bin", symlink: "usr/bin" }, { path: "/lib64" }],
@@ -33,9 +43,18 @@ describe("bwrapArgs", () => {
 
   it("binds system directories read-only and recreates merged-/usr symlinks", () => {
     const args = bwrapArgs(layout(), round);
-    expect(binds(args, "--ro-bind")).toEqual(expect.arrayContaining([["/usr", "/usr"], ["/lib64", "/lib64"], ["/opt/node", "/opt/node"]]));
+    expect(binds(args, "--ro-bind")).toEqual(
+      expect.arrayContaining([
+        ["/usr", "/usr"],
+        ["/lib64", "/lib64"],
+        ["/opt/node", "/opt/node"],
+      ]),
+    );
     expect(binds(args, "--symlink")).toEqual([["usr/bin", "/bin"]]);
-    expect(binds(args, "--ro-bind-try")).toEqual([["/etc/passwd", "/etc/passwd"], ["/etc/ssl", "/etc/ssl"]]);
+    expect(binds(args, "--ro-bind-try")).toEqual([
+      ["/etc/passwd", "/etc/passwd"],
+      ["/etc/ssl", "/etc/ssl"],
+    ]);
   });
 
   it("shows the app's code only at APP_DIR, never the app's directory itself", () => {
@@ -87,7 +106,11 @@ describe("holderArgs", () => {
   it("gives the holder its own network with the egress sockets read-only at EGRESS_DIR, /usr, /dev/null and nothing of the app", () => {
     const args = holderArgs(layout(), "/data/egress");
     for (const flag of ["--unshare-net", "--unshare-pid", "--unshare-user", "--die-with-parent"]) expect(args).toContain(flag);
-    expect(binds(args, "--ro-bind")).toEqual([["/usr", "/usr"], ["/lib64", "/lib64"], ["/data/egress", EGRESS_DIR]]);
+    expect(binds(args, "--ro-bind")).toEqual([
+      ["/usr", "/usr"],
+      ["/lib64", "/lib64"],
+      ["/data/egress", EGRESS_DIR],
+    ]);
     expect(binds(args, "--dev-bind")).toEqual([["/dev/null", "/dev/null"]]);
     // --dev would nest a second user namespace, which would own no network a round could enter.
     expect(args).not.toContain("--dev");

@@ -98,14 +98,26 @@ describe("AGENT_NETWORK_ALLOW entries", () => {
     expect(parseAllowEntry(entry)).toEqual(rule);
   });
 
-  it.each(["host:0", "host:65536", "host:http", "2606:4700::1111", "*.com", "*.10.0.0.1", "bad host", "a..b", "-x.com", "http://x.com", "x.com/path", "user@x.com", "[fe80::1%eth0]:443", "*"])(
-    "refuses %s with a message showing the expected forms",
-    (entry) => {
-      const parsed = parseAllowEntry(entry);
-      expect(parsed).toHaveProperty("error");
-      expect((parsed as { error: string }).error).toContain("api.openai.com");
-    },
-  );
+  it.each([
+    "host:0",
+    "host:65536",
+    "host:http",
+    "2606:4700::1111",
+    "*.com",
+    "*.10.0.0.1",
+    "bad host",
+    "a..b",
+    "-x.com",
+    "http://x.com",
+    "x.com/path",
+    "user@x.com",
+    "[fe80::1%eth0]:443",
+    "*",
+  ])("refuses %s with a message showing the expected forms", (entry) => {
+    const parsed = parseAllowEntry(entry);
+    expect(parsed).toHaveProperty("error");
+    expect((parsed as { error: string }).error).toContain("api.openai.com");
+  });
 
   it("splits on commas, skips blanks and reports every bad entry", () => {
     expect(parseAllowList(" a.com , ,b.com:8080,").rules).toHaveLength(2);

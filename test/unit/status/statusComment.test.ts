@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { MAX_MARKER_CHARS, renderMarker, renderSignedMarker } from "../../../src/protocol/marker.js";
-import { ANSWER_CHARS, StatusStateSchema, parseStatusComment, readStatusComment, renderStatusComment, type StatusState } from "../../../src/status/statusComment.js";
+import {
+  ANSWER_CHARS,
+  StatusStateSchema,
+  parseStatusComment,
+  readStatusComment,
+  renderStatusComment,
+  type StatusState,
+} from "../../../src/status/statusComment.js";
 import { testSeal } from "../../support/seal.js";
 
 const seal = testSeal();
@@ -27,7 +34,12 @@ const state: StatusState = {
   gates: [
     { id: "gateAAAAAAAA", state: "resumed", round: 0, answeredBy: "alice", answeredAt: 1_712_345_678_901, answerCommentId: 101, answers: [answer()] },
     { id: "gateBBBBBBBB", state: "superseded", round: 1, answers: [] },
-    { id: "gateCCCCCCCC", state: "open", round: 2, answers: [answer({ question: 1, text: "partial", option: undefined, optionIndex: undefined, note: undefined, source: "default" })] },
+    {
+      id: "gateCCCCCCCC",
+      state: "open",
+      round: 2,
+      answers: [answer({ question: 1, text: "partial", option: undefined, optionIndex: undefined, note: undefined, source: "default" })],
+    },
   ],
 };
 
@@ -110,7 +122,8 @@ describe("renderStatusComment: large histories", () => {
   // over 65,536 characters, which GitHub rejects (422), and the status comment stops updating.
   // Expected: the rendered comment always fits GitHub's limit (trim or cut the shown lines).
   it("keeps the whole comment within GitHub's 65,536-character limit", () => {
-    const failure = (round: number) => `round ${round}: agent failed (exit 1) after 2m\n\n  \`\`\`text\n${Array.from({ length: 20 }, () => `  ${"e".repeat(790)}`).join("\n")}\n  \`\`\``;
+    const failure = (round: number) =>
+      `round ${round}: agent failed (exit 1) after 2m\n\n  \`\`\`text\n${Array.from({ length: 20 }, () => `  ${"e".repeat(790)}`).join("\n")}\n  \`\`\``;
     const lines = [failure(0), failure(1), failure(2), failure(3)];
     const body = renderStatusComment(lines, { v: 1, nextRound: 4, gates: gates(200, 20, ANSWER_CHARS) }, seal);
     expect(body.length).toBeLessThanOrEqual(65_536);
@@ -131,7 +144,10 @@ describe("parseStatusComment", () => {
     ["a gate without round", { v: 1, nextRound: 0, gates: [{ id: "g", state: "open", answers: [] }] }],
     ["an over-long gate id", { v: 1, nextRound: 0, gates: [{ id: "x".repeat(41), state: "open", round: 0, answers: [] }] }],
     ["an answer with an unknown source", { v: 1, nextRound: 0, gates: [{ id: "g", state: "answered", round: 0, answers: [{ ...answer(), source: "bot" }] }] }],
-    ["an over-long answer text", { v: 1, nextRound: 0, gates: [{ id: "g", state: "answered", round: 0, answers: [answer({ text: "x".repeat(ANSWER_CHARS + 2) })] }] }],
+    [
+      "an over-long answer text",
+      { v: 1, nextRound: 0, gates: [{ id: "g", state: "answered", round: 0, answers: [answer({ text: "x".repeat(ANSWER_CHARS + 2) })] }] },
+    ],
     ["201 gates", { v: 1, nextRound: 0, gates: gates(201, 0) }],
   ])("returns undefined for a status marker with %s", (_name, payload) => {
     expect(readStatusComment(`text\n${renderSignedMarker("status", payload, seal)}`, seal)).toEqual({ outcome: "unreadable" });
@@ -190,8 +206,24 @@ describe("status record of an approval", () => {
         { login: "carol", vote: "deny" as const, at: 2, commentId: 12, note: "not before the freeze" },
       ],
     };
-    const withApproval: StatusState = { v: 1, nextRound: 2, gates: [{ id: "gateAPPROVAL", state: "resumed", round: 0, answers: [answer({ text: "denied", option: undefined, optionIndex: undefined, note: "not before the freeze", approval })] }] };
+    const withApproval: StatusState = {
+      v: 1,
+      nextRound: 2,
+      gates: [
+        {
+          id: "gateAPPROVAL",
+          state: "resumed",
+          round: 0,
+          answers: [answer({ text: "denied", option: undefined, optionIndex: undefined, note: "not before the freeze", approval })],
+        },
+      ],
+    };
     expect(parseStatusComment(renderStatusComment(["line"], withApproval, seal), seal)).toEqual(withApproval);
-    expect(StatusStateSchema.safeParse({ ...withApproval, gates: [{ ...withApproval.gates[0]!, answers: [{ ...answer(), approval: { ...approval, policy: "unanimous" } }] }] }).success).toBe(false);
+    expect(
+      StatusStateSchema.safeParse({
+        ...withApproval,
+        gates: [{ ...withApproval.gates[0]!, answers: [{ ...answer(), approval: { ...approval, policy: "unanimous" } }] }],
+      }).success,
+    ).toBe(false);
   });
 });

@@ -38,17 +38,28 @@ describe("readStatusRecord: GitHub's record of the gates", () => {
   });
 
   it("ignores the app's own login on a status comment that is unsigned, edited, or signed for another issue", () => {
-    const unsigned = { id: 3, user: { login: APP }, body: `### 🤖 Escalation status\n\n${renderMarker("status", { v: 1, nextRound: 9, gates: [gate("10", "resumed")] })}` };
+    const unsigned = {
+      id: 3,
+      user: { login: APP },
+      body: `### 🤖 Escalation status\n\n${renderMarker("status", { v: 1, nextRound: 9, gates: [gate("10", "resumed")] })}`,
+    };
     const real = status(2, 1, [gate("10", "open")]);
     const edited = { ...status(4, 1, [gate("10", "open")]), id: 4 };
-    edited.body = edited.body.replace(/(escalation:status:v1 )([A-Za-z0-9_-]+)/, (_, head: string) => `${head}${Buffer.from(JSON.stringify({ v: 1, nextRound: 9, gates: [gate("10", "resumed")] })).toString("base64url")}`);
+    edited.body = edited.body.replace(
+      /(escalation:status:v1 )([A-Za-z0-9_-]+)/,
+      (_, head: string) => `${head}${Buffer.from(JSON.stringify({ v: 1, nextRound: 9, gates: [gate("10", "resumed")] })).toString("base64url")}`,
+    );
     const copied = { id: 5, user: { login: APP }, body: renderStatusComment([], { v: 1, nextRound: 9, gates: [gate("10", "resumed")] }, testSeal(2)) };
     const record = readStatusRecord([real, unsigned, edited, copied], isApp, seal);
     expect(record).toEqual({ commentId: 2, state: { v: 1, nextRound: 1, gates: [gate("10", "open")] } });
   });
 
   it("takes a record only in the comment it names; a copy elsewhere, and an earlier version's record beside a bound one, are replayed", () => {
-    const bound = (id: number, names: number, gates: StatusState["gates"]) => ({ id, user: { login: APP }, body: renderStatusComment([], { v: 1, comment: names, seq: id, nextRound: 1, gates }, seal) });
+    const bound = (id: number, names: number, gates: StatusState["gates"]) => ({
+      id,
+      user: { login: APP },
+      body: renderStatusComment([], { v: 1, comment: names, seq: id, nextRound: 1, gates }, seal),
+    });
     const real = bound(2, 2, [gate("10", "open")]);
     const copy = { ...bound(2, 2, [gate("10", "resumed")]), id: 7 };
     const legacy = status(1, 1, [gate("10", "resumed")]);

@@ -20,19 +20,27 @@ describe("the store's key names", () => {
   const ref = { repo: "Octo/Demo", issue: 7 };
 
   it("gate records", () => {
-    expect([s.gates.keys.gate("g1"), s.gates.keys.gatePrefix(), s.gates.keys.gateLadder("g1"), s.gates.keys.gateVotes("g1"), s.gates.keys.openGates(), s.gates.keys.openGateRepos(), s.gates.keys.issueGates(ref)]).toEqual([
-      "p:gate:g1",
-      "p:gate:",
-      "p:ladder:g1",
-      "p:gate:g1:votes",
-      "p:gates:open",
-      "p:gates:openRepos",
-      "p:issue:octo/demo#7:gates",
-    ]);
+    expect([
+      s.gates.keys.gate("g1"),
+      s.gates.keys.gatePrefix(),
+      s.gates.keys.gateLadder("g1"),
+      s.gates.keys.gateVotes("g1"),
+      s.gates.keys.openGates(),
+      s.gates.keys.openGateRepos(),
+      s.gates.keys.issueGates(ref),
+    ]).toEqual(["p:gate:g1", "p:gate:", "p:ladder:g1", "p:gate:g1:votes", "p:gates:open", "p:gates:openRepos", "p:issue:octo/demo#7:gates"]);
   });
 
   it("the issue's hash and the keys under it", () => {
-    expect([issueKey("p", ref), s.issues.key(ref), notesKey("p", ref), s.rounds.spawnsKey(ref), IssueRounds.spawnField("j1"), s.rounds.roundsDoneKey(ref), s.rounds.roundTimesKey(ref)]).toEqual([
+    expect([
+      issueKey("p", ref),
+      s.issues.key(ref),
+      notesKey("p", ref),
+      s.rounds.spawnsKey(ref),
+      IssueRounds.spawnField("j1"),
+      s.rounds.roundsDoneKey(ref),
+      s.rounds.roundTimesKey(ref),
+    ]).toEqual([
       "p:issue:octo/demo#7",
       "p:issue:octo/demo#7",
       "p:issue:octo/demo#7:notes",
@@ -41,7 +49,13 @@ describe("the store's key names", () => {
       "p:issue:octo/demo#7:done",
       "p:issue:octo/demo#7:roundTimes",
     ]);
-    expect([s.statusLog.logKey(ref), s.statusLog.pendingKey(ref), s.feedbackOrder.orderKey(ref), s.feedbackOrder.dueKey(ref), s.commentMarks.echoesKey(ref, 5)]).toEqual([
+    expect([
+      s.statusLog.logKey(ref),
+      s.statusLog.pendingKey(ref),
+      s.feedbackOrder.orderKey(ref),
+      s.feedbackOrder.dueKey(ref),
+      s.commentMarks.echoesKey(ref, 5),
+    ]).toEqual([
       "p:issue:octo/demo#7:status",
       "p:issue:octo/demo#7:statusPending",
       "p:issue:octo/demo#7:feedback",
@@ -51,13 +65,23 @@ describe("the store's key names", () => {
   });
 
   it("marks, caches, the write budget and the namespace", () => {
-    expect([s.commentMarks.deletedKey("Octo/Demo", 5), s.commentMarks.onceKey("help:x"), s.accessCache.teamMemberKey("Org/Team", "Alice"), s.accessCache.permissionKey("Octo/Demo", "Alice")]).toEqual([
-      "p:deleted:octo/demo:5",
-      "p:once:help:x",
-      "p:team:org/team:alice",
-      "p:perm:octo/demo:alice",
+    expect([
+      s.commentMarks.deletedKey("Octo/Demo", 5),
+      s.commentMarks.onceKey("help:x"),
+      s.accessCache.teamMemberKey("Org/Team", "Alice"),
+      s.accessCache.permissionKey("Octo/Demo", "Alice"),
+    ]).toEqual(["p:deleted:octo/demo:5", "p:once:help:x", "p:team:org/team:alice", "p:perm:octo/demo:alice"]);
+    expect([s.writeBudgetLog.writesKey(3), s.writeBudgetLog.nextWakeKey(3), s.writeBudgetLog.pausesKey(), s.writeBudgetLog.strikesKey(3)]).toEqual([
+      "p:github:writes:3",
+      "p:github:wake:3",
+      "p:github:paused",
+      "p:github:strikes:3",
     ]);
-    expect([s.writeBudgetLog.writesKey(3), s.writeBudgetLog.nextWakeKey(3), s.writeBudgetLog.pausesKey(), s.writeBudgetLog.strikesKey(3)]).toEqual(["p:github:writes:3", "p:github:wake:3", "p:github:paused", "p:github:strikes:3"]);
-    expect([epochKey("p"), s.namespaceMarks.lastReconcileKey(), s.namespaceMarks.lastFullReconcileKey(), controlChannel("p")]).toEqual(["p:epoch", "p:reconcile:last", "p:reconcile:lastFull", "p:control"]);
+    expect([epochKey("p"), s.namespaceMarks.lastReconcileKey(), s.namespaceMarks.lastFullReconcileKey(), controlChannel("p")]).toEqual([
+      "p:epoch",
+      "p:reconcile:last",
+      "p:reconcile:lastFull",
+      "p:control",
+    ]);
   });
 });

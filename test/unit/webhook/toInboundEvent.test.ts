@@ -28,7 +28,10 @@ describe("toInboundEvent", () => {
     const onLine = lineComment();
     onLine.comment.id = 5;
     const ids = [
-      convert("issue_comment", commentEvent("created", (x) => (x.comment.id = 5))),
+      convert(
+        "issue_comment",
+        commentEvent("created", (x) => (x.comment.id = 5)),
+      ),
       convert("pull_request_review", submitted),
       convert("pull_request_review_comment", onLine),
     ].map((e) => (e?.kind === "comment" ? e.comment.id : undefined));

@@ -12,12 +12,22 @@ import { V3, nockGitHub, rateLimited, type GitHubApi } from "../../support/nockG
 const PULLS = `${V3}/repos/acme/widgets/pulls`;
 const BRANCH = "escalation/issue-12";
 const LOOKUP = { head: `acme:${BRANCH}`, base: "main", state: "all", per_page: "100" };
-const pull = (number: number, state: "open" | "closed") => ({ number, state, html_url: `https://github.example/acme/widgets/pull/${number}`, head: { ref: BRANCH }, base: { ref: "main" } });
+const pull = (number: number, state: "open" | "closed") => ({
+  number,
+  state,
+  html_url: `https://github.example/acme/widgets/pull/${number}`,
+  head: { ref: BRANCH },
+  base: { ref: "main" },
+});
 
 /** A checkout whose HEAD is `ahead` commits beyond origin/main. */
 function checkout(ahead: number): string {
   const dir = mkdtempSync(join(tmpdir(), "pull-request-"));
-  const run = (...args: string[]) => execFileSync("git", ["-c", "user.name=Agent", "-c", "user.email=agent@example.invalid", "-c", "commit.gpgsign=false", ...args], { cwd: dir, stdio: "pipe" });
+  const run = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=Agent", "-c", "user.email=agent@example.invalid", "-c", "commit.gpgsign=false", ...args], {
+      cwd: dir,
+      stdio: "pipe",
+    });
   run("init", "-q", "-b", "main");
   run("commit", "-q", "--allow-empty", "-m", "base");
   run("update-ref", "refs/remotes/origin/main", "HEAD");
@@ -44,7 +54,16 @@ describe("deliverPullRequest, against GitHub's pulls API", () => {
   });
   afterEach(() => github.done());
 
-  const input = (over: Partial<PullRequestInput> = {}): PullRequestInput => ({ octokit, repo: "acme/widgets", issue: 12, issueTitle: "Add a cache", branch: BRANCH, base: "main", checkout: ahead, ...over });
+  const input = (over: Partial<PullRequestInput> = {}): PullRequestInput => ({
+    octokit,
+    repo: "acme/widgets",
+    issue: 12,
+    issueTitle: "Add a cache",
+    branch: BRANCH,
+    base: "main",
+    checkout: ahead,
+    ...over,
+  });
 
   it("with nothing beyond the base, opens nothing and asks GitHub nothing", async () => {
     expect(await deliverPullRequest(input({ checkout: even }))).toEqual({ kind: "nothing", why: "the branch has no commits beyond main" });
@@ -66,16 +85,28 @@ describe("deliverPullRequest, against GitHub's pulls API", () => {
   });
 
   it("an open one (the push updated it) is found again, a closed one is not reopened: no second pull request", async () => {
-    github.scope.get(PULLS).query(LOOKUP).reply(200, [pull(30, "closed"), pull(31, "open")]);
-    github.scope.get(PULLS).query(LOOKUP).reply(200, [pull(30, "closed")]);
+    github.scope
+      .get(PULLS)
+      .query(LOOKUP)
+      .reply(200, [pull(30, "closed"), pull(31, "open")]);
+    github.scope
+      .get(PULLS)
+      .query(LOOKUP)
+      .reply(200, [pull(30, "closed")]);
     expect(await deliverPullRequest(input())).toEqual({ kind: "updated", number: 31, url: "https://github.example/acme/widgets/pull/31" });
     expect(await deliverPullRequest(input())).toEqual({ kind: "closed", number: 30, url: "https://github.example/acme/widgets/pull/30" });
   });
 
   it("GitHub's 422 for a second pull request of the same head (a repeated job opened it meanwhile): the first is the issue's", async () => {
     github.scope.get(PULLS).query(LOOKUP).reply(200, []);
-    github.scope.post(PULLS).reply(422, { message: "Validation Failed", errors: [{ resource: "PullRequest", code: "custom", message: `A pull request already exists for acme:${BRANCH}.` }] });
-    github.scope.get(PULLS).query(LOOKUP).reply(200, [pull(31, "open")]);
+    github.scope.post(PULLS).reply(422, {
+      message: "Validation Failed",
+      errors: [{ resource: "PullRequest", code: "custom", message: `A pull request already exists for acme:${BRANCH}.` }],
+    });
+    github.scope
+      .get(PULLS)
+      .query(LOOKUP)
+      .reply(200, [pull(31, "open")]);
     expect(await deliverPullRequest(input())).toMatchObject({ kind: "updated", number: 31 });
   });
 
@@ -107,7 +138,12 @@ describe("askedSince, against GitHub's issue comments API", () => {
   /** GitHub's timestamps have whole seconds: a second before the round's, rounded down. */
   const SINCE = "2026-12-04T08:59:59.000Z";
   const ask = renderAskComment(validateAsk({ v: 1, id: "ask-0001", round: 0, questions: [{ text: "Which database?" }] }));
-  const comment = (id: number, login: string, body: string) => ({ id, body, user: { login, type: login.endsWith("[bot]") ? "Bot" : "User" }, created_at: "2026-12-04T09:00:05Z" });
+  const comment = (id: number, login: string, body: string) => ({
+    id,
+    body,
+    user: { login, type: login.endsWith("[bot]") ? "Bot" : "User" },
+    created_at: "2026-12-04T09:00:05Z",
+  });
   const isAgent = (login: string) => login === "escalation[bot]";
 
   it("reads every page since the round started and finds an agent's question on the last", async () => {
@@ -117,12 +153,18 @@ describe("askedSince, against GitHub's issue comments API", () => {
       .reply(200, [comment(1, "alice", "a person's comment"), comment(2, "escalation[bot]", "a status, no ask")], {
         link: `<http://127.0.0.9${COMMENTS}?since=${encodeURIComponent(SINCE)}&per_page=100&page=2>; rel="next", <http://127.0.0.9${COMMENTS}?since=${encodeURIComponent(SINCE)}&per_page=100&page=2>; rel="last"`,
       });
-    github.scope.get(COMMENTS).query({ since: SINCE, per_page: "100", page: "2" }).reply(200, [comment(3, "escalation[bot]", ask)]);
+    github.scope
+      .get(COMMENTS)
+      .query({ since: SINCE, per_page: "100", page: "2" })
+      .reply(200, [comment(3, "escalation[bot]", ask)]);
     expect(await askedSince(octokit, "acme/widgets", 12, STARTED, new Set(), isAgent)).toBe(true);
   });
 
   it("a question already known, or one a person wrote, is not a new ask", async () => {
-    github.scope.get(COMMENTS).query({ since: SINCE, per_page: "100" }).reply(200, [comment(3, "escalation[bot]", ask), comment(4, "alice", ask)]);
+    github.scope
+      .get(COMMENTS)
+      .query({ since: SINCE, per_page: "100" })
+      .reply(200, [comment(3, "escalation[bot]", ask), comment(4, "alice", ask)]);
     expect(await askedSince(octokit, "acme/widgets", 12, STARTED, new Set(["3"]), isAgent)).toBe(false);
   });
 

@@ -29,12 +29,17 @@ describe("the workspace's reads of a repository, against GitHub's API", () => {
       github.scope.get(`${V3}/repos/acme/widgets`).reply(status, body, headers);
       const error = await repositoryInfoLoader(60_000)(github.installation().octokit, "acme/widgets").catch((e: unknown) => e);
       expect(error).toBeInstanceOf(GitHubError);
-      expect(error).toMatchObject({ status, message: `Could not read the repository acme/widgets (GET /repos/acme/widgets): ${body.message}. Check that the App is installed on it.` });
+      expect(error).toMatchObject({
+        status,
+        message: `Could not read the repository acme/widgets (GET /repos/acme/widgets): ${body.message}. Check that the App is installed on it.`,
+      });
     });
 
     it("an answer without clone_url (not GitHub's API) is a GitHubError saying so", async () => {
       github.scope.get(`${V3}/repos/acme/widgets`).reply(200, { full_name: "acme/widgets" });
-      await expect(repositoryInfoLoader(60_000)(github.installation().octokit, "acme/widgets")).rejects.toThrow(/returned no clone_url or default_branch; is GHE_HOST a GitHub API\?/);
+      await expect(repositoryInfoLoader(60_000)(github.installation().octokit, "acme/widgets")).rejects.toThrow(
+        /returned no clone_url or default_branch; is GHE_HOST a GitHub API\?/,
+      );
     });
   });
 

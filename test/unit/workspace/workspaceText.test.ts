@@ -5,7 +5,12 @@ import { projectRoot } from "../../../src/config/projectRoot.js";
 import { deliveryLine } from "../../../src/workspace/pullRequest.js";
 import { savedLine } from "../../../src/workspace/roundWorkspace.js";
 
-const input: TaskInput = { repo: "acme/widgets", round: 2, issue: { number: 7, title: "Add a cache", body: "Cache it.", url: "https://github.com/acme/widgets/issues/7" }, gates: [] };
+const input: TaskInput = {
+  repo: "acme/widgets",
+  round: 2,
+  issue: { number: 7, title: "Add a cache", body: "Cache it.", url: "https://github.com/acme/widgets/issues/7" },
+  gates: [],
+};
 
 describe("what the workspace tells the agent and the issue", () => {
   it("the task says where the code is, that nothing left is lost, that a round may run again, and how the work is delivered", async () => {
@@ -18,7 +23,10 @@ describe("what the workspace tells the agent and the issue", () => {
     expect(task).toContain("A round may be run again");
     expect(task).toContain("a pull request from it into `main` is opened");
     expect(task).not.toContain("Someone pushed");
-    const diverted = renderTask(template, { ...input, workspace: { branch: "escalation/issue-7", base: "main", divertedTo: "escalation/issue-7-round-1", pullRequest: "off" } });
+    const diverted = renderTask(template, {
+      ...input,
+      workspace: { branch: "escalation/issue-7", base: "main", divertedTo: "escalation/issue-7-round-1", pullRequest: "off" },
+    });
     expect(diverted).toContain("so that work is on\n`escalation/issue-7-round-1` instead");
     expect(diverted).not.toContain("pull request");
     expect(renderTask(template, input)).not.toContain("## Where the code is");
@@ -35,7 +43,9 @@ describe("what the workspace tells the agent and the issue", () => {
       " · the branch had moved meanwhile, so the work was pushed to `escalation/issue-7-round-1` instead",
     );
     expect(savedLine({ committed: false, pushedTo: undefined, divertedTo: undefined, head: "a" })).toBe("");
-    expect(deliveryLine({ kind: "opened", number: 8, url: "https://github.com/acme/widgets/pull/8" })).toBe(" · pull request #8 opened (https://github.com/acme/widgets/pull/8)");
+    expect(deliveryLine({ kind: "opened", number: 8, url: "https://github.com/acme/widgets/pull/8" })).toBe(
+      " · pull request #8 opened (https://github.com/acme/widgets/pull/8)",
+    );
     expect(deliveryLine({ kind: "updated", number: 8, url: "u" })).toBe(" · pull request #8 updated (u)");
     expect(deliveryLine({ kind: "nothing", why: "no commits" })).toBe("");
   });

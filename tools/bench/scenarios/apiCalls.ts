@@ -58,7 +58,25 @@ export function countCalls(calls: readonly ApiCall[], actors: ReadonlySet<string
 export const appActors = (rig: Rig) => new Set([rig.sim.botLogin, `app:${rig.sim.appSlug}`]);
 
 /** A queue's own keys, as opposed to its jobs' (`<prefix>:<queue>:<jobId>`). */
-const BULLMQ_STRUCTURE = new Set(["completed", "failed", "events", "wait", "active", "delayed", "prioritized", "paused", "meta", "id", "marker", "stalled", "stalled-check", "pc", "limiter", "repeat", "waiting-children"]);
+const BULLMQ_STRUCTURE = new Set([
+  "completed",
+  "failed",
+  "events",
+  "wait",
+  "active",
+  "delayed",
+  "prioritized",
+  "paused",
+  "meta",
+  "id",
+  "marker",
+  "stalled",
+  "stalled-check",
+  "pc",
+  "limiter",
+  "repeat",
+  "waiting-children",
+]);
 
 /** What a key is, for the memory breakdown. */
 export function keyKind(prefix: string, key: string): string {
@@ -100,10 +118,14 @@ async function askThroughApp(rig: Rig, count: number): Promise<number[]> {
     rig.sim.comment(REPO, issue.number, rig.sim.botLogin, renderAskComment(Rig.newAsk()));
     issues.push(issue.number);
   }
-  await waitUntil("the gates to open", async () => {
-    for (const issue of issues) if ((await rig.store.gates.lastGate({ repo: REPO, issue }))?.state !== "open") return false;
-    return true;
-  }, 60_000);
+  await waitUntil(
+    "the gates to open",
+    async () => {
+      for (const issue of issues) if ((await rig.store.gates.lastGate({ repo: REPO, issue }))?.state !== "open") return false;
+      return true;
+    },
+    60_000,
+  );
   await rig.quiesce();
   return issues;
 }
@@ -114,10 +136,14 @@ const INTERPRETED_REPLY = "SQLite, keep it embedded";
 
 async function answerThroughApp(rig: Rig, issues: number[], body = EXACT_REPLY): Promise<void> {
   for (const issue of issues) rig.reply({ repo: REPO, issue }, body);
-  await waitUntil("the resumed agents", () => {
-    rig.agents.poll();
-    return issues.every((issue) => rig.agents.first(REPO, issue));
-  }, 60_000);
+  await waitUntil(
+    "the resumed agents",
+    () => {
+      rig.agents.poll();
+      return issues.every((issue) => rig.agents.first(REPO, issue));
+    },
+    60_000,
+  );
   await rig.quiesce();
 }
 
@@ -147,8 +173,13 @@ export async function measureApiCalls(rig: Rig, warm: number): Promise<ApiCallsR
   const interpreted = countCalls(rig.sim.calls.slice(mark), actors);
 
   const bytesPerGate = diffBytes(rig, before, parked, warm);
-  const gateKeysPerGate = Object.entries(bytesPerGate).filter(([k]) => k.startsWith("gate") || k.startsWith("open") || k.startsWith("issue")).reduce((s, [, v]) => s + v, 0);
-  const sum = (pick: (kind: string) => boolean) => Object.entries(bytesPerGate).filter(([k]) => pick(k)).reduce((s, [, v]) => s + v, 0);
+  const gateKeysPerGate = Object.entries(bytesPerGate)
+    .filter(([k]) => k.startsWith("gate") || k.startsWith("open") || k.startsWith("issue"))
+    .reduce((s, [, v]) => s + v, 0);
+  const sum = (pick: (kind: string) => boolean) =>
+    Object.entries(bytesPerGate)
+      .filter(([k]) => pick(k))
+      .reduce((s, [, v]) => s + v, 0);
   const dedupPerGate = sum((k) => k.startsWith("bullmq") && k.includes("deduplication"));
   const jobHistoryPerGate = sum((k) => k.startsWith("bullmq") && !k.includes("deduplication"));
   const byRoute: Record<string, number> = {};
@@ -168,4 +199,3 @@ export async function measureApiCalls(rig: Rig, warm: number): Promise<ApiCallsR
     answerBytesPerRoundTrip: diffBytes(rig, parked, answered, warm),
   };
 }
-

@@ -37,7 +37,11 @@ export async function parkMany(rig: Rig, count: number): Promise<{ result: Parke
   const { agents: appProcesses, watchdogs: appWatchdogs } = rig.appDescendants();
   const appMemoryAfter = await rig.app.memory();
 
-  const { gates: { keys }, rounds, statusLog } = rig.store;
+  const {
+    gates: { keys },
+    rounds,
+    statusLog,
+  } = rig.store;
   const sample = gates.filter((_, i) => i % Math.max(1, Math.floor(gates.length / SAMPLE)) === 0).slice(0, SAMPLE);
   const sums: Record<string, number> = { gate: 0, issue: 0, issueGates: 0, issueSpawns: 0, issueStatusLog: 0, issueNotes: 0 };
   for (const gate of sample) {

@@ -58,7 +58,11 @@ class Poller {
 
   async start(gates: readonly ParkedGate[]): Promise<void> {
     const installation = this.rig.repo(REPOS.polled).installation_id;
-    const minted = (await this.request("POST", `/app/installations/${installation}/access_tokens`, `Bearer ${appJwt(this.rig.sim.appId, this.rig.sim.privateKey)}`)) as { token: string };
+    const minted = (await this.request(
+      "POST",
+      `/app/installations/${installation}/access_tokens`,
+      `Bearer ${appJwt(this.rig.sim.appId, this.rig.sim.privateKey)}`,
+    )) as { token: string };
     this.#token = minted.token;
     for (const gate of gates) void this.watch(gate);
   }
@@ -67,7 +71,11 @@ class Poller {
     const since = new Date(gate.askedAt).toISOString();
     await sleep(Math.random() * this.intervalSeconds * 1000);
     while (!this.#stopped) {
-      const comments = (await this.request("GET", `/repos/${gate.repo}/issues/${gate.issue}/comments?since=${encodeURIComponent(since)}&per_page=100`, `token ${this.#token}`).catch(() => [])) as Array<{ id: number; user: { type: string } }>;
+      const comments = (await this.request(
+        "GET",
+        `/repos/${gate.repo}/issues/${gate.issue}/comments?since=${encodeURIComponent(since)}&per_page=100`,
+        `token ${this.#token}`,
+      ).catch(() => [])) as Array<{ id: number; user: { type: string } }>;
       if (comments.some((c) => c.id !== gate.askComment.id && c.user.type !== "Bot")) {
         this.detectedAt.set(gate.issue, Date.now());
         const child = spawn(process.execPath, [AGENT, this.rig.agents.path, gate.repo, String(gate.issue), "1"], { stdio: "ignore" });
@@ -110,7 +118,10 @@ export async function measurePolling(rig: Rig, options: { gatesPerGroup: number;
   pollers.forEach((p) => p.stop());
 
   const postedOf = (gate: ParkedGate) => posted.find((p) => p.gate === gate)!.postedAt;
-  const ourLatencies = latencies(rig, ours.map((gate) => ({ gate, postedAt: postedOf(gate) })));
+  const ourLatencies = latencies(
+    rig,
+    ours.map((gate) => ({ gate, postedAt: postedOf(gate) })),
+  );
   return {
     windowSeconds: options.windowSeconds,
     gatesPerGroup: options.gatesPerGroup,

@@ -99,10 +99,14 @@ export async function measureRebuild(options: { dir: string; repos: number; gate
     seeded = (usage.user + usage.system) / 1000;
   });
   try {
-    const open = await waitUntil("every gate open in Redis", async () => {
-      const n = await rig.redis.zcard(rig.store.gates.keys.openGates());
-      return n >= options.gates ? n : undefined;
-    }, 60_000);
+    const open = await waitUntil(
+      "every gate open in Redis",
+      async () => {
+        const n = await rig.redis.zcard(rig.store.gates.keys.openGates());
+        return n >= options.gates ? n : undefined;
+      },
+      60_000,
+    );
     const finished = Math.max(rig.startupReconciledAt, Date.now() - 25);
     const started = (await rig.store.namespaceMarks.lastReconcile()) ?? rig.appSpawnedAt;
     const calls = rig.sim.calls.filter((c) => c.at >= rig.appSpawnedAt && c.at <= finished);

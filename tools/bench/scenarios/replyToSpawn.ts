@@ -48,7 +48,14 @@ export interface Latencies {
 /** Joins what the app reported (agent.started) with what the agents wrote, per replied gate. */
 export function latencies(rig: Rig, replies: ReadonlyArray<{ gate: { repo: string; issue: number }; postedAt: number }>): Latencies {
   rig.agents.poll();
-  const out: Latencies = { arrivalToProcessStart: [], arrivalToFirstInstruction: [], arrivalToSpawnEvent: [], postedToArrival: [], postedToProcessStart: [], missing: 0 };
+  const out: Latencies = {
+    arrivalToProcessStart: [],
+    arrivalToFirstInstruction: [],
+    arrivalToSpawnEvent: [],
+    postedToArrival: [],
+    postedToProcessStart: [],
+    missing: 0,
+  };
   for (const { gate, postedAt } of replies) {
     const started = rig.app.started.get(`${gate.repo.toLowerCase()}#${gate.issue}`);
     const agent = rig.agents.first(gate.repo, gate.issue);
@@ -132,6 +139,10 @@ export async function measureReplyToSpawn(rig: Rig, gates: readonly ParkedGate[]
     postedToProcessStart: distribution(l.postedToProcessStart),
     cpuPerRoundTrip,
     redisCommandsPerRoundTrip,
-    samples: { arrivalToProcessStart: l.arrivalToProcessStart.map(round1), arrivalToSpawnEvent: l.arrivalToSpawnEvent.map(round1), arrivalToFirstInstruction: l.arrivalToFirstInstruction.map(round1) },
+    samples: {
+      arrivalToProcessStart: l.arrivalToProcessStart.map(round1),
+      arrivalToSpawnEvent: l.arrivalToSpawnEvent.map(round1),
+      arrivalToFirstInstruction: l.arrivalToFirstInstruction.map(round1),
+    },
   };
 }

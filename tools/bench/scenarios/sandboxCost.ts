@@ -27,13 +27,29 @@ const BLOCKS = 4;
  * alternating blocks, one app at a time, and are pooled per mode. Measured by the trivial agent's own
  * clocks (processStart, firstInstruction) from the reply's arrival, as (1).
  */
-export async function measureSandboxCost(options: { dir: string; replies: number; rate: number; agentConcurrency: number; log: (line: string) => void }): Promise<SandboxCostResult> {
+export async function measureSandboxCost(options: {
+  dir: string;
+  replies: number;
+  rate: number;
+  agentConcurrency: number;
+  log: (line: string) => void;
+}): Promise<SandboxCostResult> {
   await refuseWithoutSandbox(join(options.dir, "sandbox-probe"));
   const rigs: Partial<Record<"off" | "on", Rig>> = {};
-  const samples = { off: { processStart: [] as number[], firstInstruction: [] as number[] }, on: { processStart: [] as number[], firstInstruction: [] as number[] } };
+  const samples = {
+    off: { processStart: [] as number[], firstInstruction: [] as number[] },
+    on: { processStart: [] as number[], firstInstruction: [] as number[] },
+  };
   try {
     for (const mode of ["off", "on"] as const) {
-      rigs[mode] = await Rig.start({ dir: join(options.dir, `sandbox-${mode}`), agentConcurrency: options.agentConcurrency, throttle: false, profile: false, log: options.log, sandbox: mode === "on" });
+      rigs[mode] = await Rig.start({
+        dir: join(options.dir, `sandbox-${mode}`),
+        agentConcurrency: options.agentConcurrency,
+        throttle: false,
+        profile: false,
+        log: options.log,
+        sandbox: mode === "on",
+      });
     }
     const perBlock = Math.max(1, Math.round(options.replies / BLOCKS));
     for (let block = 0; block < BLOCKS; block++) {

@@ -30,7 +30,11 @@ export interface ThroughputResult {
   cpuPerDelivery: CpuTimes;
 }
 
-export async function measureThroughput(rig: Rig, gates: readonly ParkedGate[], options: { concurrency: number; resumeWindowSeconds: number }): Promise<ThroughputResult> {
+export async function measureThroughput(
+  rig: Rig,
+  gates: readonly ParkedGate[],
+  options: { concurrency: number; resumeWindowSeconds: number },
+): Promise<ThroughputResult> {
   await rig.quiesce({ feedback: false });
   const openKey = rig.store.gates.keys.openGates();
   const parkedAtStart = await rig.redis.zcard(openKey);

@@ -61,7 +61,11 @@ function codexServer(_argv, files) {
 
 const SERVERS = { claude: claudeServer, codex: codexServer };
 
-const recordFile = (tool) => join(process.env.STAND_IN_OUT, `${tool}-${process.env.GITHUB_REPOSITORY.replace("/", "-")}-${process.env.ESCALATION_ISSUE}-round-${process.env.ESCALATION_ROUND}.json`);
+const recordFile = (tool) =>
+  join(
+    process.env.STAND_IN_OUT,
+    `${tool}-${process.env.GITHUB_REPOSITORY.replace("/", "-")}-${process.env.ESCALATION_ISSUE}-round-${process.env.ESCALATION_ROUND}.json`,
+  );
 
 /** True when the task holds a human's answer: the round after the ask. */
 const answered = (task) => task.includes("## Questions asked so far");
@@ -121,7 +125,10 @@ export async function run(tool) {
   const client = new Client({ name: `${tool}-stand-in`, version: "0.0.0" });
   await client.connect(new StdioClientTransport({ ...server, stderr: "inherit" }));
   try {
-    const result = await client.callTool({ name: "ask_human", arguments: { questions: [{ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"] }] } });
+    const result = await client.callTool({
+      name: "ask_human",
+      arguments: { questions: [{ text: "Which cache should the lookups use?", options: ["Redis", "SQLite"] }] },
+    });
     record.asked = { isError: result.isError === true, text: result.content.map((c) => c.text).join("\n") };
     save();
     if (result.isError) process.exitCode = 1;

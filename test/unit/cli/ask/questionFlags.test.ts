@@ -6,13 +6,20 @@ import { UsageError } from "../../../../src/cli/usage.js";
 const tokens = (args: string[]) =>
   parseArgs({
     args,
-    options: { question: { type: "string", multiple: true }, option: { type: "string", multiple: true }, default: { type: "string", multiple: true }, timeout: { type: "string", multiple: true } },
+    options: {
+      question: { type: "string", multiple: true },
+      option: { type: "string", multiple: true },
+      default: { type: "string", multiple: true },
+      timeout: { type: "string", multiple: true },
+    },
     tokens: true,
   }).tokens;
 
 describe("questionsFrom", () => {
   it("gives --option, --default and --timeout to the last --question; a --timeout before any question is the ask's", () => {
-    const drafts = questionsFrom(tokens(["--timeout", "1h", "--question", "Which?", "--option", "a", "--option", "b", "--default", "b", "--question", "Why?", "--timeout", "30m"]));
+    const drafts = questionsFrom(
+      tokens(["--timeout", "1h", "--question", "Which?", "--option", "a", "--option", "b", "--default", "b", "--question", "Why?", "--timeout", "30m"]),
+    );
     expect(drafts).toEqual({
       askTimeout: 3600,
       questions: [

@@ -21,6 +21,8 @@ describe("submitAsk", () => {
     const bad = submitAsk({ questions: [{ text: "Which?", options: ["SQLite", "sqlite"] }] }, { env, dryRun: true });
     await expect(bad).rejects.toBeInstanceOf(UsageError);
     // The protocol's "Invalid ask: " prefix is dropped: the message starts at the field at fault.
-    await expect(submitAsk({ questions: [{ text: "Which?", options: ["SQLite", "sqlite"] }] }, { env, dryRun: true })).rejects.toThrow(/^questions\.0\.options: option labels must differ/);
+    await expect(submitAsk({ questions: [{ text: "Which?", options: ["SQLite", "sqlite"] }] }, { env, dryRun: true })).rejects.toThrow(
+      /^questions\.0\.options: option labels must differ/,
+    );
   });
 });

@@ -59,7 +59,11 @@ describe("renderStatusPage", () => {
         repo: "acme/widgets",
         askUrl: `javascript:alert(1)//#"><script>`,
         askedBy: xss,
-        ask: { kind: "question", context: `</p><script>alert(2)</script>`, questions: [{ text: xss, options: [`<b>bold</b>`, `"quoted"`], default: `"quoted"` }] },
+        ask: {
+          kind: "question",
+          context: `</p><script>alert(2)</script>`,
+          questions: [{ text: xss, options: [`<b>bold</b>`, `"quoted"`], default: `"quoted"` }],
+        },
       }),
       T0,
       `</title><script>alert(3)</script>`,
@@ -78,7 +82,9 @@ describe("renderStatusPage", () => {
 
   it("shows where agents run, flagged when unsandboxed or when the sandbox cannot start", () => {
     expect(renderStatusPage(report([]), "N", BWRAP)).toContain('<p id="sandbox" class="meta">Agents run in the bubblewrap sandbox (AGENT_SANDBOX=bwrap).</p>');
-    expect(renderStatusPage(report([]), "N", { mode: "none", problem: undefined })).toMatch(/<p id="sandbox" class="overdue" role="status">Agents run unsandboxed \(AGENT_SANDBOX=none\)/);
+    expect(renderStatusPage(report([]), "N", { mode: "none", problem: undefined })).toMatch(
+      /<p id="sandbox" class="overdue" role="status">Agents run unsandboxed \(AGENT_SANDBOX=none\)/,
+    );
     const failing = renderStatusPage(report([]), "N", { mode: "bwrap", problem: "The agent sandbox (AGENT_SANDBOX=bwrap) cannot start: <no userns>." });
     expect(failing).toContain("cannot start: &lt;no userns&gt;. Rounds are refused until it can start.");
   });

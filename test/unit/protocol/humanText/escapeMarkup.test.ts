@@ -4,7 +4,9 @@ import { escapeMarkup } from "../../../../src/protocol/humanText/escapeMarkup.js
 
 describe("escapeMarkup", () => {
   it("escapes exactly what would form markup again", () => {
-    expect(escapeMarkup("<b> </x> <!-- <? <^@a> a < b <3 ![x] &lt; &bogus; & x")).toBe("&lt;b> &lt;/x> &lt;!-- &lt;? &lt;^@a> a < b <3 &#33;[x] &amp;lt; &bogus; & x");
+    expect(escapeMarkup("<b> </x> <!-- <? <^@a> a < b <3 ![x] &lt; &bogus; & x")).toBe(
+      "&lt;b> &lt;/x> &lt;!-- &lt;? &lt;^@a> a < b <3 &#33;[x] &amp;lt; &bogus; & x",
+    );
   });
 
   it("is undone by one decoding pass", () => {

@@ -70,23 +70,50 @@ describe("fromIssue: issue_comment", () => {
     ["null assignees", null, []],
     ["12 assignees (kept: the first 10)", Array.from({ length: 12 }, (_, i) => ({ login: `user${i}` })), Array.from({ length: 10 }, (_, i) => `user${i}`)],
   ])("reads %s", (_name, assignees, expected) => {
-    expect(convert("issue_comment", commentEvent("created", (x) => (x.issue.assignees = assignees)))?.issue.assignees).toEqual(expected);
+    expect(
+      convert(
+        "issue_comment",
+        commentEvent("created", (x) => (x.issue.assignees = assignees)),
+      )?.issue.assignees,
+    ).toEqual(expected);
   });
 
   it.each<[string, unknown, string[]]>([
-    ["label objects", [{ id: 1, name: "bug" }, { id: 2, name: "agent" }], ["bug", "agent"]],
+    [
+      "label objects",
+      [
+        { id: 1, name: "bug" },
+        { id: 2, name: "agent" },
+      ],
+      ["bug", "agent"],
+    ],
     ["label names as strings", ["bug", "agent"], ["bug", "agent"]],
     ["no labels", [], []],
     ["null labels", null, []],
     ["150 labels (kept: the first 100)", Array.from({ length: 150 }, (_, i) => ({ name: `l${i}` })), Array.from({ length: 100 }, (_, i) => `l${i}`)],
   ])("reads the issue's %s", (_name, labels, expected) => {
-    expect(convert("issue_comment", commentEvent("created", (x) => (x.issue.labels = labels)))?.issue.labels).toEqual(expected);
+    expect(
+      convert(
+        "issue_comment",
+        commentEvent("created", (x) => (x.issue.labels = labels)),
+      )?.issue.labels,
+    ).toEqual(expected);
   });
 
   it("ignores a delivery without an installation (not sent to an installed App)", () => {
-    expect(convert("issue_comment", commentEvent("created", (x) => delete x.installation))).toBeUndefined();
+    expect(
+      convert(
+        "issue_comment",
+        commentEvent("created", (x) => delete x.installation),
+      ),
+    ).toBeUndefined();
     // The stock examples without an installation are ignored as they are.
-    expect(convert("issue_comment", example("issue_comment", "created", (x) => x.installation === undefined))).toBeUndefined();
+    expect(
+      convert(
+        "issue_comment",
+        example("issue_comment", "created", (x) => x.installation === undefined),
+      ),
+    ).toBeUndefined();
   });
 
   it.each<[string]>([["created"], ["edited"]])("ignores a bot's %s comment without a marker (bots never answer or command)", (action) => {
@@ -110,27 +137,40 @@ describe("fromIssue: issue_comment", () => {
 
   it("keeps a human's comment quoting a status marker (only bots' comments are dropped)", () => {
     const body = renderMarker("status", { v: 1, nextRound: 1, gates: [] });
-    expect(convert("issue_comment", commentEvent("created", (x) => (x.comment.body = body)))?.kind).toBe("comment");
+    expect(
+      convert(
+        "issue_comment",
+        commentEvent("created", (x) => (x.comment.body = body)),
+      )?.kind,
+    ).toBe("comment");
   });
 
   it("ignores other issue_comment actions", () => {
-    expect(convert("issue_comment", commentEvent("created", (x) => (x.action = "pinned")))).toBeUndefined();
+    expect(
+      convert(
+        "issue_comment",
+        commentEvent("created", (x) => (x.action = "pinned")),
+      ),
+    ).toBeUndefined();
   });
 });
 
 describe("fromIssue: issues", () => {
-  it.each<[string]>([["agent"], ["Agent"], ["bug"], ["needs: human review"]])("maps labeled with %j to a labeled event carrying the label as written", (labelName) => {
-    const p = labeled(labelName);
-    expect(convert("issues", p)).toMatchObject({
-      kind: "labeled",
-      label: labelName,
-      deliveryId: "delivery-1",
-      installationId: INSTALLATION.id,
-      repo: "Codertocat/Hello-World",
-      issue: { number: p.issue.number, title: p.issue.title, state: "open", isPullRequest: false, assignees: ["Codertocat"] },
-      sender: { login: "Codertocat", type: "User" },
-    });
-  });
+  it.each<[string]>([["agent"], ["Agent"], ["bug"], ["needs: human review"]])(
+    "maps labeled with %j to a labeled event carrying the label as written",
+    (labelName) => {
+      const p = labeled(labelName);
+      expect(convert("issues", p)).toMatchObject({
+        kind: "labeled",
+        label: labelName,
+        deliveryId: "delivery-1",
+        installationId: INSTALLATION.id,
+        repo: "Codertocat/Hello-World",
+        issue: { number: p.issue.number, title: p.issue.title, state: "open", isPullRequest: false, assignees: ["Codertocat"] },
+        sender: { login: "Codertocat", type: "User" },
+      });
+    },
+  );
 
   it("ignores labeled without a label or without an installation", () => {
     const noLabel = labeled("agent");
@@ -144,7 +184,12 @@ describe("fromIssue: issues", () => {
   it("maps closed to a closed event", () => {
     const p = closed();
     const event = convert("issues", p);
-    expect(event).toMatchObject({ kind: "closed", installationId: p.installation.id, repo: "Codertocat/Hello-World", issue: { number: p.issue.number, state: "closed" } });
+    expect(event).toMatchObject({
+      kind: "closed",
+      installationId: p.installation.id,
+      repo: "Codertocat/Hello-World",
+      issue: { number: p.issue.number, state: "closed" },
+    });
     expect(event).not.toHaveProperty("label");
     expect(event).not.toHaveProperty("comment");
   });
@@ -178,7 +223,10 @@ describe("fromIssue: issues", () => {
     expect(convert("issues", p)).toBeUndefined();
   });
 
-  it.each<[string, string]>([["Bot", "escalation[bot]"], ["User", "renovate[bot]"]])("drops a label added by a bot (%s %s): bots never dispatch", (type, login) => {
+  it.each<[string, string]>([
+    ["Bot", "escalation[bot]"],
+    ["User", "renovate[bot]"],
+  ])("drops a label added by a bot (%s %s): bots never dispatch", (type, login) => {
     const p = labeled("agent");
     p.sender.type = type;
     p.sender.login = login;
@@ -195,7 +243,11 @@ describe("fromIssue: a label taken off", () => {
   };
 
   it("maps one taken off by a bot (perhaps the agent, acting as the App's bot) to an unlabeled event", () => {
-    expect(convert("issues", unlabeled({ login: "escalation[bot]", type: "Bot" }))).toMatchObject({ kind: "unlabeled", label: "awaiting-human", sender: { login: "escalation[bot]", type: "Bot" } });
+    expect(convert("issues", unlabeled({ login: "escalation[bot]", type: "Bot" }))).toMatchObject({
+      kind: "unlabeled",
+      label: "awaiting-human",
+      sender: { login: "escalation[bot]", type: "Bot" },
+    });
   });
 
   it("drops one taken off by a person: their choice stands", () => {

@@ -55,7 +55,12 @@ describe("fromPullRequest: labels, closes and reopens, as their issues.* counter
     const p = pullRequestEvent("closed");
     p.action = "edited";
     p.changes = { body: { from: "The author's body" }, title: { from: "The author's title" } };
-    expect(convert("pull_request", p)).toMatchObject({ kind: "edited", previousBody: "The author's body", previousTitle: "The author's title", issue: { isPullRequest: true } });
+    expect(convert("pull_request", p)).toMatchObject({
+      kind: "edited",
+      previousBody: "The author's body",
+      previousTitle: "The author's title",
+      issue: { isPullRequest: true },
+    });
   });
 
   it.each<[string]>([["unlabeled"], ["reopened"], ["opened"], ["assigned"]])("ignores pull_request.%s, as issues.* of the same action", (action) => {

@@ -11,7 +11,13 @@ describe("fromReviewComment: replies on a line of the diff", () => {
       kind: "comment",
       action: "created",
       issue: { number: p.pull_request.number, isPullRequest: true },
-      comment: { id: -(2 * p.comment.id + 1), body: p.comment.body, url: p.comment.html_url, createdAt: p.comment.created_at, in: { kind: "reviewComment", path: p.comment.path, line: 7, side: "RIGHT" } },
+      comment: {
+        id: -(2 * p.comment.id + 1),
+        body: p.comment.body,
+        url: p.comment.html_url,
+        createdAt: p.comment.created_at,
+        in: { kind: "reviewComment", path: p.comment.path, line: 7, side: "RIGHT" },
+      },
     });
   });
 

@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { ProtocolError } from "../../../../src/errors.js";
 import type { HandledEventName } from "../../../../src/webhook/handledEvents.js";
-import { INSTALLATION, closed, commentEvent, convert, example, labeled, lineComment, pullRequestEvent, synchronizeEvent } from "../../../support/webhookExamples.js";
+import {
+  INSTALLATION,
+  closed,
+  commentEvent,
+  convert,
+  example,
+  labeled,
+  lineComment,
+  pullRequestEvent,
+  synchronizeEvent,
+} from "../../../support/webhookExamples.js";
 
 describe("payloads: malformed", () => {
   it.each<[string, HandledEventName, () => unknown, RegExp]>([
@@ -48,17 +58,33 @@ describe("payloads: what GitHub's schema allows to be null or absent", () => {
   });
 
   it("ignores a created or edited comment whose user is null (a deleted account: nobody who may steer)", () => {
-    expect(convert("issue_comment", commentEvent("created", (x) => (x.comment.user = null)))).toBeUndefined();
-    expect(convert("issue_comment", commentEvent("edited", (x) => (x.comment.user = null)))).toBeUndefined();
+    expect(
+      convert(
+        "issue_comment",
+        commentEvent("created", (x) => (x.comment.user = null)),
+      ),
+    ).toBeUndefined();
+    expect(
+      convert(
+        "issue_comment",
+        commentEvent("edited", (x) => (x.comment.user = null)),
+      ),
+    ).toBeUndefined();
   });
 
   it("keeps the deletion of a comment whose user is null, by the ghost user", () => {
-    const event = convert("issue_comment", commentEvent("deleted", (x) => (x.comment.user = null)));
+    const event = convert(
+      "issue_comment",
+      commentEvent("deleted", (x) => (x.comment.user = null)),
+    );
     expect(event).toMatchObject({ kind: "comment", action: "deleted", comment: { author: { login: "ghost", type: "User" } } });
   });
 
   it("reads a comment author without a type as a user, judged by login and permission", () => {
-    const event = convert("issue_comment", commentEvent("created", (x) => delete x.comment.user.type));
+    const event = convert(
+      "issue_comment",
+      commentEvent("created", (x) => delete x.comment.user.type),
+    );
     expect(event).toMatchObject({ kind: "comment", comment: { author: { login: "Codertocat", type: "User" } } });
   });
 
