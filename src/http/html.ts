@@ -36,12 +36,10 @@ export function safeHref(url: string): string | undefined {
 /** The `<head>` of the app's own pages: their referrer policy, title and nonce'd style sheet (the CSP allows no other). */
 export function pageHead(page: { title: string; referrer: "no-referrer" | "same-origin"; nonce: string; style: string }): Html {
   return html`<head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta name="referrer" content="${page.referrer}" />
-    <title>${page.title}</title>
-    <style nonce="${page.nonce}">
-      ${new Html(page.style)}
-    </style>
-  </head>`;
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="${page.referrer}">
+<title>${page.title}</title>
+<style nonce="${page.nonce}">${new Html(page.style)}</style>
+</head>`;
 }

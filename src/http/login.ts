@@ -95,20 +95,21 @@ button{margin-top:1rem;padding:.4rem 1rem;font:inherit}.error{color:#cf222e}.met
 
 export function renderLoginPage(nonce: string, next: string, error?: string): string {
   return html`<!doctype html>
-    <html lang="en">
-      ${pageHead({ title: "Escalation: sign in", referrer: "same-origin", nonce, style: STYLE })}
-      <body>
-        <h1>Sign in to the status page</h1>
-        ${error ? html`<p id="login-error" class="error" role="alert">${error}</p>` : ""}
-        <form method="post" action="${LOGIN_PATH}">
-          <label for="token">Admin token</label>
-          <input id="token" name="token" type="password" autocomplete="current-password" required autofocus />
-          <input type="hidden" name="next" value="${next}" />
-          <button type="submit">Sign in</button>
-        </form>
-        <p class="meta">The server's <code>ADMIN_TOKEN</code>. Signing in sets a cookie for 12 hours; the token itself is never stored in the browser.</p>
-      </body>
-    </html> `.value;
+<html lang="en">
+${pageHead({ title: "Escalation: sign in", referrer: "same-origin", nonce, style: STYLE })}
+<body>
+<h1>Sign in to the status page</h1>
+${error ? html`<p id="login-error" class="error" role="alert">${error}</p>` : ""}
+<form method="post" action="${LOGIN_PATH}">
+<label for="token">Admin token</label>
+<input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
+<input type="hidden" name="next" value="${next}">
+<button type="submit">Sign in</button>
+</form>
+<p class="meta">The server's <code>ADMIN_TOKEN</code>. Signing in sets a cookie for 12 hours; the token itself is never stored in the browser.</p>
+</body>
+</html>
+`.value;
 }
 
 function sendLoginPage(res: ServerResponse, status: number, next: string, error?: string, extra: Record<string, string> = {}): void {

@@ -56,34 +56,30 @@ ul.issues li { padding: 8px 12px; border-top: 1px solid #d1d9e0; } ul.issues li:
 
 export function layout(title: string, links: PageLinks, body: Html): string {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <title>${title}</title>
-        <style>
-          ${new Html(STYLE)}
-        </style>
-        <script src="${paths.script}" defer></script>
-      </head>
-      <body>
-        <header class="top">
-          <a id="nav-issues" href="${paths.home}">Issues</a>
-          <a id="nav-status" href="${links.statusPage}">Status page</a>
-          <a id="nav-inbox" href="${links.inbox}">Inbox</a>
-          <span class="meta">escalation playground</span>
-        </header>
-        <main>${body}</main>
-      </body>
-    </html> `.value;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${title}</title>
+<style>${new Html(STYLE)}</style>
+<script src="${paths.script}" defer></script>
+</head>
+<body>
+<header class="top">
+  <a id="nav-issues" href="${paths.home}">Issues</a>
+  <a id="nav-status" href="${links.statusPage}">Status page</a>
+  <a id="nav-inbox" href="${links.inbox}">Inbox</a>
+  <span class="meta">escalation playground</span>
+</header>
+<main>${body}</main>
+</body>
+</html>
+`.value;
 }
 
 function personPicker(id: string, as: string): Html {
-  return html`<label
-    >as
-    <select name="as" id="${id}">
-      ${PEOPLE.map((p) => html`<option value="${p.login}" ${p.login === as ? html` selected` : ""}>@${p.login} (${p.role})</option>`)}
-    </select></label
-  >`;
+  return html`<label>as <select name="as" id="${id}">${PEOPLE.map(
+    (p) => html`<option value="${p.login}"${p.login === as ? html` selected` : ""}>@${p.login} (${p.role})</option>`,
+  )}</select></label>`;
 }
 
 function time(iso: string): Html {
@@ -99,17 +95,14 @@ function labels(names: readonly string[]): Html {
 /** The issues, newest last, for the list page's live part. */
 export function issueListFragment(repo: string, issues: readonly SimIssue[]): Html {
   if (issues.length === 0) return html`<p class="meta" id="no-issues">No issues yet: open one below.</p>`;
-  return html`<ul class="issues">
-    ${issues.map(
-      (issue) =>
-        html`<li data-issue="${issue.number}">
-          <span class="badge ${issue.state}">${issue.state}</span>
-          <a href="${paths.issue(repo, issue.number)}">${issue.pull_request ? "Pull request " : ""}#${issue.number} ${issue.title}</a>
-          ${labels(issue.labels)}
-          <span class="meta">by @${issue.user.login}, ${issue.comments} comment${issue.comments === 1 ? "" : "s"}</span>
-        </li>`,
-    )}
-  </ul>`;
+  return html`<ul class="issues">${issues.map(
+    (issue) => html`<li data-issue="${issue.number}">
+      <span class="badge ${issue.state}">${issue.state}</span>
+      <a href="${paths.issue(repo, issue.number)}">${issue.pull_request ? "Pull request " : ""}#${issue.number} ${issue.title}</a>
+      ${labels(issue.labels)}
+      <span class="meta">by @${issue.user.login}, ${issue.comments} comment${issue.comments === 1 ? "" : "s"}</span>
+    </li>`,
+  )}</ul>`;
 }
 
 export function issueListPage(repo: string, issues: readonly SimIssue[], form: FormContext, links: PageLinks, notice: string | undefined): string {
@@ -121,8 +114,8 @@ export function issueListPage(repo: string, issues: readonly SimIssue[], form: F
       <div id="live" data-src="${paths.liveList(repo)}">${issueListFragment(repo, issues)}</div>
       <form id="new-issue" method="post" action="${paths.newIssue(repo)}">
         <strong>New issue</strong>
-        <input type="hidden" name="token" value="${form.token}" />
-        <input type="text" name="title" id="title" placeholder="Title" required maxlength="256" />
+        <input type="hidden" name="token" value="${form.token}">
+        <input type="text" name="title" id="title" placeholder="Title" required maxlength="256">
         <textarea name="body" id="issue-body" placeholder="Description (Markdown)"></textarea>
         <div class="actions">${personPicker("new-as", form.as)}<button class="primary" type="submit" id="open-issue">Open issue</button></div>
       </form>
@@ -153,12 +146,9 @@ interface Entry {
 function commentItem(comment: SimComment, botLogin: string): Html {
   const bot = comment.user.login === botLogin || comment.user.type === "Bot";
   return html`<li class="comment${bot ? " bot" : ""}" id="issuecomment-${comment.id}" data-author="${comment.user.login}">
-    <div class="head">
-      <span class="author">@${comment.user.login}</span>${bot ? html` <span class="bot-badge">bot</span>` : ""} commented at
-      ${time(comment.created_at)}${comment.updated_at !== comment.created_at ? html` · edited` : ""}
-    </div>
-    <div class="markdown">${new Html(renderMarkdown(comment.body))}</div>
-  </li>`;
+      <div class="head"><span class="author">@${comment.user.login}</span>${bot ? html` <span class="bot-badge">bot</span>` : ""} commented at ${time(comment.created_at)}${comment.updated_at !== comment.created_at ? html` · edited` : ""}</div>
+      <div class="markdown">${new Html(renderMarkdown(comment.body))}</div>
+    </li>`;
 }
 
 /** The part of the issue page that polling refreshes: state, labels, the timeline, close or reopen. */
@@ -167,20 +157,13 @@ export function threadFragment(issue: SimIssue, comments: readonly SimComment[],
     ...comments.map((comment) => ({ at: comment.created_at, item: commentItem(comment, botLogin) })),
     ...events.map((event) => ({
       at: event.created_at,
-      item: html`<li class="event" data-event="${event.event}">
-        <span class="author">@${event.actor}</span> ${eventText(event)} at ${time(event.created_at)}
-      </li>`,
+      item: html`<li class="event" data-event="${event.event}"><span class="author">@${event.actor}</span> ${eventText(event)} at ${time(event.created_at)}</li>`,
     })),
   ];
   // Stable: at the same second, comments before label changes.
   entries.sort((a, b) => a.at.localeCompare(b.at));
-  return html`<p class="state">
-      <span class="badge ${issue.state}" id="state">${issue.state === "open" ? "Open" : "Closed"}</span>
-      <span class="meta"
-        >@${issue.user.login} opened this ${issue.pull_request ? "pull request" : "issue"} at ${time(issue.created_at)} · ${issue.comments}
-        comment${issue.comments === 1 ? "" : "s"}</span
-      >
-    </p>
+  return html`<p class="state"><span class="badge ${issue.state}" id="state">${issue.state === "open" ? "Open" : "Closed"}</span>
+      <span class="meta">@${issue.user.login} opened this ${issue.pull_request ? "pull request" : "issue"} at ${time(issue.created_at)} · ${issue.comments} comment${issue.comments === 1 ? "" : "s"}</span></p>
     <p id="labels">Labels: ${labels(issue.labels)}</p>
     <ol class="timeline">
       <li class="comment" id="issue-body" data-author="${issue.user.login}">
@@ -207,21 +190,13 @@ export function threadPage(repo: string, issue: SimIssue, live: Html, form: Form
       ${notice ? html`<p id="notice" role="alert">${notice}</p>` : ""}
       <div id="live" data-src="${paths.liveIssue(repo, issue.number)}">${live}</div>
       <form id="act" method="post" action="${paths.act(repo, issue.number)}">
-        <input type="hidden" name="token" value="${form.token}" />
+        <input type="hidden" name="token" value="${form.token}">
         <textarea name="body" id="comment-body" placeholder="Leave a comment (Markdown)"></textarea>
-        <div class="actions">
-          ${personPicker("as", form.as)}<button class="primary" type="submit" name="action" value="comment" id="comment">Comment</button>
-        </div>
+        <div class="actions">${personPicker("as", form.as)}<button class="primary" type="submit" name="action" value="comment" id="comment">Comment</button></div>
       </form>`,
   );
 }
 
 export function notFoundPage(links: PageLinks, what: string): string {
-  return layout(
-    "Not found · escalation playground",
-    links,
-    html`<h1>Not found</h1>
-      <p>${what}</p>
-      <p><a href="${paths.home}">Back to the issues</a></p>`,
-  );
+  return layout("Not found · escalation playground", links, html`<h1>Not found</h1><p>${what}</p><p><a href="${paths.home}">Back to the issues</a></p>`);
 }

@@ -99,10 +99,8 @@ describe("deliverPullRequest, against GitHub's pulls API", () => {
 
   it("GitHub's 422 for a second pull request of the same head (a repeated job opened it meanwhile): the first is the issue's", async () => {
     github.scope.get(PULLS).query(LOOKUP).reply(200, []);
-    github.scope.post(PULLS).reply(422, {
-      message: "Validation Failed",
-      errors: [{ resource: "PullRequest", code: "custom", message: `A pull request already exists for acme:${BRANCH}.` }],
-    });
+    const exists = { resource: "PullRequest", code: "custom", message: `A pull request already exists for acme:${BRANCH}.` };
+    github.scope.post(PULLS).reply(422, { message: "Validation Failed", errors: [exists] });
     github.scope
       .get(PULLS)
       .query(LOOKUP)
