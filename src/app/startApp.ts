@@ -7,7 +7,7 @@ import { orphanWatchdog } from "../agent/watchdog.js";
 import type { AppConfig } from "../config/appConfig.js";
 import { registerWebhooks } from "../webhook/registerWebhooks.js";
 import { registerHttp } from "../http/index.js";
-import { startMirror } from "../mirror/mirror.js";
+import { mirrorEvents, type StopMirroring } from "../mirror/mirrorEvents.js";
 import { commandConnection, producerConnection, workerConnection } from "../jobs/connection.js";
 import { Queues } from "../jobs/queues.js";
 import { refuseCluster } from "../redis/refuseCluster.js";
@@ -64,7 +64,7 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   let queues: Queues | undefined;
   let services: Services | undefined;
   let workers: LoopWorkers | undefined;
-  let mirror: ReturnType<typeof startMirror> | undefined;
+  let stopMirroring: StopMirroring | undefined;
   let egress: EgressProxy | undefined;
   let sandbox: Sandbox | undefined;
   let httpServer: HttpServer | undefined;
@@ -81,7 +81,7 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
     // After the workers: agents finishing within SHUTDOWN_GRACE still reach GitHub through them.
     sandbox?.close();
     await egress?.close();
-    await mirror?.close();
+    stopMirroring?.();
     const giveUp = () => new Error("Redis did not answer during shutdown");
     if (queues) await withDeadline(queues.close(), 3000, giveUp).catch(() => undefined);
     await Promise.all(connections.map((c) => withDeadline(c.quit(), 2000, giveUp).catch(() => c.disconnect())));
@@ -118,7 +118,7 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
       workers = startWorkers(services, workerRedis);
       await loopQueues.scheduleReconcile(config.reconcileIntervalSeconds);
     }
-    mirror = startMirror(services, { redisUrl: config.redisUrl, worker: options.workers ?? true });
+    stopMirroring = mirrorEvents(services);
     const address = httpServer.address();
     const port = typeof address === "object" && address ? address.port : config.port;
     return { url: `http://127.0.0.1:${port}`, port, services, workers, egress: egress?.endpoints, close };

@@ -1,11 +1,5 @@
-import { Queue } from "bullmq";
 import type { Services } from "../services.js";
 import { route, within, type HttpHandler } from "./route.js";
-
-/** Every BullMQ queue the app produces to (inbound, spawn, feedback, and any added later). */
-export function loopQueues(services: Services): Queue[] {
-  return Object.values(services.queues).filter((q): q is Queue => q instanceof Queue);
-}
 
 /**
  * GET /healthz: 200 when the gate store and every queue answer within 2 s, 503 otherwise.
@@ -24,7 +18,7 @@ export function healthHandler(services: Services): HttpHandler {
     }
     const queues: Record<string, unknown> = {};
     await Promise.all(
-      loopQueues(services).map(async (queue) => {
+      services.queues.all().map(async (queue) => {
         try {
           queues[queue.name] = await within(2000, `queue ${queue.name}`, queue.getJobCounts("waiting", "active", "delayed", "failed"));
         } catch (error) {

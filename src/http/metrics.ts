@@ -1,7 +1,6 @@
 import { LoopMetrics } from "../observe/metrics.js";
 import type { Services } from "../services.js";
 import { bearerToken, refuse, sameToken, tokenInUrl } from "./auth.js";
-import { loopQueues } from "./healthz.js";
 import { route, type HttpHandler } from "./route.js";
 
 /**
@@ -9,7 +8,7 @@ import { route, type HttpHandler } from "./route.js";
  * so it is not behind ADMIN_TOKEN: open by default, or behind `Authorization: Bearer METRICS_TOKEN`
  * when that is set (a scraper gets its own token, never the admin one).
  */
-export function metricsHandler(services: Services, metrics = new LoopMetrics(services, { queues: () => loopQueues(services) })): HttpHandler {
+export function metricsHandler(services: Services, metrics = new LoopMetrics(services, { queues: () => services.queues.all() })): HttpHandler {
   const token = services.config.metricsToken;
   return route(["/metrics"], async (req, res, url) => {
     if (token !== undefined) {

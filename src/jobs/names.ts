@@ -14,6 +14,8 @@ export const QUEUES = {
   timeouts: "timeouts",
   /** Reconciliation with GitHub, at start-up and on a schedule. */
   maintenance: "maintenance",
+  /** The Slack mirror's posts and updates (only when Slack is configured); Slack being slow or down never touches the others. */
+  mirror: "mirror",
 } as const;
 
 const safe = (text: string) => text.replace(/[^A-Za-z0-9_.#/-]/g, "_");
@@ -27,4 +29,6 @@ export const jobIds = {
   timeout: (gateId: string, sequence: number) => `timeout-${safe(gateId)}-${sequence}`,
   ladder: (gateId: string, step: number) => `ladder-${safe(gateId)}-${step}`,
   retry: (repo: string, issue: number, commentId: number) => `retry-${safe(repo)}#${issue}-c${commentId}`,
+  /** One Slack post per gate, and one update per state it reaches (`state`), so a redelivered event mirrors once. */
+  mirror: (type: "open" | "update", gateId: string, state = "") => `mirror-${type}-${safe(gateId)}${state ? `-${safe(state)}` : ""}`,
 };

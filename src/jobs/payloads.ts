@@ -123,3 +123,7 @@ export const LadderJobSchema = z.object({
   then: z.enum(["default", "overdue"]).optional(),
 });
 export type LadderJob = z.infer<typeof LadderJobSchema>;
+
+/** A Slack mirror job: post the gate's message, or update it to the gate's state now. */
+export const MirrorJobSchema = z.object({ type: z.enum(["open", "update"]), gateId: z.string().min(1) });
+export type MirrorJob = z.infer<typeof MirrorJobSchema>;

@@ -2,7 +2,7 @@ import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import { withDeadline } from "../deadline.js";
 import { StoreUnavailableError } from "../errors.js";
-import type { FeedbackOp, InboundEvent, LadderJob, SpawnJob, TimeoutJob } from "./payloads.js";
+import type { FeedbackOp, InboundEvent, LadderJob, MirrorJob, SpawnJob, TimeoutJob } from "./payloads.js";
 import { ClosableConnection } from "./closableConnection.js";
 import { QUEUES, jobIds } from "./names.js";
 
@@ -10,6 +10,14 @@ const KEEP = {
   // Completed jobs stay long enough for their ids to deduplicate redeliveries and retries.
   removeOnComplete: { age: 24 * 3600, count: 50_000 },
   removeOnFail: { age: 7 * 24 * 3600 },
+} satisfies JobsOptions;
+
+/** Mirror retries 1 s, 2 s, 4 s … about two minutes in all: a Slack hiccup heals, a long outage is dropped. */
+const MIRROR_JOB = {
+  attempts: 8,
+  backoff: { type: "exponential", delay: 1000 },
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: KEEP.removeOnFail,
 } satisfies JobsOptions;
 
 const DEDUPLICATE_MS = 24 * 3600 * 1000;
@@ -30,13 +38,14 @@ function deduplicated(jobId: string): JobsOptions {
   };
 }
 
-/** The producer side of the three queues. */
+/** The producer side of every queue: the loop's and the Slack mirror's. */
 export class Queues {
   readonly inbound: Queue<InboundEvent>;
   readonly spawn: Queue<SpawnJob>;
   readonly feedback: Queue<{ installationId: number; repo: string; issue: number; ops: FeedbackOp[] }>;
   readonly timeouts: Queue<TimeoutJob | LadderJob>;
   readonly maintenance: Queue;
+  readonly mirror: Queue<MirrorJob>;
 
   /**
    * `onError` hears the queues' connection errors. BullMQ re-emits them as each queue's "error"
@@ -50,7 +59,8 @@ export class Queues {
     this.feedback = open(QUEUES.feedback);
     this.timeouts = open(QUEUES.timeouts);
     this.maintenance = open(QUEUES.maintenance);
-    for (const queue of [this.inbound, this.spawn, this.feedback, this.timeouts, this.maintenance] as Queue[]) {
+    this.mirror = open(QUEUES.mirror);
+    for (const queue of this.all()) {
       queue.on("error", (error: Error) => onError(error, queue.name));
     }
   }
@@ -126,7 +136,17 @@ export class Queues {
     );
   }
 
+  /** A Slack mirror job; its id makes the same post or update queued twice (a redelivered event) one job. */
+  async addMirror(type: MirrorJob["type"], gateId: string, state?: string): Promise<void> {
+    await this.mirror.add(type, { type, gateId }, { ...MIRROR_JOB, jobId: jobIds.mirror(type, gateId, state) });
+  }
+
+  /** Every queue: what the health check and the metrics read. */
+  all(): Queue[] {
+    return [this.inbound, this.spawn, this.feedback, this.timeouts, this.maintenance, this.mirror] as Queue[];
+  }
+
   async close(): Promise<void> {
-    await Promise.all([this.inbound.close(), this.spawn.close(), this.feedback.close(), this.timeouts.close(), this.maintenance.close()]);
+    await Promise.all(this.all().map((queue) => queue.close()));
   }
 }

@@ -13,6 +13,8 @@ import type { Services } from "../services.js";
 import { processFeedback } from "../status/processFeedback.js";
 import { processSpawn } from "./processSpawn.js";
 import { LOCK_RENEW_MS } from "./roundGuards.js";
+import { processMirrorJob, type MirrorPorts } from "../mirror/processMirrorJob.js";
+import { slackApi } from "../mirror/slack.js";
 
 export interface LoopWorkers {
   inbound: Worker;
@@ -20,6 +22,8 @@ export interface LoopWorkers {
   feedback: Worker;
   timeouts: Worker;
   maintenance: Worker;
+  /** The Slack mirror's worker, when Slack is configured. */
+  mirror: Worker | undefined;
   /** Stops taking jobs, gives running agents `graceMs`, then stops them so their jobs are retried. */
   close(graceMs: number): Promise<void>;
 }
@@ -50,6 +54,8 @@ const RECOVERY = { lockDuration: 20_000, lockRenewTime: LOCK_RENEW_MS, stalledIn
 
 export function startWorkers(services: Services, connection: Redis): LoopWorkers {
   const prefix = services.config.redisPrefix;
+  const mirrorWorker = (ports: MirrorPorts) =>
+    new Worker(QUEUES.mirror, async (job: Job) => processMirrorJob(ports, job), { connection, prefix, concurrency: 4 }, ClosableConnection);
   /** The agents this process runs, by spawn job id. */
   const running = new Map<string, AbortController>();
   // The namespace's epoch as this process starts: a different one later means Redis was wiped meanwhile.
@@ -131,7 +137,10 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     { connection, prefix, concurrency: 1, lockDuration: 120_000 },
     ClosableConnection,
   );
-  for (const [name, worker] of Object.entries({ inbound, spawn, feedback, timeouts, maintenance })) {
+  // Slack being slow or down never touches the loop: the mirror has its own queue, and its calls a short timeout.
+  const slackConfig = services.config.slack;
+  const mirror = slackConfig && mirrorWorker({ ...services, config: slackConfig, slack: slackApi(slackConfig, services.log.child({ name: "mirror" })) });
+  for (const [name, worker] of Object.entries({ inbound, spawn, feedback, timeouts, maintenance, ...(mirror ? { mirror } : {}) })) {
     worker.on("failed", (job, error) => services.log.warn({ queue: name, job: job?.id, err: error }, "job failed"));
     worker.on("error", (error) => services.log.error({ queue: name, err: error }, "worker error"));
   }
@@ -141,8 +150,9 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     feedback,
     timeouts,
     maintenance,
+    mirror,
     async close(graceMs: number) {
-      const all = [inbound, spawn, feedback, timeouts, maintenance];
+      const all = [inbound, spawn, feedback, timeouts, maintenance, ...(mirror ? [mirror] : [])];
       const timer = setTimeout(
         () => running.forEach((controller) => controller.abort(new ShutdownInterrupt("the app shut down while the agent ran; the round will be retried"))),
         graceMs,

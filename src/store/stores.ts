@@ -7,6 +7,7 @@ import { IssueNotes } from "./issueNotes.js";
 import { IssueRecords } from "./issueRecords.js";
 import { IssueRounds } from "./issueRounds.js";
 import { NamespaceMarks } from "./namespaceMarks.js";
+import { SlackMessages } from "./slackMessages.js";
 import { StatusLog } from "./statusLog.js";
 import { WriteBudgetLog } from "./writeBudgetLog.js";
 
@@ -26,6 +27,7 @@ export interface Stores {
   accessCache: AccessCache;
   writeBudgetLog: WriteBudgetLog;
   namespaceMarks: NamespaceMarks;
+  slackMessages: SlackMessages;
 }
 
 export function openStores(redis: Redis, prefix: string): Stores {
@@ -40,5 +42,6 @@ export function openStores(redis: Redis, prefix: string): Stores {
     accessCache: new AccessCache(redis, prefix),
     writeBudgetLog: new WriteBudgetLog(redis, prefix),
     namespaceMarks: new NamespaceMarks(redis, prefix),
+    slackMessages: new SlackMessages(redis, prefix),
   };
 }

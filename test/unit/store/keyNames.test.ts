@@ -70,7 +70,8 @@ describe("the store's key names", () => {
       s.commentMarks.onceKey("help:x"),
       s.accessCache.teamMemberKey("Org/Team", "Alice"),
       s.accessCache.permissionKey("Octo/Demo", "Alice"),
-    ]).toEqual(["p:deleted:octo/demo:5", "p:once:help:x", "p:team:org/team:alice", "p:perm:octo/demo:alice"]);
+      s.slackMessages.messageKey("42"),
+    ]).toEqual(["p:deleted:octo/demo:5", "p:once:help:x", "p:team:org/team:alice", "p:perm:octo/demo:alice", "p:mirror:slack:42"]);
     expect([s.writeBudgetLog.writesKey(3), s.writeBudgetLog.nextWakeKey(3), s.writeBudgetLog.pausesKey(), s.writeBudgetLog.strikesKey(3)]).toEqual([
       "p:github:writes:3",
       "p:github:wake:3",
