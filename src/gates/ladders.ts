@@ -1,7 +1,6 @@
 import type { Gate } from "../domain.js";
 import { newAskId, renderAskComment, validateAsk } from "../protocol/ask.js";
-import type { Services } from "../services.js";
-import { sendFeedback, type IssueTarget } from "../status/feedback.js";
+import { sendFeedback, type FeedbackPorts, type IssueTarget } from "../status/feedback.js";
 
 /** Gates the app itself raises when a bounded ladder runs out; answering "retry" grants another run. */
 export const LADDER_KINDS = ["attempts_exhausted", "rounds_exhausted"] as const;
@@ -24,7 +23,7 @@ export function choseRetry(gate: Gate): boolean {
  * App's bot account and opens a gate like an agent's ask, so the same path answers it.
  */
 export async function raiseLadderGate(
-  services: Services,
+  services: FeedbackPorts,
   target: IssueTarget,
   kind: LadderKind,
   question: string,

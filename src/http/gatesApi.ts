@@ -11,7 +11,7 @@ export const GATES_API_PATH = "/escalation/api/gates";
  * GET /escalation/api/gates[?repo=OWNER/REPO][&by=answerer][&answerer=LOGIN…]: the JSON twin of the
  * status page (and of `escalate status --json`), for a Bearer token or the page's session cookie.
  */
-export function gatesApiHandler(services: Services, auth: AdminAuth): HttpHandler {
+export function gatesApiHandler(services: Pick<Services, "gates" | "issues" | "log" | "sandbox" | "config" | "writeBudgetLog">, auth: AdminAuth): HttpHandler {
   return route([GATES_API_PATH], async (req, res, url) => {
     const check = auth.check(req, url);
     if (!check.ok) return refuse(res, check, "json");

@@ -5,7 +5,7 @@ import { route, within, type HttpHandler } from "./route.js";
  * GET /healthz: 200 when the gate store and every queue answer within 2 s, 503 otherwise.
  * The body names what failed and the queues' job counts, for a person looking at it.
  */
-export function healthHandler(services: Services): HttpHandler {
+export function healthHandler(services: { gates: Pick<Services["gates"], "openGates">; queues: Pick<Services["queues"], "all"> }): HttpHandler {
   return route(["/healthz"], async (_req, res) => {
     const checks: Record<string, unknown> = {};
     let ok = true;

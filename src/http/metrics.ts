@@ -8,7 +8,10 @@ import { route, type HttpHandler } from "./route.js";
  * so it is not behind ADMIN_TOKEN: open by default, or behind `Authorization: Bearer METRICS_TOKEN`
  * when that is set (a scraper gets its own token, never the admin one).
  */
-export function metricsHandler(services: Services, metrics = new LoopMetrics(services, { queues: () => services.queues.all() })): HttpHandler {
+export function metricsHandler(
+  services: Pick<Services, "config" | "events" | "gates" | "writeBudgetLog" | "log" | "queues">,
+  metrics = new LoopMetrics(services, { queues: () => services.queues.all() }),
+): HttpHandler {
   const token = services.config.metricsToken;
   return route(["/metrics"], async (req, res, url) => {
     if (token !== undefined) {

@@ -11,7 +11,7 @@ import { renderStatusPage } from "./statusPage/renderStatusPage.js";
  * GET /escalation[?by=answerer][&answerer=LOGIN…]: the open gates as a page, for people signed in
  * at /login (or sending the Bearer token). Requires ADMIN_TOKEN.
  */
-export function statusPageHandler(services: Services, auth: AdminAuth): HttpHandler {
+export function statusPageHandler(services: Pick<Services, "gates" | "issues" | "log" | "sandbox">, auth: AdminAuth): HttpHandler {
   return route([STATUS_PAGE_PATH], async (req, res, url) => {
     const check = auth.check(req, url);
     if (!check.ok) {

@@ -28,7 +28,7 @@ export interface MetricsOptions {
 export class LoopMetrics {
   readonly registry = new Registry();
 
-  constructor(services: Services, options: MetricsOptions = {}) {
+  constructor(services: Pick<Services, "config" | "events" | "gates" | "writeBudgetLog">, options: MetricsOptions = {}) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     const timeoutMs = options.scrapeTimeoutMs ?? 2000;
