@@ -1,3 +1,4 @@
+import { recordedAnswers } from "./recordedAnswers.js";
 import { APPROVAL_KIND, type Gate, type RecordedAnswer } from "../domain.js";
 import { appMentionNames } from "../protocol/addressing.js";
 import { renderLateVote } from "../protocol/approval.js";
@@ -168,17 +169,7 @@ export async function answerFromReply(services: ReplyPorts, event: CommentEvent,
   }
   if (parsed.answers.length === 0) return { kind: "noAnswer" };
   const at = Date.parse(event.comment.createdAt) || event.receivedAt;
-  const place = event.comment.in;
-  const answers: RecordedAnswer[] = parsed.answers.map((answer) => ({
-    ...answer,
-    by: event.comment.author.login,
-    at,
-    source: "human",
-    commentId: event.comment.id,
-    url: event.comment.url,
-    ...(place?.kind === "reviewComment" ? { about: { path: place.path, line: place.line, side: place.side } } : {}),
-    deliveryId: event.deliveryId,
-  }));
+  const answers = recordedAnswers(parsed.answers, event, at);
   const by = event.comment.author.login;
   return applyAnswers(services, { installationId: event.installationId, repo: event.repo, issue: event.issue.number }, gate, answers, {
     by,

@@ -1,5 +1,6 @@
+import { recordedAnswers } from "./recordedAnswers.js";
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Gate, RecordedAnswer } from "../domain.js";
+import type { Gate } from "../domain.js";
 import { appMentionNames } from "../protocol/addressing.js";
 import { parseCommand } from "../protocol/commands.js";
 import { readingSummary } from "../protocol/echo.js";
@@ -67,15 +68,7 @@ export async function commentEdited(services: CommentChangePorts, event: Comment
     return answerFromReply(services, event, gate);
   }
   const at = Date.now();
-  const answers: RecordedAnswer[] = parsed.answers.map((a) => ({
-    ...a,
-    by,
-    at,
-    source: "human",
-    commentId: event.comment.id,
-    url: event.comment.url,
-    deliveryId: event.deliveryId,
-  }));
+  const answers = recordedAnswers(parsed.answers, event, at);
   const revised = await services.gates.reviseAnswers(gate, event.comment.id, answers, at);
   if (revised.outcome === "missing" || revised.outcome === "none") return { kind: "ignored", reason: "edit of a comment that answered nothing" };
   services.events.notify("gate.revised", { gateId: gate.id, at });

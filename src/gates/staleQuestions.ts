@@ -1,5 +1,6 @@
+import { recordedAnswers } from "./recordedAnswers.js";
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { Gate, RecordedAnswer } from "../domain.js";
+import type { Gate } from "../domain.js";
 import { appMentionNames } from "../protocol/addressing.js";
 import { parseReply } from "../protocol/reply.js";
 import type { CommentEvent, PushedEvent } from "../jobs/payloads.js";
@@ -72,15 +73,7 @@ export async function answerSuperseded(services: SupersededAnswerPorts, event: C
   if (parsed.answers.length === 0) return undefined;
   const by = event.comment.author.login;
   const at = Date.parse(event.comment.createdAt) || event.receivedAt;
-  const answers: RecordedAnswer[] = parsed.answers.map((a) => ({
-    ...a,
-    by,
-    at,
-    source: "human",
-    commentId: event.comment.id,
-    url: event.comment.url,
-    deliveryId: event.deliveryId,
-  }));
+  const answers = recordedAnswers(parsed.answers, event, at);
   const outcome = await services.gates.recordSupersededAnswer(gate.id, answers, by, at, event.comment.id);
   if (outcome !== "recorded" && outcome !== "same") return undefined;
   await sendFeedback(
