@@ -5,7 +5,7 @@ export type CommandChoice =
   /** `recipe`, for a profile given as one: it writes the tool's config before each spawn. */
   | { argv: readonly string[]; profile?: string; recipe?: AgentRecipe }
   /** `comment`, when set, is posted on the issue: the repository's configuration is wrong, not the server's. */
-  | { problem: string; skipped: string; comment?: string };
+  | { problem: string; skipped: "unknown agent profile" | "no AGENT_COMMAND"; comment?: string };
 
 /**
  * The agent's command for a repository: the server's AGENT_COMMAND, or the AGENT_PROFILES entry

@@ -1,42 +1,25 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import type { Job } from "bullmq";
 import { chooseAgentCommand } from "../agent/agentCommand.js";
-import { agentEnv } from "../agent/agentEnv.js";
-import { ASK_FILE, clearAskFile } from "../agent/askFile.js";
 import { postAskFile } from "../agent/postAskFile.js";
-import { maskSecrets } from "../agent/maskSecrets.js";
-import { cachedTemplate, renderTask } from "../agent/renderTask.js";
-import { setUpRecipe } from "../agent/recipes/setUpRecipe.js";
+import { cachedTemplate } from "../agent/renderTask.js";
 import { runAgent, type AgentRun } from "../agent/runAgent.js";
-import type { Gate, RoundTiming } from "../domain.js";
 import type { RoundSandbox } from "../sandbox/round.js";
 import { StopRequest } from "../agent/runningAgents.js";
-import type { RepoSettings } from "../config/repoConfig.js";
-import { fillPlaceholders } from "../config/splitCommand.js";
-import { AgentError, SandboxError, WorkspaceError } from "../errors.js";
-import { sendFeedback, type IssueTarget } from "../status/feedback.js";
+import { AgentError, SandboxError } from "../errors.js";
+import { sendFeedback } from "../status/feedback.js";
 import { choseRetry, isLadderGate, raiseLadderGate } from "../gates/ladders.js";
-import { formatDuration } from "../protocol/duration.js";
 import { SpawnJobSchema, type FeedbackOp, type SpawnJob } from "./payloads.js";
 import type { Services } from "../services.js";
-import { excludePaths } from "../workspace/excludePaths.js";
-import { tokenForms } from "../workspace/gitCredentials.js";
-import type { PreparedWorkspace } from "../workspace/prepareWorkspace.js";
-import { askedSince, deliverPullRequest, deliveryLine } from "../workspace/pullRequest.js";
-import { openRoundWorkspace, savedLine, type RoundWorkspace } from "../workspace/roundWorkspace.js";
-import { bodyForTask } from "../gates/issueBody.js";
 import { titleForTask } from "../gates/issueTitle.js";
 import { alreadyRan, finishRound, issueFromGitHub, overtaken, redisSettled, type SpawnContext } from "./roundGuards.js";
-import { agentLogin } from "../github/agentLogins.js";
+import { deliverRound, openWorkspace, saveRoundWork } from "./roundCheckout.js";
+import { prepareRoundInputs } from "./roundInputs.js";
+import { endLine, failureDetails, startAcknowledgements, startLine, stoppedLine } from "./roundLines.js";
+import { roundTiming, runOutcome } from "./roundTiming.js";
+import type { SpawnOutcome } from "./spawnOutcome.js";
 
 export type { SpawnContext } from "./roundGuards.js";
-
-export interface SpawnOutcome {
-  skipped?: string;
-  round?: number;
-  run?: AgentRun;
-}
 
 /**
  * Runs one agent round: claims the answered gate (once), renders the task with the whole history,
@@ -58,6 +41,8 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   ]);
   if (ran) return { skipped: ran };
   if (data.trigger.type === "resume" && !gate) return { skipped: "gate missing" };
+  // Takes off the awaiting label of a round that resumed a gate: sent however it ends early; a finished one sends it as labelOff says.
+  const awaitingOff: FeedbackOp[] = gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [];
   // The server's command, or the server's profile the repository names; never the repository's own.
   const choice = chooseAgentCommand(services.config.agent, settings.agentProfile);
   const ladder = gate && isLadderGate(gate) ? { retry: choseRetry(gate), kind: gate.ask.kind } : undefined;
@@ -70,22 +55,12 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   if (start.claim !== "claimed") return { skipped: `gate ${start.claim}` };
   if (gate && ladder?.retry === false) {
     await services.gates.finishResume(gate, Date.now());
-    await sendFeedback(
-      services,
-      target,
-      [{ type: "removeLabel", label: settings.labels.awaiting }],
-      `@${gate.answeredBy ?? "someone"} chose not to retry; the agent is not re-run`,
-    );
+    await sendFeedback(services, target, awaitingOff, `@${gate.answeredBy ?? "someone"} chose not to retry; the agent is not re-run`);
     return { skipped: "human gave up" };
   }
   // An answer or dispatch still queued when the issue was closed must not start an agent on it.
   if (start.closed) {
-    await sendFeedback(
-      services,
-      target,
-      gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [],
-      "the issue is closed: the queued round was not started",
-    );
+    await sendFeedback(services, target, awaitingOff, "the issue is closed: the queued round was not started");
     return { skipped: "issue closed" };
   }
   if ("problem" in choice) {
@@ -98,7 +73,6 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     );
     return { skipped: choice.skipped };
   }
-  const command = choice.argv;
   const { round, currentRound: current } = start;
   if (round === undefined) {
     await raiseLadderGate(
@@ -127,55 +101,22 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   if (workspace?.kind === "refused") {
     log.warn({ problem: workspace.problem }, "the workspace was refused");
     await finishRound(services, ref, jobId, gate);
-    const ops: FeedbackOp[] = [
-      { type: "comment", body: workspace.comment },
-      ...(gate ? [{ type: "removeLabel" as const, label: settings.labels.awaiting }] : []),
-    ];
+    const ops: FeedbackOp[] = [{ type: "comment", body: workspace.comment }, ...awaitingOff];
     await sendFeedback(services, target, ops, `round ${round}: not started: the checkout needs the permission Contents: write`, `workspace-refused-${jobId}`);
     return { skipped: "workspace refused", round };
   }
   const prepared = workspace?.prepared;
-  const task = renderTask(template, {
-    repo: data.repo,
+  const { task, secrets, workdir, taskFile, askFile, recipe, argv, env } = await prepareRoundInputs(services, {
+    data,
     round,
-    issue: { number: data.issue, title: titleForTask(issue), url: issue.url, author: issue.author, ...bodyForTask(issue) },
-    gates: history,
+    issue,
+    history,
     notes,
-    ...(prepared
-      ? { workspace: { branch: prepared.branch, base: prepared.base, divertedTo: prepared.divertedTo, pullRequest: settings.workspace.pullRequest } }
-      : {}),
-    askHuman: choice.recipe?.askHuman,
+    template,
+    command: choice,
+    workspace,
+    pullRequest: settings.workspace.pullRequest,
   });
-  const token = workspace?.token ?? (await services.github.agentToken(data.installationId, data.repo)).token;
-  const secrets = tokenForms(token);
-  // With the workspace the agent works in the issue's checkout, kept across rounds; else in a fresh directory.
-  const workdir = prepared?.checkout ?? (await mkdtemp(join(services.config.agent.workdirRoot, "escalation-")));
-  const taskFile = prepared?.taskFile ?? join(workdir, "task.md");
-  await writeFile(taskFile, task, "utf8");
-  // One left by an earlier attempt was posted already, or belongs to a run that was cut short.
-  const askFile = join(workdir, ASK_FILE);
-  await clearAskFile(askFile);
-  // Files a tool keeps in the checkout for itself (aider's .aider*) are never committed.
-  if (prepared && choice.recipe?.exclude) await excludePaths(prepared.checkout, choice.recipe.exclude);
-  // A recipe's config files (its MCP server) are written for the round, outside the checkout.
-  const recipe = choice.recipe ? await setUpRecipe(choice.recipe, services.config.agent.workdirRoot, services.sandbox.escalate) : undefined;
-  const argv = fillPlaceholders(command, { taskFile, repo: data.repo, issue: String(data.issue), round: String(round), workdir, ...recipe?.placeholders });
-  const env = agentEnv(
-    {
-      token,
-      apiUrl: services.config.baseUrl,
-      serverUrl: services.config.serverUrl,
-      repo: data.repo,
-      issue: data.issue,
-      round,
-      taskFile,
-      askFile,
-      ...(workspace ? { workspace: { branch: workspace.prepared.branch, base: workspace.prepared.base, gitAuth: workspace.gitAuth } } : {}),
-    },
-    services.config.agent.envPassthrough,
-    undefined,
-    recipe?.env,
-  );
   const attempt = job.attemptsMade + 1;
   const maxAttempts = job.opts.attempts ?? 1;
   let run: AgentRun;
@@ -209,13 +150,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     // Not retried: the host must be fixed first (README, "The sandbox"); the agent never runs unsandboxed.
     log.error({ err: error }, "the agent sandbox did not start; the round ends without running the agent");
     await finishRound(services, ref, jobId, gate);
-    await sendFeedback(
-      services,
-      target,
-      gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [],
-      `round ${round}: not started: ${error.message} Then comment \`/retry\`.`,
-      `sandbox-${jobId}`,
-    );
+    await sendFeedback(services, target, awaitingOff, `round ${round}: not started: ${error.message} Then comment \`/retry\`.`, `sandbox-${jobId}`);
     return { skipped: "sandbox did not start", round };
   } finally {
     sandbox?.release();
@@ -236,17 +171,14 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const interrupted = run.cancelled && !(stop instanceof StopRequest);
   const retried = run.failed && !run.cancelled && attempt < maxAttempts;
   if (!interrupted && !retried) await finishRound(services, ref, jobId, gate);
-  const outcome = !run.failed ? "success" : run.timedOut ? "timeout" : run.cancelled ? "stopped" : "failure";
+  const outcome = runOutcome(run);
   services.events.notify("agent.exited", { repo: data.repo, issue: data.issue, round, outcome, durationMs: run.durationMs });
   if (!interrupted)
-    await recordTiming(services, ref, round, run, outcome, gate).catch((error: unknown) => log.warn({ err: error }, "could not record the round's timing"));
+    await services.rounds
+      .recordRoundTiming(ref, roundTiming(round, run, outcome, gate, Date.now()))
+      .catch((error: unknown) => log.warn({ err: error }, "could not record the round's timing"));
   if (run.cancelled && stop instanceof StopRequest) {
-    await sendFeedback(
-      services,
-      target,
-      gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [],
-      `round ${round}: agent ${stop.message} (after ${formatDuration(run.durationMs / 1000)})${askLine}${saved?.line ?? ""}`,
-    );
+    await sendFeedback(services, target, awaitingOff, stoppedLine(round, stop.message, run, `${askLine}${saved?.line ?? ""}`));
     return { round, run };
   }
   if (run.cancelled) return { round, run }; // shutdown: the worker rethrows so BullMQ retries the round
@@ -265,149 +197,20 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   // Not when the agent asked again and that newer question was already answered: reconciliation
   // reads the label coming off after the newest question as that question's round having finished.
   const labelOff = gate && !run.failed && (await services.gates.lastGate(ref))?.id === gate.id;
-  await sendFeedback(
-    services,
-    target,
-    labelOff ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [],
-    endLine(round, run, secrets, `${askLine}${saved?.line ?? ""}${delivered}`),
-    undefined,
-    {
-      // A status comment the issue has already is kept current; work that went elsewhere is always told.
-      quiet: run.failed || saved?.notable || askLine ? false : "unless-shown",
-      ...(labelOff ? { delayMs: services.config.statusDebounceMs } : {}),
-    },
-  );
+  await sendFeedback(services, target, labelOff ? awaitingOff : [], endLine(round, run, secrets, `${askLine}${saved?.line ?? ""}${delivered}`), undefined, {
+    // A status comment the issue has already is kept current; work that went elsewhere is always told.
+    quiet: run.failed || saved?.notable || askLine ? false : "unless-shown",
+    ...(labelOff ? { delayMs: services.config.statusDebounceMs } : {}),
+  });
   if (run.failed) {
-    const tail = run.tail.map((line) => maskSecrets(line, secrets)).join("\n");
     await raiseLadderGate(
       services,
       target,
       "attempts_exhausted",
       `The agent failed ${maxAttempts} time(s) in round ${round}. Retry?`,
-      `Last output lines:\n\n\`\`\`text\n${tail.replace(/```/g, "ʼʼʼ") || "(no output)"}\n\`\`\``,
+      failureDetails(run, secrets),
       round,
     );
   }
   return { round, run };
-}
-
-/** The workspace's checkout for the round, or why it cannot have one. */
-async function openWorkspace(
-  services: Services,
-  data: SpawnJob,
-  round: number,
-  settings: RepoSettings["workspace"],
-  target: IssueTarget,
-): Promise<RoundWorkspace> {
-  try {
-    return await openRoundWorkspace(services, {
-      installationId: data.installationId,
-      repo: data.repo,
-      issue: data.issue,
-      round,
-      branchTemplate: settings.branch,
-      pullRequest: settings.pullRequest,
-    });
-  } catch (error) {
-    // Retried like an agent that could not start; the issue says why meanwhile.
-    await sendFeedback(services, target, [], `round ${round}: could not prepare the checkout: ${(error as Error).message}`);
-    throw new AgentError(`could not prepare the checkout for round ${round}: ${(error as Error).message}`, { cause: error });
-  }
-}
-
-/**
- * Commits and pushes what the round left. A push that still fails after its retries, or work over a
- * limit, is told on the status line and does not fail the round: the checkout stays on disk, and the
- * next preparation pushes it (work over a limit is dropped then, as the line said).
- */
-async function saveRoundWork(prepared: PreparedWorkspace, log: Services["log"]): Promise<{ line: string; notable: boolean; onBranch: boolean }> {
-  try {
-    const saved = await prepared.save();
-    return { line: savedLine(saved), notable: saved.divertedTo !== undefined, onBranch: saved.divertedTo === undefined };
-  } catch (error) {
-    log.warn({ err: error }, "could not save the round's work");
-    const next = error instanceof WorkspaceError && error.reason === "limit" ? "" : " It stays on this host and is pushed before the next round.";
-    return { line: ` · the work could not be pushed: ${(error as Error).message}${next}`, notable: true, onBranch: false };
-  }
-}
-
-/**
- * A round that finished without asking delivers the branch as the issue's pull request (opened
- * once, found again later). A failure is told on the status line; the round stays finished.
- */
-async function deliverRound(
-  services: Services,
-  data: SpawnJob,
-  prepared: PreparedWorkspace,
-  title: string,
-  startedAt: number,
-  known: ReadonlySet<string>,
-  log: Services["log"],
-): Promise<string> {
-  try {
-    const [octokit, { botLogin }] = await Promise.all([services.github.installation(data.installationId), services.github.identity()]);
-    const isAgent = agentLogin(botLogin, services.config.agentLogins);
-    if (await askedSince(octokit, data.repo, data.issue, startedAt, known, isAgent)) return "";
-    const delivery = await deliverPullRequest({
-      octokit,
-      repo: data.repo,
-      issue: data.issue,
-      issueTitle: title,
-      branch: prepared.branch,
-      base: prepared.base,
-      checkout: prepared.checkout,
-    });
-    return deliveryLine(delivery);
-  } catch (error) {
-    log.warn({ err: error }, "could not deliver the pull request");
-    return ` · ${(error as Error).message}`;
-  }
-}
-
-/** The round's two clocks for the status comment: the human wait of the gate it resumed, and the agent's run. */
-function recordTiming(
-  services: Pick<Services, "rounds">,
-  ref: { repo: string; issue: number },
-  round: number,
-  run: AgentRun,
-  outcome: RoundTiming["outcome"],
-  gate: Gate | undefined,
-): Promise<void> {
-  const answered = gate?.answeredAt;
-  return services.rounds.recordRoundTiming(ref, {
-    round,
-    startedAt: Date.now() - run.durationMs,
-    runMs: run.durationMs,
-    outcome,
-    ...(gate ? { gate: gate.id, ...(answered !== undefined ? { waitMs: Math.max(0, answered - gate.askedAt), answeredBy: gate.answeredBy } : {}) } : {}),
-  });
-}
-
-/**
- * 🚀 on the `/agent` or `/retry` comment that dispatched the round. A resume writes nothing at its
- * start: the awaiting label comes off when the round ends (see README, "GitHub's limits").
- */
-function startAcknowledgements(data: SpawnJob, gate: Gate | undefined): FeedbackOp[] {
-  const commentId = !gate && data.trigger.type === "dispatch" ? data.trigger.commentId : undefined;
-  return commentId ? [{ type: "react", commentId, content: "rocket" }] : [];
-}
-
-function startLine(round: number, data: SpawnJob, gate: Gate | undefined, attempt: number): string {
-  const suffix = attempt > 1 ? ` (attempt ${attempt})` : "";
-  if (gate) {
-    const by = gate.answeredBy === "escalation" ? "the defaults taken at timeout" : `the answer of @${gate.answeredBy ?? "unknown"}`;
-    return `round ${round}: agent started with ${by} to gate ${gate.id}${suffix}`;
-  }
-  if (data.trigger.type === "dispatch") return `round ${round}: agent started (${data.trigger.retry ? "retry" : "dispatched"} by @${data.trigger.by})${suffix}`;
-  return `round ${round}: agent started${suffix}`;
-}
-
-/** `suffix` belongs to the summary line: after the output's closing fence it would keep the fence open. */
-function endLine(round: number, run: AgentRun, secrets: string[], suffix = ""): string {
-  const took = formatDuration(run.durationMs / 1000);
-  if (!run.failed) return `round ${round}: agent finished (exit 0, ${took})${suffix}`;
-  const why = run.timedOut ? "timed out and was stopped" : run.signal ? `was killed by ${run.signal}` : `failed (exit ${run.exitCode})`;
-  const tail =
-    run.tail.length > 0 ? `\n\n  \`\`\`text\n${run.tail.map((l) => `  ${maskSecrets(l, secrets).replace(/```/g, "ʼʼʼ")}`).join("\n")}\n  \`\`\`` : "";
-  return `round ${round}: agent ${why} after ${took}${suffix}${tail}`;
 }

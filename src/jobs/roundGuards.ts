@@ -5,6 +5,7 @@ import { readTitleEdit } from "../reconcile/titleHistory.js";
 import { issueBodyEdit } from "../reconcile/authorsWords.js";
 import { graphqlPort } from "../reconcile/editHistory.js";
 import type { SpawnJob } from "./payloads.js";
+import type { SkipReason } from "./spawnOutcome.js";
 import type { Services } from "../services.js";
 import { agentLogin } from "../github/agentLogins.js";
 
@@ -31,7 +32,7 @@ export interface SpawnContext {
 export const LOCK_RENEW_MS = 2_000;
 
 /** Why this job must start no round at all; undefined when it may. */
-export async function alreadyRan(services: Services, job: Job, data: SpawnJob, jobId: string): Promise<string | undefined> {
+export async function alreadyRan(services: Services, job: Job, data: SpawnJob, jobId: string): Promise<SkipReason | undefined> {
   // BullMQ re-runs a job whose worker died; if the round had already run to its end, that is all.
   if (await services.rounds.roundDone({ repo: data.repo, issue: data.issue }, jobId)) return "round already ran";
   // A `/agent` or `/retry` redelivered after Redis lost its delivery records: GitHub still shows the
@@ -57,8 +58,8 @@ export async function overtaken(
   currentRound: number,
   gates: readonly Gate[],
   resumed: Gate | undefined,
-): Promise<string | undefined> {
-  let why: string | undefined;
+): Promise<SkipReason | undefined> {
+  let why: SkipReason | undefined;
   if (round < currentRound) why = `round ${round} was superseded by a later round`;
   else if (job.attemptsStarted > 1 && (await askedInRound(services, gates, round, job.timestamp))) why = `round ${round} had already asked its question`;
   if (why) await finishRound(services, ref, jobId, resumed);

@@ -1,3 +1,7 @@
+/**
+ * The agents' egress proxy: the HTTP/CONNECT server and the loopback pass-through sockets it listens on.
+ * Kept whole (~250 lines): its handlers share one closure (tracked sockets, limits, the logged decision); what stands alone is in its siblings.
+ */
 import { rmSync } from "node:fs";
 import { createServer as createHttpServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createNetServer, type Server, type Socket } from "node:net";

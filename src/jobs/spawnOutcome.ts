@@ -1,0 +1,31 @@
+import type { CommandChoice } from "../agent/agentCommand.js";
+import type { AgentRun } from "../agent/runAgent.js";
+
+/**
+ * What a spawn job ends with, kept by BullMQ as the job's return value (what operators read in the
+ * queue): the round it ran and how the agent exited, or why it started none. The reasons are a closed
+ * set, so a new way of not running a round is a deliberate change here, not a stray string.
+ */
+export interface SpawnOutcome {
+  skipped?: SkipReason;
+  round?: number;
+  run?: AgentRun;
+}
+
+export type SkipReason =
+  // Before a round: the job's round ran already, or its comment's did (roundGuards.ts, alreadyRan).
+  | "round already ran"
+  | "that comment's round already started"
+  // The gate the job resumes: missing, or not claimable ("gate done", "gate open", "gate resumed", ...).
+  | `gate ${string}`
+  | "human gave up"
+  | "issue closed"
+  // No command for the repository (src/agent/agentCommand.ts).
+  | Extract<CommandChoice, { problem: string }>["skipped"]
+  | "round limit reached"
+  | "stopped while Redis settled"
+  // A re-run the issue has moved past (roundGuards.ts, overtaken).
+  | `round ${number} was superseded by a later round`
+  | `round ${number} had already asked its question`
+  | "workspace refused"
+  | "sandbox did not start";
