@@ -4,6 +4,8 @@ import { z } from "zod";
  * The domain's types: asks and their answers, gates, votes, issues as the app records them, notes
  * and round timings. A leaf: it imports nothing of the app, so every layer (protocol, store, loop,
  * observers) can name these without depending on another.
+ * One module over 250 lines, on purpose: it holds types and their zod schemas only (no behaviour),
+ * and as one leaf the layout test checks a single file imports nothing of the app.
  */
 
 /** A repository permission, lowest first (GitHub's role names). */

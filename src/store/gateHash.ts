@@ -1,4 +1,14 @@
-import { AskSchema, type ApprovalRule, type Gate, type GateAnswerers, type GateState, type NewGate, type RecordedAnswer, type Withdrawal } from "../domain.js";
+import {
+  AskSchema,
+  type ApprovalRule,
+  type Gate,
+  type GateAnswerers,
+  type GateState,
+  type NewGate,
+  type RecordedAnswer,
+  type Vote,
+  type Withdrawal,
+} from "../domain.js";
 
 /** The hash fields of a gate: the one place that maps a Gate to its Redis representation. */
 export function gateFields(gate: NewGate & Partial<Gate>): Record<string, string> {
@@ -52,6 +62,11 @@ export function toGate(h: Record<string, string>): Gate {
     ...(h.withdrawn ? { withdrawn: JSON.parse(h.withdrawn) as Withdrawal[] } : {}),
     ...(h.reopened ? { reopened: Number(h.reopened) } : {}),
   };
+}
+
+/** An approval gate's votes read back from its votes hash (vote JSON per person), oldest first. */
+export function toVotes(values: string[]): Vote[] {
+  return values.map((v) => JSON.parse(v) as Vote).sort((a, b) => a.at - b.at || a.commentId - b.commentId);
 }
 
 /** A hash as a script returns it (HGETALL's flat field, value list). */

@@ -5,6 +5,9 @@
  * the gate they move: splitting them would let a reader see the gate and its issue disagree.
  * Every script that adds a gate to the open gates (ZADD) or takes one out (ZREM) counts it in the
  * index of repositories with open gates (COUNT_OPEN_FUNCTION) in the same script.
+ * One module over 250 lines, on purpose: it is Lua, one script per transition, and the scripts share
+ * the index's marker field and COUNT_OPEN_FUNCTION; kept together, every ZADD or ZREM of the open
+ * gates and the count beside it are checked in one file, which a split by transition would scatter.
  */
 
 /** The field of the open-repositories index that marks it complete (see GateKeys.openGateRepos); no repository's field is named so. */

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Gate, HumanNote, IssueRecord, RoundTiming } from "../domain.js";
 import { toGate, pairs } from "./gateHash.js";
-import { GateKeys } from "./gateRecords.js";
+import { GateKeys } from "./gateKeys.js";
 import { issueKey, type IssueKeyRef } from "./issueKey.js";
 import { toIssue } from "./issueRecords.js";
 import { notesKey } from "./issueNotes.js";
