@@ -19,7 +19,6 @@ import { endLine, failureDetails, startAcknowledgements, startLine, stoppedLine 
 import { roundTiming, runOutcome } from "./roundTiming.js";
 import type { SpawnOutcome } from "./spawnOutcome.js";
 
-export type { SpawnContext } from "./roundGuards.js";
 
 /**
  * Runs one agent round: claims the answered gate (once), renders the task with the whole history,
