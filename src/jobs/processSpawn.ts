@@ -19,7 +19,6 @@ import { endLine, failureDetails, startAcknowledgements, startLine, stoppedLine 
 import { roundTiming, runOutcome } from "./roundTiming.js";
 import type { SpawnOutcome } from "./spawnOutcome.js";
 
-
 /**
  * Runs one agent round: claims the answered gate (once), renders the task with the whole history,
  * starts the agent with a fresh narrowed token, and reports start and end on the status comment.
