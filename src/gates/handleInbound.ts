@@ -20,7 +20,8 @@ import { labelTakenOff } from "./labelTakenOff.js";
 import { maySteer } from "./maySteer.js";
 import { answerSuperseded, commitsPushed, questionEdited } from "./staleQuestions.js";
 import { combined, type Outcome } from "./outcome.js";
-import { reconcileIssue, type IssueSnapshot } from "../reconcile/reconcileIssue.js";
+import { reconcileIssue } from "../reconcile/reconcileIssue.js";
+import type { IssueSnapshot } from "../reconcile/issueSnapshot.js";
 import { agentLogin } from "../github/agentLogins.js";
 
 /** Reconciliation's replays run through this same path. */

@@ -6,7 +6,8 @@ import { atOnce } from "./atOnce.js";
 import { activeRepos, InstallationSchema, type InstallationListing } from "./activeRepos.js";
 import { graphqlPort } from "./editHistory.js";
 import { readIssueHistories, type IssueHistory } from "./issueHistories.js";
-import { reconcileIssue, type IssueSnapshot } from "./reconcileIssue.js";
+import { reconcileIssue } from "./reconcileIssue.js";
+import type { IssueSnapshot } from "./issueSnapshot.js";
 
 export interface ReconcileReport {
   /** "full": every repository read; "incremental": only those with an open gate or activity since the last pass. */
