@@ -49,10 +49,8 @@ export async function applyAnswers(services: AnswerPorts, target: IssueTarget, g
   const result = await services.gates.recordAnswer(gate, answers, source.by, answeringComment, source.at);
   if (result.outcome === "taken") {
     if (typeof source.commentId === "number") {
-      await sendFeedback(
-        services,
-        target,
-        [
+      await sendFeedback(services, target, {
+        ops: [
           {
             type: "comment",
             body:
@@ -61,9 +59,8 @@ export async function applyAnswers(services: AnswerPorts, target: IssueTarget, g
                 : `@${source.by} this question was already answered by @${result.answeredBy}; your reply was not used. Use \`/reopen\` to correct that answer or \`/note\` to add guidance.`,
           },
         ],
-        undefined,
-        `taken-${source.commentId}`,
-      );
+        key: `taken-${source.commentId}`,
+      });
     }
     return { kind: "alreadyAnswered" };
   }
@@ -77,19 +74,17 @@ export async function applyAnswers(services: AnswerPorts, target: IssueTarget, g
   }
   if (result.outcome === "partial") {
     const remaining = gate.ask.questions.map((_, i) => i).filter((i) => !result.answers.some((a) => a.question === i));
-    await sendFeedback(
-      services,
-      target,
-      [
+    await sendFeedback(services, target, {
+      ops: [
         {
           type: "comment",
           ...echoOf(source),
           body: `Recorded ${result.answers.length} of ${gate.ask.questions.length} answers. Still open: ${remaining.map((i) => `**${i + 1}.** ${gate.ask.questions[i]!.text}`).join(" · ")}. Reply with \`${remaining[0]! + 1}. your answer\` or \`/answer ${remaining[0]! + 1} your answer\`.${source.echo?.lines.length ? `\n\nYour reply was recorded as\n\n${source.echo.lines.join("\n")}` : ""}`,
         },
       ],
-      `answers recorded for ${answers.map((a) => `question ${a.question + 1}`).join(", ")} of gate ${gate.id} by @${source.by}; ${remaining.length} still open`,
-      `partial-${gate.id}-${source.commentId}`,
-    );
+      line: `answers recorded for ${answers.map((a) => `question ${a.question + 1}`).join(", ")} of gate ${gate.id} by @${source.by}; ${remaining.length} still open`,
+      key: `partial-${gate.id}-${source.commentId}`,
+    });
     return { kind: "answerPartial" };
   }
   // "same" is a redelivery or a retried job: enqueue again only if the resume has not begun.
@@ -112,14 +107,12 @@ export async function applyAnswers(services: AnswerPorts, target: IssueTarget, g
   services.log.info({ repo: target.repo, issue: target.issue, gate: gate.id, by: source.by }, "answer recorded");
   // After the spawn is queued, never before it: the echo is feedback, off the resume path.
   if (result.outcome === "recorded" && source.echo) {
-    await sendFeedback(
-      services,
-      target,
-      source.echo.comment ? [{ type: "comment", ...echoOf(source), body: source.echo.comment }] : [],
-      source.echo.statusLine,
-      `echo-${source.commentId}`,
-      { quiet: true },
-    );
+    await sendFeedback(services, target, {
+      ops: source.echo.comment ? [{ type: "comment", ...echoOf(source), body: source.echo.comment }] : [],
+      line: source.echo.statusLine,
+      key: `echo-${source.commentId}`,
+      quiet: true,
+    });
   }
   return { kind: "answerRecorded" };
 }
@@ -140,7 +133,9 @@ async function withdrawDeleted(services: AnswerPorts, target: IssueTarget, gate:
   services.events.notify("gate.revised", { gateId: gate.id, at });
   await forgetJobs(services, target, [], echoKeys(gate.id, commentId));
   await redactEchoes(services, target, commentId, "deleted");
-  await sendFeedback(services, target, [], withdrawalLine(gate.id, revised, `the answer of @${by} to gate ${gate.id} was withdrawn (its comment was deleted)`));
+  await sendFeedback(services, target, {
+    line: withdrawalLine(gate.id, revised, `the answer of @${by} to gate ${gate.id} was withdrawn (its comment was deleted)`),
+  });
   return { kind: "answerWithdrawn", how: "deleted early" };
 }
 
@@ -157,13 +152,10 @@ export async function answerFromReply(services: ReplyPorts, event: CommentEvent,
     const by = event.comment.author.login;
     // Once per person and gate, within the write budget (the feedback queue), while it is open.
     if (gate.state === "open" && (await services.commentMarks.firstTime(`how-to-answer:${gate.id}:${by.toLowerCase()}`))) {
-      await sendFeedback(
-        services,
-        targetOf(event),
-        [{ type: "comment", body: renderHowToAnswer(by, gate.ask.questions) }],
-        undefined,
-        `how-to-answer-${gate.id}-${by.toLowerCase()}`,
-      );
+      await sendFeedback(services, targetOf(event), {
+        ops: [{ type: "comment", body: renderHowToAnswer(by, gate.ask.questions) }],
+        key: `how-to-answer-${gate.id}-${by.toLowerCase()}`,
+      });
     }
     return { kind: "notAnAnswer", why: parsed.verdict.why };
   }

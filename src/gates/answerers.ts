@@ -89,18 +89,15 @@ export async function refusedAnswer(services: RefusalPorts, event: CommentEvent,
   if (await services.commentMarks.firstTime(`refused:${gate.id}:${login.toLowerCase()}`)) {
     const paths = owners.paths.map((p) => `\`${p}\``).join(", ");
     const configured = gate.answerers!.users.length + gate.answerers!.teams.length > 0;
-    await sendFeedback(
-      services,
-      targetOf(event),
-      [
+    await sendFeedback(services, targetOf(event), {
+      ops: [
         {
           type: "comment",
           body: `@${login} this question is about ${paths}, so only its code owners (\`${owners.file}\`)${configured ? " and the configured answerers" : ""} may answer it: ${namedAnswerers(gate.answerers!)}. Your reply was not recorded.`,
         },
       ],
-      undefined,
-      `refused-${event.comment.id}`,
-    );
+      key: `refused-${event.comment.id}`,
+    });
   }
   services.log.info({ repo: event.repo, issue: event.issue.number, gate: gate.id, login }, "reply refused: not a code owner");
   return { kind: "refused", why: "not a code owner" };

@@ -40,7 +40,7 @@ export async function voteFromReply(services: VotePorts, event: CommentEvent, ga
   await reportHiddenContent(services, event, event.comment.body);
   if (!parsed) {
     if (gate.state === "open" && (await services.commentMarks.firstTime(`not-a-vote:${gate.id}:${by.toLowerCase()}`))) {
-      await sendFeedback(services, target, [{ type: "comment", body: renderNotAVote(by) }], undefined, `not-a-vote-${event.comment.id}`);
+      await sendFeedback(services, target, { ops: [{ type: "comment", body: renderNotAVote(by) }], key: `not-a-vote-${event.comment.id}` });
     }
     return { kind: "noVote" };
   }
@@ -66,21 +66,19 @@ export async function voteFromReply(services: VotePorts, event: CommentEvent, ga
         url: event.comment.url,
       });
     }
-    await sendFeedback(services, target, [{ type: "comment", body: renderLateVote(by, gate.answeredBy) }], undefined, `late-vote-${event.comment.id}`);
+    await sendFeedback(services, target, { ops: [{ type: "comment", body: renderLateVote(by, gate.answeredBy) }], key: `late-vote-${event.comment.id}` });
     return { kind: "lateVote" };
   }
   const rule = approvalRule(gate.ask, settings);
   const counted = tally(recorded.votes, rule);
   if (counted.outcome === undefined) {
     if (recorded.outcome !== "same") {
-      await sendFeedback(
-        services,
-        target,
-        [{ type: "comment", body: renderVoteAck(by, parsed.vote, counted, rule, recorded.outcome === "repeated") }],
-        `@${by} ${recorded.outcome === "repeated" ? "repeated a vote on" : `voted ${parsed.vote} on`} gate ${gate.id}: ${counted.approvals.length}/${rule.required} approvals`,
-        `vote-${event.comment.id}`,
-        { quiet: true },
-      );
+      await sendFeedback(services, target, {
+        ops: [{ type: "comment", body: renderVoteAck(by, parsed.vote, counted, rule, recorded.outcome === "repeated") }],
+        line: `@${by} ${recorded.outcome === "repeated" ? "repeated a vote on" : `voted ${parsed.vote} on`} gate ${gate.id}: ${counted.approvals.length}/${rule.required} approvals`,
+        key: `vote-${event.comment.id}`,
+        quiet: true,
+      });
     }
     return { kind: "voteRecorded", repeated: recorded.outcome === "repeated" };
   }

@@ -8,7 +8,7 @@ import type { Services } from "../services.js";
 import { sendFeedback, targetOf, type FeedbackPorts } from "../status/feedback.js";
 
 export const reply = (services: FeedbackPorts, event: CommentEvent, body: string, statusLine?: string) =>
-  sendFeedback(services, targetOf(event), [{ type: "comment", body }], statusLine, `reply-${event.comment.id}`);
+  sendFeedback(services, targetOf(event), { ops: [{ type: "comment", body }], line: statusLine, key: `reply-${event.comment.id}` });
 
 /** When the command was written; the delivery's arrival when GitHub's timestamp does not read. */
 export const at = (event: CommentEvent) => Date.parse(event.comment.createdAt) || event.receivedAt;

@@ -77,25 +77,21 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
       await services.notes.reviseNote(ref, event.comment.url, "");
       return { kind: "noteWithdrawn", early: true };
     }
-    await sendFeedback(
-      services,
-      targetOf(event),
-      [{ type: "react", commentId: event.comment.id, content: "+1" }],
-      `note from @${event.comment.author.login} recorded; it is folded into the next round`,
-      `note-${event.comment.id}`,
-    );
+    await sendFeedback(services, targetOf(event), {
+      ops: [{ type: "react", commentId: event.comment.id, content: "+1" }],
+      line: `note from @${event.comment.author.login} recorded; it is folded into the next round`,
+      key: `note-${event.comment.id}`,
+    });
     return { kind: "noteRecorded" };
   },
 
   stop: async (services, event) => {
     await services.agents.requestStop(event.repo, event.issue.number, event.comment.author.login, "command");
-    await sendFeedback(
-      services,
-      targetOf(event),
-      [{ type: "react", commentId: event.comment.id, content: "+1" }],
-      `@${event.comment.author.login} asked to stop the running agent`,
-      `stop-${event.comment.id}`,
-    );
+    await sendFeedback(services, targetOf(event), {
+      ops: [{ type: "react", commentId: event.comment.id, content: "+1" }],
+      line: `@${event.comment.author.login} asked to stop the running agent`,
+      key: `stop-${event.comment.id}`,
+    });
     return { kind: "stopRequested" };
   },
 
@@ -107,16 +103,14 @@ const HANDLERS: Record<Exclude<Command["name"], "unknown">, Handler> = {
     }
     if (!(await services.gates.cancelGate(gate, `cancelled by @${event.comment.author.login}`))) return { kind: "nothingToCancel", why: "already settled" };
     services.events.notify("gate.closed", { gate, state: "cancelled", reason: `cancelled by @${event.comment.author.login}` });
-    await sendFeedback(
-      services,
-      targetOf(event),
-      [
+    await sendFeedback(services, targetOf(event), {
+      ops: [
         { type: "removeLabel", label: settings.labels.awaiting },
         { type: "react", commentId: event.comment.id, content: "+1" },
       ],
-      `gate ${gate.id} cancelled by @${event.comment.author.login}; the agent is not resumed`,
-      `cancel-${event.comment.id}`,
-    );
+      line: `gate ${gate.id} cancelled by @${event.comment.author.login}; the agent is not resumed`,
+      key: `cancel-${event.comment.id}`,
+    });
     return { kind: "gateCancelled", why: "command" };
   },
 

@@ -43,12 +43,9 @@ export async function commentEdited(services: CommentChangePorts, event: Comment
   const [gate, revisedNote] = await Promise.all([gateAnsweredBy(services, event), noteRevised(services, event, note, event.deliveryId)]);
   if (revisedNote) {
     // A status line renders the status comment again from Redis: its record drops the old text.
-    await sendFeedback(
-      services,
-      target,
-      [],
-      `the note from @${by} was ${note ? "edited; later rounds get the edited text" : "edited into no note, so it was withdrawn"}`,
-    );
+    await sendFeedback(services, target, {
+      line: `the note from @${by} was ${note ? "edited; later rounds get the edited text" : "edited into no note, so it was withdrawn"}`,
+    });
   }
   if (!gate) return revisedNote ? { kind: "noteRevised" } : { kind: "ignored", reason: "edit of a comment that answered nothing" };
   // A vote is cast by a comment, once: an edit does not recast it (the person votes again instead).
@@ -57,7 +54,7 @@ export async function commentEdited(services: CommentChangePorts, event: Comment
   const before = gate.answers.filter((a) => a.commentId === event.comment.id);
   if (gate.state === "open" && parsed.answers.length > 0) {
     // A partial answer: the gate merges answers by question, so the edit's answers replace the comment's.
-    await sendFeedback(services, target, [], `@${by} edited an answer to gate ${gate.id} before it was complete; the edit replaces it`);
+    await sendFeedback(services, target, { line: `@${by} edited an answer to gate ${gate.id} before it was complete; the edit replaces it` });
     await forgetJobs(
       services,
       target,
@@ -80,41 +77,33 @@ export async function commentEdited(services: CommentChangePorts, event: Comment
   );
   await redactEchoes(services, target, event.comment.id, "edited");
   if (before.some((a) => !parsed.answers.some((p) => p.question === a.question))) {
-    await sendFeedback(
-      services,
-      target,
-      [],
-      withdrawalLine(gate.id, revised, `the edit of @${by} no longer answers part of gate ${gate.id}, so that answer was withdrawn`),
-    );
+    await sendFeedback(services, target, {
+      line: withdrawalLine(gate.id, revised, `the edit of @${by} no longer answers part of gate ${gate.id}, so that answer was withdrawn`),
+    });
     const withdrawn: Outcome = { kind: "answerWithdrawn", how: "edited" };
     return revised.outcome === "reopened" && revised.state === "open" ? { kind: "several", outcomes: [withdrawn, await readAgain()] } : withdrawn;
   }
   if (revised.state === "answered") {
-    await sendFeedback(
-      services,
-      target,
-      [],
-      `@${by} edited the answer to gate ${gate.id} before the agent resumed; the edit is what the agent gets, read as ${readingSummary(parsed.answers, gate.ask.questions)}`,
-    );
+    await sendFeedback(services, target, {
+      line: `@${by} edited the answer to gate ${gate.id} before the agent resumed; the edit is what the agent gets, read as ${readingSummary(parsed.answers, gate.ask.questions)}`,
+    });
     return { kind: "answerRevised", how: "replaced" };
   }
   if (revised.state !== "resuming" && revised.state !== "resumed") {
     // A superseded gate's answer resumed nothing: later rounds simply get the edit.
-    await sendFeedback(services, target, [], `@${by} edited the answer to gate ${gate.id} (${revised.state}); later rounds get the edited text`);
+    await sendFeedback(services, target, { line: `@${by} edited the answer to gate ${gate.id} (${revised.state}); later rounds get the edited text` });
     return { kind: "answerRevised", how: "for later rounds" };
   }
-  await sendFeedback(
-    services,
-    target,
-    [
+  await sendFeedback(services, target, {
+    ops: [
       {
         type: "comment",
         body: `@${by} your edit came after the agent had resumed with the original answer: that round keeps it, and every later round gets your edited text. Reply \`/reopen <corrected answer>\` to re-run with the correction now.`,
       },
     ],
-    `@${by} edited the answer to gate ${gate.id} after the agent had resumed with it; later rounds get the edited text`,
-    `late-edit-${event.comment.id}-${event.deliveryId}`,
-  );
+    line: `@${by} edited the answer to gate ${gate.id} after the agent had resumed with it; later rounds get the edited text`,
+    key: `late-edit-${event.comment.id}-${event.deliveryId}`,
+  });
   return { kind: "answerRevised", how: "for later rounds" };
 }
 
@@ -134,7 +123,7 @@ export async function commentDeleted(services: CommentChangePorts, event: Commen
   const outcomes: Outcome[] = [];
   const [gate, revisedNote] = await Promise.all([gateAnsweredBy(services, event), noteRevised(services, event, "")]);
   if (revisedNote) {
-    await sendFeedback(services, target, [], `a note from @${by} was withdrawn (its comment was deleted); later rounds are not told its text`);
+    await sendFeedback(services, target, { line: `a note from @${by} was withdrawn (its comment was deleted); later rounds are not told its text` });
     outcomes.push({ kind: "noteWithdrawn", early: false });
   }
   // A vote stays counted: the decision it helped make may already have been acted on (README, "Approvals").
@@ -151,12 +140,9 @@ export async function commentDeleted(services: CommentChangePorts, event: Commen
         echoKeys(gate.id, event.comment.id),
       );
       await redactEchoes(services, target, event.comment.id, "deleted");
-      await sendFeedback(
-        services,
-        target,
-        [],
-        withdrawalLine(gate.id, revised, `the answer of @${by} to gate ${gate.id} was withdrawn (its comment was deleted)`),
-      );
+      await sendFeedback(services, target, {
+        line: withdrawalLine(gate.id, revised, `the answer of @${by} to gate ${gate.id} was withdrawn (its comment was deleted)`),
+      });
       outcomes.push({ kind: "answerWithdrawn", how: revised.outcome === "reopened" ? "deleted before the resume" : "deleted" });
       if (revised.outcome === "reopened" && revised.state === "open") outcomes.push(await readAgain());
     }
@@ -168,12 +154,10 @@ async function questionDeleted(services: CommentChangePorts, event: CommentEvent
   if (gate.state !== "open") return { kind: "ignored", reason: "deleted comment was no open question" };
   if (!(await services.gates.cancelGate(gate, "the question comment was deleted"))) return { kind: "ignored", reason: "gate already settled" };
   services.events.notify("gate.closed", { gate, state: "cancelled", reason: "the question comment was deleted" });
-  await sendFeedback(
-    services,
-    targetOf(event),
-    [{ type: "removeLabel", label: settings.labels.awaiting }],
-    `the question of gate ${gate.id} was deleted by @${event.sender.login}; gate cancelled, no resume`,
-  );
+  await sendFeedback(services, targetOf(event), {
+    ops: [{ type: "removeLabel", label: settings.labels.awaiting }],
+    line: `the question of gate ${gate.id} was deleted by @${event.sender.login}; gate cancelled, no resume`,
+  });
   return { kind: "gateCancelled", why: "question deleted" };
 }
 

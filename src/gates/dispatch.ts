@@ -11,7 +11,7 @@ export type DispatchPorts = FeedbackPorts & Pick<Services, "settings"> & { queue
 export async function dispatch(services: DispatchPorts, event: InboundEvent, by: string, commentId?: number): Promise<Outcome> {
   const issue = await services.issues.getIssue({ repo: event.repo, issue: event.issue.number });
   if (issue?.openGate) {
-    await sendFeedback(services, targetOf(event), [], `@${by} asked for the agent, but a question is open; answer it (or \`/cancel\` it) first`);
+    await sendFeedback(services, targetOf(event), { line: `@${by} asked for the agent, but a question is open; answer it (or \`/cancel\` it) first` });
     return { kind: "refusedWhileOpen", command: "dispatch" };
   }
   const { settings } = await services.settings(event.installationId, event.repo);

@@ -49,7 +49,7 @@ export async function foreignChange(services: ForeignChangePorts, event: Comment
     await services.notes.keepDeletedNote({ repo: event.repo, issue: event.issue.number }, event.comment.url, by);
   // Once per comment and kind of change: repeated edits cannot flood the status comment.
   if (await services.commentMarks.firstTime(`foreign-${verb}:${event.repo.toLowerCase()}#${event.issue.number}:${event.comment.id}`)) {
-    await sendFeedback(services, targetOf(event), [], wordsKept(by, `${verb} the ${what}`, author));
+    await sendFeedback(services, targetOf(event), { line: wordsKept(by, `${verb} the ${what}`, author) });
   }
   return { kind: "wordsKept", what, verb, by };
 }

@@ -148,12 +148,10 @@ async function closeIssue(services: Services, event: InboundEvent, settings: Rep
   const cancelled = gate ? await services.gates.cancelGate(gate, "the issue was closed") : false;
   if (gate && cancelled) {
     services.events.notify("gate.closed", { gate, state: "cancelled", reason: "the issue was closed" });
-    await sendFeedback(
-      services,
-      targetOf(event),
-      [{ type: "removeLabel", label: settings.labels.awaiting }],
-      `issue closed by @${event.sender.login}: gate ${gate.id} cancelled, no resume`,
-    );
+    await sendFeedback(services, targetOf(event), {
+      ops: [{ type: "removeLabel", label: settings.labels.awaiting }],
+      line: `issue closed by @${event.sender.login}: gate ${gate.id} cancelled, no resume`,
+    });
   }
   return { kind: "issueClosed", gate: cancelled ? "cancelled" : "already settled" };
 }
@@ -163,9 +161,9 @@ async function reportConfigProblem(services: Services, event: InboundEvent, prob
   const digest = createHash("sha256").update(problem).digest("hex").slice(0, 16);
   if (!(await services.commentMarks.firstTime(`config:${event.repo.toLowerCase()}:${digest}`))) return;
   services.log.warn({ repo: event.repo, problem }, "invalid repository configuration");
-  await sendFeedback(services, targetOf(event), [
-    { type: "comment", body: `⚠️ \`.github/escalation.yml\` is invalid, so the defaults apply until it is fixed: ${problem}` },
-  ]);
+  await sendFeedback(services, targetOf(event), {
+    ops: [{ type: "comment", body: `⚠️ \`.github/escalation.yml\` is invalid, so the defaults apply until it is fixed: ${problem}` }],
+  });
 }
 
 function snapshotOf(event: InboundEvent): IssueSnapshot {

@@ -56,17 +56,14 @@ export async function reportHiddenContent(services: HiddenContentPorts, event: C
     report.stripped.invisible && `${report.stripped.invisible} invisible character(s)`,
     report.stripped.imageAlt && `${report.stripped.imageAlt} image alt text(s)`,
   ].filter(Boolean);
-  await sendFeedback(
-    services,
-    targetOf(event),
-    [
+  await sendFeedback(services, targetOf(event), {
+    ops: [
       {
         type: "comment",
         body: `@${event.comment.author.login} most of your comment is content that does not show on the issue (${parts.join(", ")}). It was removed: only the text visible here reaches the agent.`,
       },
     ],
-    undefined,
-    `hidden-${event.comment.id}-${digest}`,
-  );
+    key: `hidden-${event.comment.id}-${digest}`,
+  });
   return report;
 }

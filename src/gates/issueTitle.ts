@@ -57,12 +57,9 @@ export async function titleEdited(services: IssueTitlePorts, event: IssueEditedE
   const kept = titleForTask((await services.issues.getIssue(ref)) ?? { title: event.previousTitle });
   services.log.warn({ ...ref, by: event.sender.login }, "the issue's title was changed under a bot's name; the task keeps the title a person gave it");
   if (before?.nextRound && (await services.commentMarks.firstTime(`bot-title:${event.repo.toLowerCase()}#${event.issue.number}:${event.deliveryId}`))) {
-    await sendFeedback(
-      services,
-      targetOf(event),
-      [],
-      `⚠️ @${event.sender.login} changed the issue's title; the app did not, so the agent's task keeps the title a person gave it: "${kept.replace(/[\r\n]+/g, " ").slice(0, 200)}".`,
-    );
+    await sendFeedback(services, targetOf(event), {
+      line: `⚠️ @${event.sender.login} changed the issue's title; the app did not, so the agent's task keeps the title a person gave it: "${kept.replace(/[\r\n]+/g, " ").slice(0, 200)}".`,
+    });
   }
   return { kind: "titleEdited", editor: event.sender.login, byBot: true };
 }

@@ -43,15 +43,13 @@ export async function labelTakenOff(services: LabelPorts, event: Unlabeled, sett
   );
   // GitHub no longer shows it: the label-on write must not be coalesced as already done.
   await services.issues.setAwaitingLabel(ref, "off");
-  await sendFeedback(
-    services,
-    targetOf(event),
-    [{ type: "addLabel", label: settings.labels.awaiting, ...(open ? {} : { whileRound: gate.id }) }],
-    open
+  await sendFeedback(services, targetOf(event), {
+    ops: [{ type: "addLabel", label: settings.labels.awaiting, ...(open ? {} : { whileRound: gate.id }) }],
+    line: open
       ? `the label \`${settings.labels.awaiting}\` was taken off by @${event.sender.login} while gate ${gate.id} waits; the app did not do it, so it was put back (the question still waits for a human)`
       : `the label \`${settings.labels.awaiting}\` was taken off by @${event.sender.login} while the round that took gate ${gate.id}'s answer runs; the app did not do it, so it was put back (it comes off when that round ends)`,
-    `relabel-${event.deliveryId}`,
-  );
+    key: `relabel-${event.deliveryId}`,
+  });
   return { kind: "labelPutBack", gateId: gate.id, while: open ? "a question waits" : "the answered round runs" };
 }
 

@@ -31,11 +31,9 @@ export async function raiseLadderGate(
   round: number,
 ): Promise<void> {
   const ask = validateAsk({ v: 1, id: newAskId(), kind, round, questions: [{ text: question, options: [RETRY, GIVE_UP] }], context });
-  await sendFeedback(
-    services,
-    target,
-    [{ type: "comment", body: renderAskComment(ask) }],
-    `${kind.replace("_", " ")}: asking a human whether to retry`,
-    `${kind}-${target.repo}-${target.issue}-${round}`,
-  );
+  await sendFeedback(services, target, {
+    ops: [{ type: "comment", body: renderAskComment(ask) }],
+    line: `${kind.replace("_", " ")}: asking a human whether to retry`,
+    key: `${kind}-${target.repo}-${target.issue}-${round}`,
+  });
 }

@@ -48,14 +48,12 @@ export async function openGate(services: OpenGatePorts, event: CommentEvent, ask
   // The label is the one write of an opened gate (it says the question is registered and waiting);
   // the feedback worker skips it when the app's label is still on. The status line only rides
   // along with the next render, unless it tells of a replaced question.
-  await sendFeedback(
-    services,
-    targetOf(event),
-    [{ type: "addLabel", label: settings.labels.awaiting }],
-    `round ${round}: the agent asked ${count === 1 ? "a question" : `${count} questions`} ([gate ${event.comment.id}](${event.comment.url}))${superseded ? `, replacing unanswered gate ${superseded}` : ""}; waiting for a human answer`,
-    `gate-open-${event.comment.id}`,
-    { quiet: !superseded },
-  );
+  await sendFeedback(services, targetOf(event), {
+    ops: [{ type: "addLabel", label: settings.labels.awaiting }],
+    line: `round ${round}: the agent asked ${count === 1 ? "a question" : `${count} questions`} ([gate ${event.comment.id}](${event.comment.url}))${superseded ? `, replacing unanswered gate ${superseded}` : ""}; waiting for a human answer`,
+    key: `gate-open-${event.comment.id}`,
+    quiet: !superseded,
+  });
   services.log.info({ repo: event.repo, issue: event.issue.number, gate: event.comment.id, round }, "gate opened");
   return { kind: "gateOpened", gateId: String(event.comment.id) };
 }

@@ -74,12 +74,9 @@ export async function reopen(services: ReopenPorts, event: CommentEvent, args: s
     deliveryId: event.deliveryId,
   }));
   const kept = last.answers.filter((a) => !corrected.some((c) => c.question === a.question));
-  await sendFeedback(
-    services,
-    targetOf(event),
-    [],
-    `@${by} reopened gate ${last.id} with a correction, read as ${readingSummary(parsed.answers, last.ask.questions)}; the agent is re-spawned with it`,
-  );
+  await sendFeedback(services, targetOf(event), {
+    line: `@${by} reopened gate ${last.id} with a correction, read as ${readingSummary(parsed.answers, last.ask.questions)}; the agent is re-spawned with it`,
+  });
   return applyAnswers(services, targetOf(event), gate, [...corrected, ...kept], {
     by,
     commentId: event.comment.id,

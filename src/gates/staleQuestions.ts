@@ -29,12 +29,10 @@ export type SupersededAnswerPorts = HiddenContentPorts & {
 async function supersede(services: StaleQuestionPorts, target: IssueTarget, gate: Gate, reason: string, settings: RepoSettings): Promise<boolean> {
   if (!(await services.gates.supersedeGate(gate, reason))) return false;
   services.events.notify("gate.closed", { gate, state: "superseded", reason });
-  await sendFeedback(
-    services,
-    target,
-    [{ type: "removeLabel", label: settings.labels.awaiting }],
-    `gate ${gate.id} superseded: ${reason}; an answer to it will be recorded but not resumed`,
-  );
+  await sendFeedback(services, target, {
+    ops: [{ type: "removeLabel", label: settings.labels.awaiting }],
+    line: `gate ${gate.id} superseded: ${reason}; an answer to it will be recorded but not resumed`,
+  });
   return true;
 }
 
@@ -76,17 +74,15 @@ export async function answerSuperseded(services: SupersededAnswerPorts, event: C
   const answers = recordedAnswers(parsed.answers, event, at);
   const outcome = await services.gates.recordSupersededAnswer(gate.id, answers, by, at, event.comment.id);
   if (outcome !== "recorded" && outcome !== "same") return undefined;
-  await sendFeedback(
-    services,
-    targetOf(event),
-    [
+  await sendFeedback(services, targetOf(event), {
+    ops: [
       {
         type: "comment",
         body: `@${by} this question was superseded (${gate.closedReason ?? "it no longer stands"}); your answer was recorded but the agent was not re-run. If it still applies, comment \`/agent\` to start the agent again: its task includes your answer, marked as given to a superseded question.`,
       },
     ],
-    `@${by} answered gate ${gate.id} after it was superseded; recorded, not resumed`,
-    `superseded-answer-${event.comment.id}`,
-  );
+    line: `@${by} answered gate ${gate.id} after it was superseded; recorded, not resumed`,
+    key: `superseded-answer-${event.comment.id}`,
+  });
   return { kind: "supersededAnswerRecorded" };
 }

@@ -65,5 +65,5 @@ export async function redactEchoes(services: FeedbackPorts, target: IssueTarget,
     why === "deleted"
       ? "📝 The reply this comment quoted was deleted; its words are no longer shown here."
       : "📝 The reply this comment quoted was edited; the old words are no longer shown here.";
-  await sendFeedback(services, target, [{ type: "redactEcho", of: commentId, body }], undefined, `redact-${commentId}-${Date.now()}`);
+  await sendFeedback(services, target, { ops: [{ type: "redactEcho", of: commentId, body }], key: `redact-${commentId}-${Date.now()}` });
 }

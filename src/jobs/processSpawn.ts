@@ -53,22 +53,20 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   if (start.claim !== "claimed") return { skipped: `gate ${start.claim}` };
   if (gate && ladder?.retry === false) {
     await services.gates.finishResume(gate, Date.now());
-    await sendFeedback(services, target, awaitingOff, `@${gate.answeredBy ?? "someone"} chose not to retry; the agent is not re-run`);
+    await sendFeedback(services, target, { ops: awaitingOff, line: `@${gate.answeredBy ?? "someone"} chose not to retry; the agent is not re-run` });
     return { skipped: "human gave up" };
   }
   // An answer or dispatch still queued when the issue was closed must not start an agent on it.
   if (start.closed) {
-    await sendFeedback(services, target, awaitingOff, "the issue is closed: the queued round was not started");
+    await sendFeedback(services, target, { ops: awaitingOff, line: "the issue is closed: the queued round was not started" });
     return { skipped: "issue closed" };
   }
   if ("problem" in choice) {
-    await sendFeedback(
-      services,
-      target,
-      choice.comment ? [{ type: "comment", body: choice.comment }] : [],
-      `could not start the agent: ${choice.problem}`,
-      `no-command-${jobId}`,
-    );
+    await sendFeedback(services, target, {
+      ops: choice.comment ? [{ type: "comment", body: choice.comment }] : [],
+      line: `could not start the agent: ${choice.problem}`,
+      key: `no-command-${jobId}`,
+    });
     return { skipped: choice.skipped };
   }
   const { round, currentRound: current } = start;
@@ -100,7 +98,11 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     log.warn({ problem: workspace.problem }, "the workspace was refused");
     await finishRound(services, ref, jobId, gate);
     const ops: FeedbackOp[] = [{ type: "comment", body: workspace.comment }, ...awaitingOff];
-    await sendFeedback(services, target, ops, `round ${round}: not started: the checkout needs the permission Contents: write`, `workspace-refused-${jobId}`);
+    await sendFeedback(services, target, {
+      ops,
+      line: `round ${round}: not started: the checkout needs the permission Contents: write`,
+      key: `workspace-refused-${jobId}`,
+    });
     return { skipped: "workspace refused", round };
   }
   const prepared = workspace?.prepared;
@@ -136,7 +138,10 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
         log.info({ pid, attempt, replyToSpawnMs: startedAt - data.receivedAt }, "agent started");
         services.events.notify("agent.started", { repo: data.repo, issue: data.issue, round, replyToSpawnMs: startedAt - data.receivedAt, resumedGate: gate });
         // Acknowledgements only: failing to queue them (Redis blinked) must not stop a round that started.
-        await sendFeedback(services, target, startAcknowledgements(data, gate), startLine(round, data, gate, attempt), `start-${jobId}-${attempt}`, {
+        await sendFeedback(services, target, {
+          ops: startAcknowledgements(data, gate),
+          line: startLine(round, data, gate, attempt),
+          key: `start-${jobId}-${attempt}`,
           quiet: true,
         }).catch((error: unknown) => log.warn({ err: error }, "could not queue the start acknowledgements"));
       },
@@ -148,7 +153,11 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     // Not retried: the host must be fixed first (README, "The sandbox"); the agent never runs unsandboxed.
     log.error({ err: error }, "the agent sandbox did not start; the round ends without running the agent");
     await finishRound(services, ref, jobId, gate);
-    await sendFeedback(services, target, awaitingOff, `round ${round}: not started: ${error.message} Then comment \`/retry\`.`, `sandbox-${jobId}`);
+    await sendFeedback(services, target, {
+      ops: awaitingOff,
+      line: `round ${round}: not started: ${error.message} Then comment \`/retry\`.`,
+      key: `sandbox-${jobId}`,
+    });
     return { skipped: "sandbox did not start", round };
   } finally {
     sandbox?.release();
@@ -176,17 +185,14 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
       .recordRoundTiming(ref, roundTiming(round, run, outcome, gate, Date.now()))
       .catch((error: unknown) => log.warn({ err: error }, "could not record the round's timing"));
   if (run.cancelled && stop instanceof StopRequest) {
-    await sendFeedback(services, target, awaitingOff, stoppedLine(round, stop.message, run, `${askLine}${saved?.line ?? ""}`));
+    await sendFeedback(services, target, { ops: awaitingOff, line: stoppedLine(round, stop.message, run, `${askLine}${saved?.line ?? ""}`) });
     return { round, run };
   }
   if (run.cancelled) return { round, run }; // shutdown: the worker rethrows so BullMQ retries the round
   if (run.failed && attempt < maxAttempts) {
-    await sendFeedback(
-      services,
-      target,
-      [],
-      endLine(round, run, secrets, ` · attempt ${attempt} of ${maxAttempts}; retrying with backoff${askLine}${saved?.line ?? ""}`),
-    );
+    await sendFeedback(services, target, {
+      line: endLine(round, run, secrets, ` · attempt ${attempt} of ${maxAttempts}; retrying with backoff${askLine}${saved?.line ?? ""}`),
+    });
     throw new AgentError(`agent failed in round ${round} (attempt ${attempt} of ${maxAttempts})`);
   }
   // The round that took the answer is over: the label comes off, a moment later so that a question
@@ -195,8 +201,9 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   // Not when the agent asked again and that newer question was already answered: reconciliation
   // reads the label coming off after the newest question as that question's round having finished.
   const labelOff = gate && !run.failed && (await services.gates.lastGate(ref))?.id === gate.id;
-  await sendFeedback(services, target, labelOff ? awaitingOff : [], endLine(round, run, secrets, `${askLine}${saved?.line ?? ""}${delivered}`), undefined, {
-    // A status comment the issue has already is kept current; work that went elsewhere is always told.
+  await sendFeedback(services, target, {
+    ops: labelOff ? awaitingOff : [],
+    line: endLine(round, run, secrets, `${askLine}${saved?.line ?? ""}${delivered}`), // A status comment the issue has already is kept current; work that went elsewhere is always told.
     quiet: run.failed || saved?.notable || askLine ? false : "unless-shown",
     ...(labelOff ? { delayMs: services.config.statusDebounceMs } : {}),
   });

@@ -91,7 +91,7 @@ async function remind(services: LadderPorts, gate: Gate, job: LadderJob, unanswe
 async function postOnce(services: LadderPorts, gate: Gate, step: number, body: string, statusLine: string): Promise<boolean> {
   if (await services.gates.ladderStepPosted(gate.id, step)) return false;
   const target = { installationId: gate.installationId, repo: gate.repo, issue: gate.issue };
-  await sendFeedback(services, target, [{ type: "comment", body }], statusLine, `ladder-${gate.id}-${step}`);
+  await sendFeedback(services, target, { ops: [{ type: "comment", body }], line: statusLine, key: `ladder-${gate.id}-${step}` });
   await services.gates.markLadderStepsPosted(gate.id, [step]);
   return true;
 }

@@ -33,7 +33,7 @@ export async function openWorkspace(
     });
   } catch (error) {
     // Retried like an agent that could not start; the issue says why meanwhile.
-    await sendFeedback(services, target, [], `round ${round}: could not prepare the checkout: ${(error as Error).message}`);
+    await sendFeedback(services, target, { line: `round ${round}: could not prepare the checkout: ${(error as Error).message}` });
     throw new AgentError(`could not prepare the checkout for round ${round}: ${(error as Error).message}`, { cause: error });
   }
 }

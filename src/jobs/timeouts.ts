@@ -40,18 +40,16 @@ export async function takeDefaults(services: AnswerPorts, gate: Gate, defaults: 
   const outcome = await applyAnswers(services, target, gate, defaults, { by: "escalation", commentId: `timeout-${key}`, at: now, receivedAt: now });
   if (outcome.kind === "answerRecorded" || outcome.kind === "answerPartial") {
     const taken = defaults.map((a) => (gate.ask.questions.length > 1 ? `question ${a.question + 1}: **${a.text}**` : `**${a.text}**`)).join(", ");
-    await sendFeedback(
-      services,
-      target,
-      [
+    await sendFeedback(services, target, {
+      ops: [
         {
           type: "comment",
           body: `⏰ No answer by ${iso(now)}; proceeding with ${taken} (the default${defaults.length > 1 ? "s" : ""}). The agent is told this was an assumption. Reply \`/reopen <your answer>\` to correct it; the agent is then re-spawned with the correction.`,
         },
       ],
-      `no answer to gate ${gate.id} by ${iso(now)}: defaults taken for ${defaults.map((a) => `question ${a.question + 1}`).join(", ")}`,
-      `timeout-defaults-${key}`,
-    );
+      line: `no answer to gate ${gate.id} by ${iso(now)}: defaults taken for ${defaults.map((a) => `question ${a.question + 1}`).join(", ")}`,
+      key: `timeout-defaults-${key}`,
+    });
   }
   return outcome;
 }
@@ -78,18 +76,16 @@ export async function processTimeout(services: TimeoutPorts, gateId: string, seq
   if (withoutDefault.length > 0) {
     const issue = await services.issues.getIssue(target);
     const people = (issue?.assignees.length ? issue.assignees : settings.answerers.users).map((login) => `@${login}`);
-    await sendFeedback(
-      services,
-      target,
-      [
+    await sendFeedback(services, target, {
+      ops: [
         {
           type: "comment",
           body: `⏰ Reminder${people.length ? ` for ${people.join(" ")}` : ""}: the agent is still waiting for an answer to ${withoutDefault.map((i) => `**${gate.ask.questions[i]!.text}**`).join(", ")} (asked ${formatDuration(elapsed)} ago, no default). Nothing proceeds until someone answers.`,
         },
       ],
-      `gate ${gate.id} timed out without a default for ${withoutDefault.length} question(s); reminder posted`,
-      `timeout-reminder-${gate.id}-${sequence}`,
-    );
+      line: `gate ${gate.id} timed out without a default for ${withoutDefault.length} question(s); reminder posted`,
+      key: `timeout-reminder-${gate.id}-${sequence}`,
+    });
     if (outcome.kind === "nothingToDo") outcome = { kind: "reminded" };
   }
   const latest = (await services.gates.getGate(gate.id)) ?? gate;

@@ -44,12 +44,9 @@ export async function withAuthorsWords(
     }
     words.set(reply.id, undefined);
     if (await services.commentMarks.firstTime(`not-theirs:${target.repo.toLowerCase()}#${target.issue}:${reply.id}:${history.lastEditedAt}`)) {
-      await sendFeedback(
-        services,
-        target,
-        [],
-        `⚠️ @${text.editor} edited the reply of @${author} (${reply.html_url}) and ${text.why}: it is not taken as @${author}'s answer. @${author} can answer again.`,
-      );
+      await sendFeedback(services, target, {
+        line: `⚠️ @${text.editor} edited the reply of @${author} (${reply.html_url}) and ${text.why}: it is not taken as @${author}'s answer. @${author} can answer again.`,
+      });
     }
   }
   return replies.map((r) => (words.has(r.id) ? { ...r, body: words.get(r.id) } : r));

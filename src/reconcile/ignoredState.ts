@@ -69,7 +69,7 @@ export async function reportIgnoredState(
     .digest("hex")
     .slice(0, 16);
   if (!(await services.commentMarks.firstTime(`ignored-state:${target.repo.toLowerCase()}#${target.issue}:${digest}`))) return [];
-  await sendFeedback(services, target, [{ type: "comment", body: renderIgnoredNotice(fresh, seal) }], undefined, `ignored-state-${target.issue}-${digest}`);
+  await sendFeedback(services, target, { ops: [{ type: "comment", body: renderIgnoredNotice(fresh, seal) }], key: `ignored-state-${target.issue}-${digest}` });
   return [
     `${target.repo}#${target.issue}: ignored the state of ${fresh.length} comment(s) under the app's name: ${fresh.map((i) => `${i.id} (${i.why} ${i.kind})`).join(", ")}`,
   ];

@@ -50,8 +50,10 @@ export async function restoreGates(
       await sendFeedback(
         services,
         { installationId, repo, issue: issue.number },
-        [{ type: "removeLabel", label: settings.labels.awaiting }],
-        `gate ${comment.id} superseded: ${reason}; an answer to it will be recorded but not resumed`,
+        {
+          ops: [{ type: "removeLabel", label: settings.labels.awaiting }],
+          line: `gate ${comment.id} superseded: ${reason}; an answer to it will be recorded but not resumed`,
+        },
       );
       changes.push(`${repo}#${issue.number}: restored gate ${comment.id} as superseded: ${reason}`);
     } else if (comment === last?.comment && issue.state === "open") {

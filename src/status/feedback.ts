@@ -22,7 +22,14 @@ export interface FeedbackPorts {
   queues: Pick<Services["queues"], "addFeedback">;
 }
 
-export interface FeedbackOptions {
+/** What one piece of feedback holds: GitHub writes, a status-log line, or both. */
+export interface FeedbackRequest {
+  /** The writes, performed in order on the feedback queue. */
+  ops?: FeedbackOp[];
+  /** A line for the issue's status log, stored at once. */
+  line?: string;
+  /** Names the writes' job, so queueing the same feedback twice (a retried job) writes once. */
+  key?: string;
   /**
    * The status line repeats what the issue already shows (the label, the agent's own output): it is
    * logged and shown by the next render of the status comment, but schedules no render of its own.
@@ -41,17 +48,11 @@ export interface FeedbackOptions {
  * scheduled `STATUS_DEBOUNCE` after the first line and shows every line added meanwhile, so quick
  * transitions cost one edit; quiet lines (the happy path's) ride along with the next render.
  */
-export async function sendFeedback(
-  services: FeedbackPorts,
-  target: IssueTarget,
-  ops: FeedbackOp[],
-  statusLine?: string,
-  key?: string,
-  options: FeedbackOptions = {},
-): Promise<void> {
+export async function sendFeedback(services: FeedbackPorts, target: IssueTarget, request: FeedbackRequest): Promise<void> {
+  const { ops = [], line, key, ...options } = request;
   let seq: number | undefined;
-  if (statusLine !== undefined) {
-    seq = await services.statusLog.appendStatusLine(target, `${new Date().toISOString().replace(/\.\d+Z$/, "Z")} · ${statusLine}`);
+  if (line !== undefined) {
+    seq = await services.statusLog.appendStatusLine(target, `${new Date().toISOString().replace(/\.\d+Z$/, "Z")} · ${line}`);
     const quiet = options.quiet === "unless-shown" ? !(await services.issues.getIssue(target))?.statusCommentId : options.quiet;
     if (!quiet) await scheduleStatusRender(services, target, seq);
   }
