@@ -8,7 +8,7 @@ import type { RoundSandbox } from "../sandbox/round.js";
 import { StopRequest } from "../agent/runningAgents.js";
 import { AgentError, SandboxError } from "../errors.js";
 import { sendFeedback } from "../status/feedback.js";
-import { choseRetry, isLadderGate, raiseLadderGate } from "../gates/ladders.js";
+import { choseRetry, isRetryGate, raiseRetryGate } from "../gates/retryGates.js";
 import { SpawnJobSchema, type FeedbackOp, type SpawnJob } from "./payloads.js";
 import type { Services } from "../services.js";
 import { titleForTask } from "../gates/issueTitle.js";
@@ -43,15 +43,15 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const awaitingOff: FeedbackOp[] = gate ? [{ type: "removeLabel", label: settings.labels.awaiting }] : [];
   // The server's command, or the server's profile the repository names; never the repository's own.
   const choice = chooseAgentCommand(services.config.agent, settings.agentProfile);
-  const ladder = gate && isLadderGate(gate) ? { retry: choseRetry(gate), kind: gate.ask.kind } : undefined;
+  const retryGate = gate && isRetryGate(gate) ? { retry: choseRetry(gate), kind: gate.ask.kind } : undefined;
   const start = await services.rounds.beginRound(ref, jobId, {
     claimGate: gate?.id,
     // A resume runs a round after the one that asked, even if Redis lost the issue's round counter.
-    allocate: ladder?.retry === false || "problem" in choice ? undefined : { maxRounds: settings.maxRounds, lowest: gate ? gate.round + 1 : 0 },
-    raiseLimitBy: ladder?.retry && ladder.kind === "rounds_exhausted" ? settings.maxRounds : 0,
+    allocate: retryGate?.retry === false || "problem" in choice ? undefined : { maxRounds: settings.maxRounds, lowest: gate ? gate.round + 1 : 0 },
+    raiseLimitBy: retryGate?.retry && retryGate.kind === "rounds_exhausted" ? settings.maxRounds : 0,
   });
   if (start.claim !== "claimed") return { skipped: `gate ${start.claim}` };
-  if (gate && ladder?.retry === false) {
+  if (gate && retryGate?.retry === false) {
     await services.gates.finishResume(gate, Date.now());
     await sendFeedback(services, target, { ops: awaitingOff, line: `@${gate.answeredBy ?? "someone"} chose not to retry; the agent is not re-run` });
     return { skipped: "human gave up" };
@@ -71,7 +71,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   }
   const { round, currentRound: current } = start;
   if (round === undefined) {
-    await raiseLadderGate(
+    await raiseRetryGate(
       services,
       target,
       "rounds_exhausted",
@@ -208,7 +208,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     ...(labelOff ? { delayMs: services.config.statusDebounceMs } : {}),
   });
   if (run.failed) {
-    await raiseLadderGate(
+    await raiseRetryGate(
       services,
       target,
       "attempts_exhausted",

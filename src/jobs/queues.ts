@@ -112,7 +112,7 @@ export class Queues {
     );
   }
 
-  /** `attempts` bounds the agent's retries on failure (the bounded ladder before attempts_exhausted). */
+  /** `attempts` bounds the agent's retries on failure (the retries before the attempts_exhausted gate). */
   async addSpawn(job: SpawnJob, jobId: string, attempts: number): Promise<void> {
     await this.spawn.add("spawn", job, {
       ...deduplicated(jobId),

@@ -2,14 +2,14 @@ import type { Gate } from "../domain.js";
 import { newAskId, renderAskComment, validateAsk } from "../protocol/ask.js";
 import { sendFeedback, type FeedbackPorts, type IssueTarget } from "../status/feedback.js";
 
-/** Gates the app itself raises when a bounded ladder runs out; answering "retry" grants another run. */
-export const LADDER_KINDS = ["attempts_exhausted", "rounds_exhausted"] as const;
-export type LadderKind = (typeof LADDER_KINDS)[number];
+/** Gates the app itself raises when a retry limit runs out (attempts or rounds); answering "retry" grants another run. */
+export const RETRY_GATE_KINDS = ["attempts_exhausted", "rounds_exhausted"] as const;
+export type RetryGateKind = (typeof RETRY_GATE_KINDS)[number];
 export const RETRY = "retry";
 export const GIVE_UP = "give up";
 
-export function isLadderGate(gate: Gate): boolean {
-  return (LADDER_KINDS as readonly string[]).includes(gate.ask.kind);
+export function isRetryGate(gate: Gate): boolean {
+  return (RETRY_GATE_KINDS as readonly string[]).includes(gate.ask.kind);
 }
 
 /** True when the human chose to run again (the option "retry", or a reply starting with it). */
@@ -19,13 +19,13 @@ export function choseRetry(gate: Gate): boolean {
 }
 
 /**
- * Posts the app's own ask comment for an exhausted ladder. It arrives back by webhook from the
+ * Posts the app's own ask comment for an exhausted retry limit. It arrives back by webhook from the
  * App's bot account and opens a gate like an agent's ask, so the same path answers it.
  */
-export async function raiseLadderGate(
+export async function raiseRetryGate(
   services: FeedbackPorts,
   target: IssueTarget,
-  kind: LadderKind,
+  kind: RetryGateKind,
   question: string,
   context: string,
   round: number,

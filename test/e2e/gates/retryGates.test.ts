@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Gates, waitFor } from "./support.js";
 
-/** Issue 3, "Bounded ladders": attempts and rounds run out into a gate the app itself asks. */
-describe("gates: bounded ladders", { timeout: 90_000 }, () => {
+/** Issue 3 (its "bounded ladders"): attempts and rounds run out into a gate the app itself asks. Not the reminder ladder. */
+describe("gates: retry limits", { timeout: 90_000 }, () => {
   let g: Gates | undefined;
   afterEach(async () => {
     await g?.close();
