@@ -90,7 +90,7 @@ export type Outcome =
   | { kind: "repliesReadAgain"; changes: number }
   | { kind: "rebuilt"; changes: number }
   // Timeouts and the reminder ladder.
-  | { kind: "nothingToDo" }
+  | { kind: "nothingDue" }
   | { kind: "reminded" }
   | { kind: "alreadyReminded" }
   | { kind: "overdue" };
@@ -233,7 +233,7 @@ export function describeOutcome(outcome: Outcome): string {
       return `replies read again: ${outcome.changes} change(s)`;
     case "rebuilt":
       return `rebuilt from GitHub: ${outcome.changes} change(s)`;
-    case "nothingToDo":
+    case "nothingDue":
       return "nothing to do";
     case "reminded":
       return "reminded";

@@ -42,7 +42,7 @@ export async function processLadderStep(services: LadderPorts, job: LadderJob): 
   const { settings } = await services.settings(gate.installationId, gate.repo);
   const unanswered = gate.ask.questions.map((_, i) => i).filter((i) => !gate.answers.some((a) => a.question === i));
   if (job.then === undefined) return remind(services, gate, job, unanswered, settings);
-  let outcome: Outcome = { kind: "nothingToDo" };
+  let outcome: Outcome = { kind: "nothingDue" };
   const defaults = job.then === "default" ? defaultAnswers(gate, "escalation", Date.now(), "default", unanswered) : [];
   if (defaults.length > 0) outcome = await takeDefaults(services, gate, defaults, `ladder-${gate.id}-${job.step}`);
   const withoutDefault = unanswered.filter((i) => !defaults.some((a) => a.question === i));

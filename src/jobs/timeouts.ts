@@ -71,7 +71,7 @@ export async function processTimeout(services: TimeoutPorts, gateId: string, seq
   const now = Date.now();
   const defaults = defaultAnswers(gate, "escalation", now, "default", unanswered);
   const withoutDefault = unanswered.filter((i) => !defaults.some((a) => a.question === i));
-  let outcome: Outcome = { kind: "nothingToDo" };
+  let outcome: Outcome = { kind: "nothingDue" };
   if (defaults.length > 0) outcome = await takeDefaults(services, gate, defaults, `${gate.id}-${sequence}`);
   if (withoutDefault.length > 0) {
     const issue = await services.issues.getIssue(target);
@@ -86,7 +86,7 @@ export async function processTimeout(services: TimeoutPorts, gateId: string, seq
       line: `gate ${gate.id} timed out without a default for ${withoutDefault.length} question(s); reminder posted`,
       key: `timeout-reminder-${gate.id}-${sequence}`,
     });
-    if (outcome.kind === "nothingToDo") outcome = { kind: "reminded" };
+    if (outcome.kind === "nothingDue") outcome = { kind: "reminded" };
   }
   const latest = (await services.gates.getGate(gate.id)) ?? gate;
   if (latest.state === "open") await scheduleTimeout(services, latest, settings.defaultTimeoutSeconds, elapsed + 1, sequence + 1);
