@@ -141,32 +141,18 @@ export class GateRecords extends GateReads {
   }
 
   async cancelGate(gate: Pick<Gate, "id" | "repo" | "issue">, reason: string): Promise<boolean> {
-    return (
-      (await this.redis.escCancelGate(
-        this.keys.gate(gate.id),
-        this.keys.openGates(),
-        issueKey(this.keys.prefix, gate),
-        this.keys.openGateRepos(),
-        gate.id,
-        reason,
-        "cancelled",
-      )) === 1
-    );
+    return this.closeOpenGate(gate, reason, "cancelled");
   }
 
   /** The open gate's question no longer stands (edited, or new commits on its pull request); false when it was not open. */
   async supersedeGate(gate: Pick<Gate, "id" | "repo" | "issue">, reason: string): Promise<boolean> {
-    return (
-      (await this.redis.escCancelGate(
-        this.keys.gate(gate.id),
-        this.keys.openGates(),
-        issueKey(this.keys.prefix, gate),
-        this.keys.openGateRepos(),
-        gate.id,
-        reason,
-        "superseded",
-      )) === 1
-    );
+    return this.closeOpenGate(gate, reason, "superseded");
+  }
+
+  /** Closes an open gate in one script (its hash, the open set, the issue, the repositories' index); false when it was not open. */
+  private async closeOpenGate(gate: Pick<Gate, "id" | "repo" | "issue">, reason: string, state: "cancelled" | "superseded"): Promise<boolean> {
+    const keys = [this.keys.gate(gate.id), this.keys.openGates(), issueKey(this.keys.prefix, gate), this.keys.openGateRepos()] as const;
+    return (await this.redis.escCancelGate(...keys, gate.id, reason, state)) === 1;
   }
 
   /** Keeps the first answer given to a superseded gate (see RECORD_SUPERSEDED_ANSWER). */
