@@ -1,5 +1,6 @@
 import type { Job } from "bullmq";
-import { FeedbackJobSchema } from "../jobs/payloads.js";
+import { FeedbackJobSchema, type FeedbackOp } from "../jobs/payloads.js";
+import type { FeedbackTurn } from "../store/feedbackOrder.js";
 import type { Services } from "../services.js";
 import { BudgetedWriter, type WriterPorts } from "./budgetedWriter.js";
 import { applyOp, type FeedbackOpPorts } from "./feedbackOps.js";
@@ -22,18 +23,29 @@ export async function processFeedback(services: FeedbackPorts, job: Job, token?:
   const data = FeedbackJobSchema.parse(job.data);
   const target = writeTarget(data.repo, data.issue);
   const ref = issueOf(target);
-  const ordered = job.id !== undefined && (await services.feedbackOrder.isQueuedFeedback(ref, job.id));
+  const turn = job.id === undefined ? undefined : await services.feedbackOrder.turnOf(ref, job.id);
+  const ordered = turn !== undefined && turn.kind !== "unordered";
   const writer = new BudgetedWriter(services, data.installationId, job, token, ordered ? ref : undefined);
-  if (ordered) await takeTurn(services, ref, job, writer);
+  if (turn?.kind === "behind") await takeTurn(services, ref, job.id!, turn, writer);
   const octokit = await services.github.installation(data.installationId);
   const done = typeof job.progress === "number" ? job.progress : 0;
   let writes = 0;
   for (let index = done; index < data.ops.length; index++) {
-    writes += await applyOp(services, octokit, target, data.ops[index]!, writer);
-    await job.updateProgress(index + 1);
+    const op = data.ops[index]!;
+    writes += await applyOp(services, octokit, target, op, writer);
+    if (!repeatable(op)) await job.updateProgress(index + 1);
   }
   if (ordered) await services.feedbackOrder.feedbackDone(ref, job.id!);
   return writes;
+}
+
+/**
+ * Whether doing the op again after a retry shows nothing new, so its progress need not be saved:
+ * a reaction GitHub already has, a label the issue's recorded state coalesces, the status comment
+ * rendered again in place, an echo redacted again. Only a comment would be posted twice.
+ */
+function repeatable(op: FeedbackOp): boolean {
+  return op.type !== "comment";
 }
 
 /**
@@ -44,18 +56,14 @@ export async function processFeedback(services: FeedbackPorts, job: Job, token?:
 async function takeTurn(
   services: Pick<Services, "feedbackOrder" | "queues">,
   ref: { repo: string; issue: number },
-  job: Job,
+  jobId: string,
+  behind: Extract<FeedbackTurn, { kind: "behind" }>,
   writer: BudgetedWriter,
 ): Promise<void> {
-  for (;;) {
-    const head = await services.feedbackOrder.feedbackHead(ref);
-    if (!head || head.jobId === job.id) return;
-    const earlier = await services.queues.feedback.getJob(head.jobId);
+  for (let turn: FeedbackTurn = behind; turn.kind === "behind"; turn = await services.feedbackOrder.turnOf(ref, jobId)) {
+    const earlier = await services.queues.feedback.getJob(turn.head);
     const state = earlier ? await earlier.getState() : "unknown";
-    if (state === "completed" || state === "failed" || state === "unknown") {
-      await services.feedbackOrder.feedbackDone(ref, head.jobId);
-      continue;
-    }
-    await writer.waitBehind(head.dueAt);
+    if (state !== "completed" && state !== "failed" && state !== "unknown") await writer.waitBehind(turn.dueAt);
+    await services.feedbackOrder.feedbackDone(ref, turn.head);
   }
 }

@@ -12,6 +12,9 @@ redis.call('ZADD', KEYS[2], 'NX', seq, ARGV[1])
 return seq
 `;
 
+/** Whose turn it is to write to an issue, as a feedback job asks it (FeedbackOrder.turnOf). */
+export type FeedbackTurn = { kind: "mine" } | { kind: "unordered" } | { kind: "behind"; head: string; dueAt?: number };
+
 interface FeedbackCommands {
   escEnqueueFeedback(...args: ScriptArgs): Promise<number>;
 }
@@ -41,16 +44,21 @@ export class FeedbackOrder {
     await this.#redis.escEnqueueFeedback(issueKey(this.prefix, ref), this.orderKey(ref), jobId);
   }
 
-  /** The issue's oldest feedback job not yet done, and until when it was put off (if it was). */
-  async feedbackHead(ref: IssueKeyRef): Promise<{ jobId: string; dueAt?: number } | undefined> {
-    const [jobId] = await this.#redis.zrange(this.orderKey(ref), 0, 0);
-    if (jobId === undefined) return undefined;
-    const due = await this.#redis.hget(this.dueKey(ref), jobId);
-    return { jobId, dueAt: due ? Number(due) : undefined };
-  }
-
-  async isQueuedFeedback(ref: IssueKeyRef, jobId: string): Promise<boolean> {
-    return (await this.#redis.zscore(this.orderKey(ref), jobId)) !== null;
+  /**
+   * Whose turn it is to write to the issue, asked by `jobId`: its own (it heads the order: one
+   * command, the usual case), an earlier job's (put off until `dueAt`, if it was), or nobody's
+   * order (the job is not in it).
+   */
+  async turnOf(ref: IssueKeyRef, jobId: string): Promise<FeedbackTurn> {
+    const [head] = await this.#redis.zrange(this.orderKey(ref), 0, 0);
+    if (head === jobId) return { kind: "mine" };
+    if (head === undefined) return { kind: "unordered" };
+    const [[, score], [, due]] = (await this.#redis.pipeline().zscore(this.orderKey(ref), jobId).hget(this.dueKey(ref), head).exec()) as [
+      [unknown, string | null],
+      [unknown, string | null],
+    ];
+    if (score === null) return { kind: "unordered" };
+    return { kind: "behind", head, dueAt: due ? Number(due) : undefined };
   }
 
   /** The feedback job was put off until `dueAt` (ms): the issue's later jobs wait until after it. */
@@ -60,6 +68,7 @@ export class FeedbackOrder {
 
   /** The feedback job is done (or gone): the issue's next job may write. */
   async feedbackDone(ref: IssueKeyRef, jobId: string): Promise<void> {
-    await this.#redis.multi().zrem(this.orderKey(ref), jobId).hdel(this.dueKey(ref), jobId).exec();
+    // One write, not a transaction: a put-off time left behind by a crash between the two names a job no longer in the order, and nothing reads it.
+    await this.#redis.pipeline().zrem(this.orderKey(ref), jobId).hdel(this.dueKey(ref), jobId).exec();
   }
 }

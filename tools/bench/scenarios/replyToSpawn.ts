@@ -91,7 +91,7 @@ export async function measureReplyToSpawn(rig: Rig, gates: readonly ParkedGate[]
   const contentionBefore = contention();
   const cpuBefore = await rig.cpu();
   const commandsBefore = await rig.redisCommands();
-  const benchScriptsBefore = rig.benchScripts;
+  const benchBefore = { ...rig.benchCommands };
   const schedule = poissonSchedule(gates.length, ratePerSecond);
   const replies: Array<{ gate: ParkedGate; postedAt: number }> = [];
   const started = Date.now();
@@ -116,7 +116,8 @@ export async function measureReplyToSpawn(rig: Rig, gates: readonly ParkedGate[]
   await rig.quiesce({ timeoutMs: 60_000 }).catch(() => undefined);
   const cpuPerRoundTrip = cpuDelta(await rig.cpu(), cpuBefore, gates.length);
   const commandsAfter = await rig.redisCommands();
-  commandsAfter.evalsha = (commandsAfter.evalsha ?? 0) - (rig.benchScripts - benchScriptsBefore);
+  for (const [command, calls] of Object.entries(rig.benchCommands))
+    commandsAfter[command] = (commandsAfter[command] ?? 0) - (calls - (benchBefore[command] ?? 0));
   const redisCommandsPerRoundTrip: Record<string, number> = {};
   for (const [command, calls] of Object.entries(commandsAfter)) {
     const delta = (calls - (commandsBefore[command] ?? 0)) / gates.length;
