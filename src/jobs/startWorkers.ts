@@ -63,11 +63,13 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     (epoch) => epoch.at,
     () => undefined,
   );
+  // An event's handling mostly waits (on Redis, on the event loop other work holds): 32 at once
+  // record twice the answers a second that 8 did, at the same CPU per round trip (tools/bench/README.md).
   const inbound = new Worker(
     QUEUES.inbound,
     // The job keeps the outcome in words: what operators read in the queue, as before it was typed.
     async (job: Job) => describeOutcome(await handleInbound(services, InboundEventSchema.parse(job.data))),
-    { connection, prefix, concurrency: 8, ...RECOVERY },
+    { connection, prefix, concurrency: 32, ...RECOVERY },
     ClosableConnection,
   );
   const spawn = new Worker(
