@@ -74,7 +74,7 @@ export async function issueEdited(services: IssueBodyPorts, event: IssueEditedEv
     const line = kept
       ? wordsKept(event.sender.login, "edited the issue's body", author)
       : `⚠️ @${event.sender.login} edited the issue's body of @${author}; the agent's task leaves it out until @${author} edits it.`;
-    await sendFeedback(services, targetOf(event), { line: line });
+    await sendFeedback(services, targetOf(event), { line });
   }
   return { kind: "bodyEdited", editor: event.sender.login, byAuthor: false };
 }

@@ -29,11 +29,16 @@ export type SupersededAnswerPorts = HiddenContentPorts & {
 async function supersede(services: StaleQuestionPorts, target: IssueTarget, gate: Gate, reason: string, settings: RepoSettings): Promise<boolean> {
   if (!(await services.gates.supersedeGate(gate, reason))) return false;
   services.events.notify("gate.closed", { gate, state: "superseded", reason });
+  await tellSuperseded(services, target, gate.id, reason, settings);
+  return true;
+}
+
+/** What the issue is told of a superseded gate (here, or restored so by a rebuild): its label comes off, the status log says why. */
+export async function tellSuperseded(services: FeedbackPorts, target: IssueTarget, gateId: string, reason: string, settings: RepoSettings): Promise<void> {
   await sendFeedback(services, target, {
     ops: [{ type: "removeLabel", label: settings.labels.awaiting }],
-    line: `gate ${gate.id} superseded: ${reason}; an answer to it will be recorded but not resumed`,
+    line: `gate ${gateId} superseded: ${reason}; an answer to it will be recorded but not resumed`,
   });
-  return true;
 }
 
 /** The agent's question comment was edited. */

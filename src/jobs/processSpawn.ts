@@ -203,7 +203,8 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
   const labelOff = gate && !run.failed && (await services.gates.lastGate(ref))?.id === gate.id;
   await sendFeedback(services, target, {
     ops: labelOff ? awaitingOff : [],
-    line: endLine(round, run, secrets, `${askLine}${saved?.line ?? ""}${delivered}`), // A status comment the issue has already is kept current; work that went elsewhere is always told.
+    line: endLine(round, run, secrets, `${askLine}${saved?.line ?? ""}${delivered}`),
+    // A status comment the issue has already is kept current; work that went elsewhere is always told.
     quiet: run.failed || saved?.notable || askLine ? false : "unless-shown",
     ...(labelOff ? { delayMs: services.config.statusDebounceMs } : {}),
   });

@@ -6,7 +6,8 @@
 import type { RepoSettings } from "../config/repoConfig.js";
 import { describeOutcome } from "../gates/outcome.js";
 import type { Services } from "../services.js";
-import { sendFeedback, type FeedbackPorts } from "../status/feedback.js";
+import { tellSuperseded } from "../gates/staleQuestions.js";
+import type { FeedbackPorts } from "../status/feedback.js";
 import type { StatusState } from "../status/statusComment.js";
 import { editedAt, type AskComment } from "./askComments.js";
 import { replyCreated, type Replay, type ReplayBase } from "./replayedEvents.js";
@@ -47,14 +48,7 @@ export async function restoreGates(
         ...settledGate({ id: String(comment.id), state: "superseded", round: ask.round, answers: [] }, comment, ask, installationId, repo, issue.number),
         closedReason: reason,
       });
-      await sendFeedback(
-        services,
-        { installationId, repo, issue: issue.number },
-        {
-          ops: [{ type: "removeLabel", label: settings.labels.awaiting }],
-          line: `gate ${comment.id} superseded: ${reason}; an answer to it will be recorded but not resumed`,
-        },
-      );
+      await tellSuperseded(services, { installationId, repo, issue: issue.number }, String(comment.id), reason, settings);
       changes.push(`${repo}#${issue.number}: restored gate ${comment.id} as superseded: ${reason}`);
     } else if (comment === last?.comment && issue.state === "open") {
       // GitHub shows the label the app put on before Redis lost the gate: the reopened gate's label-on write is coalesced.

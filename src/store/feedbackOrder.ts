@@ -53,10 +53,12 @@ export class FeedbackOrder {
     const [head] = await this.#redis.zrange(this.orderKey(ref), 0, 0);
     if (head === jobId) return { kind: "mine" };
     if (head === undefined) return { kind: "unordered" };
-    const [[, score], [, due]] = (await this.#redis.pipeline().zscore(this.orderKey(ref), jobId).hget(this.dueKey(ref), head).exec()) as [
-      [unknown, string | null],
-      [unknown, string | null],
+    const [[scoreError, score], [dueError, due]] = (await this.#redis.pipeline().zscore(this.orderKey(ref), jobId).hget(this.dueKey(ref), head).exec()) as [
+      [Error | null, string | null],
+      [Error | null, string | null],
     ];
+    const failed = scoreError ?? dueError;
+    if (failed) throw failed;
     if (score === null) return { kind: "unordered" };
     return { kind: "behind", head, dueAt: due ? Number(due) : undefined };
   }
