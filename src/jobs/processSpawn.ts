@@ -12,17 +12,17 @@ import { choseRetry, isRetryGate, raiseRetryGate } from "../gates/retryGates.js"
 import { SpawnJobSchema, type FeedbackOp, type SpawnJob } from "./payloads.js";
 import type { Services } from "../services.js";
 import { titleForTask } from "../gates/issueTitle.js";
-import { alreadyRan, finishRound, issueFromGitHub, overtaken, redisSettled, type SpawnContext } from "./roundGuards.js";
+import { acknowledgeStart, alreadyRan, finishRound, issueFromGitHub, overtaken, redisSettled, type SpawnContext } from "./roundGuards.js";
 import { deliverRound, openWorkspace, saveRoundWork } from "./roundCheckout.js";
 import { prepareRoundInputs } from "./roundInputs.js";
-import { endLine, failureDetails, startAcknowledgements, startLine, stoppedLine } from "./roundLines.js";
+import { endLine, failureDetails, startLine, stoppedLine } from "./roundLines.js";
 import { roundTiming, runOutcome } from "./roundTiming.js";
 import type { SpawnOutcome } from "./spawnOutcome.js";
 
 /**
  * Runs one agent round: claims the answered gate (once), renders the task with the whole history,
  * starts the agent with a fresh narrowed token, and reports start and end on the status comment.
- * 🚀 on a dispatching command is queued only once the process has actually started; a resumed
+ * 🚀 on a dispatching command is written only once the process has actually started; a resumed
  * round takes the awaiting label off when it ends (README, "GitHub's limits").
  * A failing agent is retried by BullMQ up to the attempt limit, then a human is asked.
  */
@@ -139,7 +139,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
         services.events.notify("agent.started", { repo: data.repo, issue: data.issue, round, replyToSpawnMs: startedAt - data.receivedAt, resumedGate: gate });
         // Acknowledgements only: failing to queue them (Redis blinked) must not stop a round that started.
         await sendFeedback(services, target, {
-          ops: startAcknowledgements(data, gate),
+          ops: await acknowledgeStart(services, job, data, gate),
           line: startLine(round, data, gate, attempt),
           key: `start-${jobId}-${attempt}`,
           quiet: true,

@@ -4,10 +4,14 @@ import { botJudge } from "../gates/issueTitle.js";
 import { readTitleEdit } from "../reconcile/titleHistory.js";
 import { issueBodyEdit } from "../reconcile/authorsWords.js";
 import { graphqlPort } from "../reconcile/editHistory.js";
-import type { SpawnJob } from "./payloads.js";
+import type { FeedbackOp, SpawnJob } from "./payloads.js";
 import type { SkipReason } from "./spawnOutcome.js";
 import type { Services } from "../services.js";
 import { agentLogin } from "../github/agentLogins.js";
+import { BudgetedWriter } from "../status/budgetedWriter.js";
+import { applyOp } from "../status/feedbackOps.js";
+import { writeTarget } from "../status/writeTarget.js";
+import { startAcknowledgements } from "./roundLines.js";
 
 /**
  * What keeps one round per answer (and per dispatch) when workers die, BullMQ re-runs their jobs,
@@ -119,6 +123,27 @@ export async function issueFromGitHub(
     ...(bodyEdit ? { bodyEdit } : {}),
     ...(titleEdit ? { titleEdit } : {}),
   };
+}
+
+/**
+ * Puts the app's 🚀 on the comment that dispatched the round, as its agent starts: the mark alreadyRan
+ * reads. Written at once, not queued behind the issue's feedback: a queued one can still be unwritten
+ * when the app dies and Redis is wiped, and a redelivered dispatch would then run the round again.
+ * Returns the acknowledgements still to queue: all of them when the write may not go now (the write
+ * budget is spent, GitHub failed).
+ */
+export async function acknowledgeStart(services: Services, job: Job, data: SpawnJob, gate: Gate | undefined): Promise<FeedbackOp[]> {
+  const ops = startAcknowledgements(data, gate);
+  if (ops.length === 0) return ops;
+  try {
+    const octokit = await services.github.installation(data.installationId);
+    const writer = new BudgetedWriter(services, data.installationId, job, undefined);
+    for (const op of ops) await applyOp(services, octokit, writeTarget(data.repo, data.issue), op, writer);
+    return [];
+  } catch (error) {
+    services.log.warn({ err: error, repo: data.repo, issue: data.issue }, "could not put the 🚀 on the dispatching comment now; it is queued");
+    return ops;
+  }
 }
 
 /** Whether the app's 🚀 is on the comment. */

@@ -95,6 +95,28 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
     expect(readSecondPage()).toBe(true);
   });
 
+  it("an /agent redelivered after a wipe that took its round's queued feedback runs once: the 🚀 went straight to GitHub", async () => {
+    const { sim } = loop;
+    const feedback = loop.app.workers!.feedback;
+    // Nothing the issue's feedback queue holds is written: the wipe below takes it all unwritten.
+    await feedback.pause();
+    const issue = sim.createIssue(REPO, { title: "Queued feedback", body: "Cache it.", author: "maintainer" }).number;
+    sim.comment(REPO, issue, "maintainer", "/agent");
+    await waitFor("round 0's question recorded", () => loop.app.services.gates.lastGate({ repo: REPO, issue }));
+    expect(sim.comments(REPO, issue)[0]!.reactions.some((r) => r.user === sim.botLogin && r.content === "rocket")).toBe(true);
+    expect(sim.issue(REPO, issue).labels).not.toContain("awaiting-human"); // the label is queued feedback: none was written
+
+    await loop.wipeRedis();
+    feedback.resume();
+    const delivery = sim.deliveries.find((d) => d.event === "issue_comment" && d.action === "created")!; // the /agent: the first comment
+    const readsBefore = sim.calls.length;
+    expect(await sim.redeliver(delivery.id)).toBeLessThan(300);
+    const guardRead = () => sim.calls.slice(readsBefore).some((c) => c.method === "GET" && c.route.endsWith("/reactions"));
+    await waitFor("the redelivered /agent's guard, or a second round 0", () => guardRead() || rounds(out, 0) > 1, 20_000);
+    await quiet(loop);
+    expect(rounds(out, 0)).toBe(1);
+  });
+
   it("`escalate reconcile` opens a gate whose webhook never arrived and prints the change", async () => {
     const { sim } = loop;
     const issue = sim.createIssue(REPO, { title: "Lost webhook", body: "", author: "maintainer" });
