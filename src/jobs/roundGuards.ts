@@ -8,8 +8,8 @@ import type { FeedbackOp, SpawnJob } from "./payloads.js";
 import type { SkipReason } from "./spawnOutcome.js";
 import type { Services } from "../services.js";
 import { agentLogin } from "../github/agentLogins.js";
-import { BudgetedWriter } from "../status/budgetedWriter.js";
-import { applyOp } from "../status/feedbackOps.js";
+import { BudgetedWriter, type WriterPorts } from "../status/budgetedWriter.js";
+import { applyOp, type FeedbackOpPorts } from "../status/feedbackOps.js";
 import { writeTarget } from "../status/writeTarget.js";
 import { startAcknowledgements } from "./roundLines.js";
 
@@ -24,6 +24,11 @@ interface IssueRef {
   issue: number;
 }
 
+/** What reading GitHub as the app takes: an installation's client and the app's own login. */
+type GitHubPort = Pick<Services, "github">;
+/** Who asked: the app's login and the configured agents'. */
+type AskerPorts = GitHubPort & { config: Pick<Services["config"], "agentLogins"> };
+
 export interface SpawnContext {
   /** The namespace's epoch as this process found or created it at start-up (see epochKey, src/store/namespaceMarks.ts). */
   startupEpoch?: number;
@@ -36,7 +41,7 @@ export interface SpawnContext {
 export const LOCK_RENEW_MS = 2_000;
 
 /** Why this job must start no round at all; undefined when it may. */
-export async function alreadyRan(services: Services, job: Job, data: SpawnJob, jobId: string): Promise<SkipReason | undefined> {
+export async function alreadyRan(services: Pick<Services, "rounds" | "github">, job: Job, data: SpawnJob, jobId: string): Promise<SkipReason | undefined> {
   // BullMQ re-runs a job whose worker died; if the round had already run to its end, that is all.
   if (await services.rounds.roundDone({ repo: data.repo, issue: data.issue }, jobId)) return "round already ran";
   // A `/agent` or `/retry` redelivered after Redis lost its delivery records: GitHub still shows the
@@ -54,7 +59,7 @@ export async function alreadyRan(services: Services, job: Job, data: SpawnJob, j
  * asking) would ask again beside the open question: asking is a round's last act.
  */
 export async function overtaken(
-  services: Services,
+  services: AskerPorts & Pick<Services, "gates" | "rounds">,
   job: Job,
   jobId: string,
   ref: IssueRef,
@@ -106,7 +111,7 @@ export async function finishRound(services: Pick<Services, "gates" | "rounds">, 
  * queued; with who last changed its body when that was not its author (src/gates/issueBody.ts).
  */
 export async function issueFromGitHub(
-  services: Services,
+  services: AskerPorts,
   data: SpawnJob,
 ): Promise<{ title: string; body: string; url: string; author?: string; bodyEdit?: BodyEdit; titleEdit?: TitleEdit }> {
   const [owner, repo] = data.repo.split("/") as [string, string];
@@ -132,7 +137,12 @@ export async function issueFromGitHub(
  * Returns the acknowledgements still to queue: all of them when the write may not go now (the write
  * budget is spent, GitHub failed).
  */
-export async function acknowledgeStart(services: Services, job: Job, data: SpawnJob, gate: Gate | undefined): Promise<FeedbackOp[]> {
+export async function acknowledgeStart(
+  services: WriterPorts & FeedbackOpPorts & GitHubPort,
+  job: Job,
+  data: SpawnJob,
+  gate: Gate | undefined,
+): Promise<FeedbackOp[]> {
   const ops = startAcknowledgements(data, gate);
   if (ops.length === 0) return ops;
   try {
@@ -147,7 +157,7 @@ export async function acknowledgeStart(services: Services, job: Job, data: Spawn
 }
 
 /** Whether the app's 🚀 is on the comment. */
-async function rocketOn(services: Services, data: SpawnJob, commentId: number): Promise<boolean> {
+async function rocketOn(services: GitHubPort, data: SpawnJob, commentId: number): Promise<boolean> {
   const [owner, repo] = data.repo.split("/") as [string, string];
   const [octokit, { botLogin }] = await Promise.all([services.github.installation(data.installationId), services.github.identity()]);
   // Every page: on a busy comment the app's 🚀 can come after a hundred others.
@@ -165,7 +175,7 @@ async function rocketOn(services: Services, data: SpawnJob, commentId: number): 
 }
 
 /** Whether an agent (or the app) asked a question in `round` since `since`; a human's /reopen correction does not count. */
-async function askedInRound(services: Services, gates: readonly Gate[], round: number, since: number): Promise<boolean> {
+async function askedInRound(services: AskerPorts, gates: readonly Gate[], round: number, since: number): Promise<boolean> {
   const { botLogin } = await services.github.identity();
   const byAgent = agentLogin(botLogin, services.config.agentLogins);
   // GitHub's timestamps have whole seconds.
