@@ -90,8 +90,7 @@ export async function applyAnswers(services: AnswerPorts, target: IssueTarget, g
   // "same" is a redelivery or a retried job: enqueue again only if the resume has not begun.
   if (result.outcome === "same" && result.state !== "answered") return { kind: "answerAlreadyResumed" };
   if (result.outcome === "recorded") {
-    const merged = (await services.gates.getGate(gate.id)) ?? gate;
-    services.events.notify("gate.answered", { gate: merged, by: source.by, source: answers.every((a) => a.source === "default") ? "default" : "human" });
+    services.events.notify("gate.answered", { gate: result.gate, by: source.by, source: answers.every((a) => a.source === "default") ? "default" : "human" });
   }
   await services.queues.addSpawn(
     {

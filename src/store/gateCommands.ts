@@ -4,6 +4,7 @@ import {
   CLAIM_RESUME,
   FINISH_RESUME,
   INDEX_OPEN_REPOS,
+  LAST_GATE,
   MARK_OVERDUE,
   OPEN_GATE,
   RECORD_ANSWER,
@@ -30,6 +31,7 @@ export interface GateCommands {
   escMarkOverdue(...args: ScriptArgs): Promise<number>;
   escRecordSupersededAnswer(...args: ScriptArgs): Promise<string>;
   escIndexOpenRepos(...args: ScriptArgs): Promise<string[]>;
+  escLastGate(...args: ScriptArgs): Promise<string[]>;
 }
 
 const GATE_SCRIPTS = {
@@ -44,6 +46,7 @@ const GATE_SCRIPTS = {
   escMarkOverdue: { numberOfKeys: 1, lua: MARK_OVERDUE },
   escRecordSupersededAnswer: { numberOfKeys: 1, lua: RECORD_SUPERSEDED_ANSWER },
   escIndexOpenRepos: { numberOfKeys: 2, lua: INDEX_OPEN_REPOS },
+  escLastGate: { numberOfKeys: 1, lua: LAST_GATE },
 };
 
 /** The connection with the gate scripts defined on it (once per connection). */

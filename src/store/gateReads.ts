@@ -58,8 +58,8 @@ export class GateReads {
 
   /** The issue's most recent gate, whatever its state. */
   async lastGate(ref: IssueKeyRef): Promise<Gate | undefined> {
-    const id = await this.redis.lindex(this.keys.issueGates(ref), -1);
-    return id ? this.getGate(id) : undefined;
+    const h = pairs(await this.redis.escLastGate(this.keys.issueGates(ref), this.keys.gatePrefix()));
+    return h.id ? toGate(h) : undefined;
   }
 
   /** Every gate of the issue in ask order: the history a spawn task folds in. */

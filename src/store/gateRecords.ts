@@ -1,12 +1,12 @@
 import type { Gate, GateState, NewGate, RecordedAnswer, Vote } from "../domain.js";
-import { gateFields, toVotes } from "./gateHash.js";
+import { gateFields, pairs, toGate, toVotes } from "./gateHash.js";
 import { GateReads } from "./gateReads.js";
 import { OPEN_REPOS_BUILT } from "./gateScripts.js";
 import { issueKey } from "./issueKey.js";
 
 /** `reopened`: how often a withdrawn answer opened the gate again (part of its resume's job id). */
 export type RecordResult =
-  | { outcome: "recorded"; reopened: number }
+  | { outcome: "recorded"; reopened: number; gate: Gate }
   | { outcome: "partial"; answers: RecordedAnswer[] }
   | { outcome: "same"; state: GateState; reopened: number }
   | { outcome: "taken"; state: GateState; answeredBy: string }
@@ -46,7 +46,7 @@ export class GateRecords extends GateReads {
    * one. Idempotent for the same answering comment (`commentId` may be a synthetic id like "timeout-…").
    */
   async recordAnswer(gate: Gate, answers: RecordedAnswer[], by: string, commentId: number | string, at: number): Promise<RecordResult> {
-    const [outcome, second, third, fourth] = await this.redis.escRecordAnswer(
+    const reply = await this.redis.escRecordAnswer(
       this.keys.gate(gate.id),
       this.keys.openGates(),
       issueKey(this.keys.prefix, gate),
@@ -58,7 +58,9 @@ export class GateRecords extends GateReads {
       commentId,
       gate.ask.questions.length,
     );
-    if (outcome === "recorded") return { outcome, reopened: Number(second ?? 0) };
+    const [outcome, second, third, fourth] = reply;
+    // The gate as recorded, from the same script: what observers are told without reading it again.
+    if (outcome === "recorded") return { outcome, reopened: Number(second ?? 0), gate: toGate(pairs(reply.slice(2))) };
     if (outcome === "partial") return { outcome, answers: JSON.parse(second ?? "[]") as RecordedAnswer[] };
     if (outcome === "same") return { outcome, state: second as GateState, reopened: Number(fourth ?? 0) };
     if (outcome === "taken") return { outcome, state: second as GateState, answeredBy: third ?? "" };

@@ -30,6 +30,13 @@ local function countOpen(indexKey, gateKey, delta)
 end
 `;
 
+/** KEYS: the issue's gates. ARGV: the gate key prefix. The issue's newest gate's hash (empty when none): one round trip, not two. */
+export const LAST_GATE = `
+local id = redis.call('LINDEX', KEYS[1], -1)
+if not id then return {} end
+return redis.call('HGETALL', ARGV[1] .. id)
+`;
+
 /**
  * KEYS: openRepos, openGates. ARGV: the gate keys' prefix (GateKeys.gatePrefix). Builds the index of
  * repositories with open gates from the open gates, once (it is then marked built and kept by every
@@ -77,7 +84,7 @@ return {'opened', superseded}
 /**
  * KEYS: gate, openGates, issue, openRepos. ARGV: gateId, answersJson, by, at, commentId, questionCount.
  * Merges the given answers (by question index) into an open gate; when every question has one, the
- * gate becomes answered. Returns {'recorded', reopened} | {'partial', mergedJson} | {'same', state, '',
+ * gate becomes answered. Returns {'recorded', reopened, the gate's hash as HGETALL gives it} | {'partial', mergedJson} | {'same', state, '',
  * reopened} (this comment already answered it: a redelivery or retry) | {'taken', state, answeredBy} |
  * {'missing'}; `reopened` counts the times a withdrawn answer opened the gate again (REVISE_ANSWERS).
  */
@@ -101,7 +108,9 @@ if #merged < tonumber(ARGV[6]) then return {'partial', encoded} end
 redis.call('HSET', KEYS[1], 'state', 'answered', 'answeredBy', ARGV[3], 'answeredAt', ARGV[4], 'answerCommentId', ARGV[5])
 if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then countOpen(KEYS[4], KEYS[1], -1) end
 if redis.call('HGET', KEYS[3], 'openGate') == ARGV[1] then redis.call('HDEL', KEYS[3], 'openGate') end
-return {'recorded', redis.call('HGET', KEYS[1], 'reopened') or '0'}
+local recorded = {'recorded', redis.call('HGET', KEYS[1], 'reopened') or '0'}
+for _, v in ipairs(redis.call('HGETALL', KEYS[1])) do recorded[#recorded + 1] = v end
+return recorded
 `;
 
 /**

@@ -22,8 +22,20 @@ end
 return 1
 `;
 
+/**
+ * KEYS: issue. ARGV: how many fields to set, those fields and values in pairs, then the fields to
+ * delete. An event's picture of the issue in one command, where MULTI, HSET, HDEL and EXEC were four.
+ */
+const UPSERT_ISSUE = `
+local sets = 1 + 2 * tonumber(ARGV[1])
+if sets > 1 then redis.call('HSET', KEYS[1], unpack(ARGV, 2, sets)) end
+if #ARGV > sets then redis.call('HDEL', KEYS[1], unpack(ARGV, sets + 1)) end
+return 1
+`;
+
 interface IssueCommands {
   escKeptTextEdited(...args: ScriptArgs): Promise<number>;
+  escUpsertIssue(...args: ScriptArgs): Promise<number>;
 }
 
 /** What the app knows of an issue (its hash, issueKey.ts): title, body and who last changed them, assignees, state, the awaiting label. */
@@ -34,7 +46,10 @@ export class IssueRecords {
     redis: Redis,
     readonly prefix: string,
   ) {
-    this.#redis = withScripts<IssueCommands>(redis, { escKeptTextEdited: { numberOfKeys: 1, lua: KEPT_TEXT_EDITED } });
+    this.#redis = withScripts<IssueCommands>(redis, {
+      escKeptTextEdited: { numberOfKeys: 1, lua: KEPT_TEXT_EDITED },
+      escUpsertIssue: { numberOfKeys: 1, lua: UPSERT_ISSUE },
+    });
   }
 
   /** The issue's hash. */
@@ -53,8 +68,7 @@ export class IssueRecords {
       titleEdit?: TitleEdit | null;
     },
   ): Promise<void> {
-    const key = this.key(record);
-    const write = this.#redis.multi().hset(key, {
+    const set: Record<string, string | number> = {
       // No assignees is no field (read back as none): a parked gate's issue hash stays a size smaller.
       ...(record.assignees.length > 0 ? { assignees: record.assignees.join(",") } : {}),
       ...(record.state ? { state: record.state } : {}),
@@ -65,15 +79,17 @@ export class IssueRecords {
       body: record.body,
       url: record.url,
       ...(record.author ? { author: record.author } : {}),
-    });
-    if (record.assignees.length === 0) write.hdel(key, "assignees");
-    if (record.bodyEdit === null) write.hdel(key, "bodyEditor", "authorBody");
-    if (record.bodyEdit) write.hset(key, "bodyEditor", record.bodyEdit.editor);
-    if (record.bodyEdit?.authorBody !== undefined) write.hset(key, "authorBody", record.bodyEdit.authorBody);
-    else if (record.bodyEdit) write.hdel(key, "authorBody");
-    if (record.titleEdit === null) write.hdel(key, "titleEditor", "personsTitle");
-    if (record.titleEdit) write.hset(key, { titleEditor: record.titleEdit.editor, personsTitle: record.titleEdit.personsTitle });
-    await write.exec();
+    };
+    const drop: string[] = [];
+    if (record.assignees.length === 0) drop.push("assignees");
+    if (record.bodyEdit === null) drop.push("bodyEditor", "authorBody");
+    if (record.bodyEdit) set.bodyEditor = record.bodyEdit.editor;
+    if (record.bodyEdit?.authorBody !== undefined) set.authorBody = record.bodyEdit.authorBody;
+    else if (record.bodyEdit) drop.push("authorBody");
+    if (record.titleEdit === null) drop.push("titleEditor", "personsTitle");
+    if (record.titleEdit) Object.assign(set, { titleEditor: record.titleEdit.editor, personsTitle: record.titleEdit.personsTitle });
+    const pairs = Object.entries(set);
+    await this.#redis.escUpsertIssue(this.key(record), pairs.length, ...pairs.flat(), ...drop);
   }
 
   /** A change of the issue's title (`issues.edited`), by a person or under a bot's name (src/gates/issueTitle.ts). */

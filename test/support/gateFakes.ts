@@ -105,15 +105,16 @@ export class FakeRecords {
         this.#gates.set(g.id, { ...stored, answers: merged });
         return Promise.resolve({ outcome: "partial", answers: merged });
       }
-      this.#gates.set(g.id, {
+      const recorded: Gate = {
         ...stored,
         answers: merged,
         state: "answered",
         answeredBy: by,
         answeredAt: at,
         ...(typeof commentId === "number" ? { answerCommentId: commentId } : {}),
-      });
-      return Promise.resolve({ outcome: "recorded", reopened: 0 });
+      };
+      this.#gates.set(g.id, recorded);
+      return Promise.resolve({ outcome: "recorded", reopened: 0, gate: recorded });
     },
     openGate: (g: NewGate): Promise<{ opened: boolean; superseded?: string }> => {
       if (this.#gates.has(g.id)) return Promise.resolve({ opened: false });

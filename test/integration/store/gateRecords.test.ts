@@ -74,7 +74,10 @@ describe("GateRecords: recording answers", () => {
     const g = newGate();
     await store.gates.openGate(g);
     const gate = (await store.gates.getGate(g.id))!;
-    expect(await store.gates.recordAnswer(gate, answer("alice", 500), "alice", 500, 5_000)).toEqual({ outcome: "recorded", reopened: 0 });
+    const recorded = await store.gates.recordAnswer(gate, answer("alice", 500), "alice", 500, 5_000);
+    // The gate comes back as recorded: what reading it again would give.
+    expect(recorded).toEqual({ outcome: "recorded", reopened: 0, gate: await store.gates.getGate(g.id) });
+    expect(recorded).toMatchObject({ gate: { state: "answered", answeredBy: "alice", answerCommentId: 500, answers: answer("alice", 500) } });
     expect(await store.gates.recordAnswer(gate, answer("alice", 500), "alice", 500, 5_001)).toEqual({ outcome: "same", state: "answered", reopened: 0 });
     expect(await store.gates.recordAnswer(gate, answer("bob", 501), "bob", 501, 5_002)).toEqual({ outcome: "taken", state: "answered", answeredBy: "alice" });
     expect(await store.gates.recordAnswer({ ...gate, id: "never-opened" }, answer(), "x", 1, 1)).toEqual({ outcome: "missing" });
@@ -151,7 +154,7 @@ describe("GateRecords: answers to several questions", () => {
     expect((await store.gates.openGates()).map((x) => x.id)).toEqual([g.id]);
 
     const second = q(1, "yes", "bob", 2_400_000_002);
-    expect(await store.gates.recordAnswer(gate, [second], "bob", 2_400_000_002, 20)).toEqual({ outcome: "recorded", reopened: 0 });
+    expect(await store.gates.recordAnswer(gate, [second], "bob", 2_400_000_002, 20)).toMatchObject({ outcome: "recorded", reopened: 0 });
     const stored = (await store.gates.getGate(g.id))!;
     expect(stored).toMatchObject({ state: "answered", answeredBy: "bob", answeredAt: 20, answerCommentId: 2_400_000_002 });
     expect(stored.answers).toEqual([first, second]);
@@ -185,7 +188,7 @@ describe("GateRecords: answers to several questions", () => {
     await store.gates.openGate(g);
     const gate = (await store.gates.getGate(g.id))!;
     const byDefault: RecordedAnswer = { question: 0, text: "SQLite", option: "SQLite", optionIndex: 1, by: "escalation", at: 1, source: "default" };
-    expect(await store.gates.recordAnswer(gate, [byDefault], "escalation", `timeout-${g.id}`, 1)).toEqual({ outcome: "recorded", reopened: 0 });
+    expect(await store.gates.recordAnswer(gate, [byDefault], "escalation", `timeout-${g.id}`, 1)).toMatchObject({ outcome: "recorded", reopened: 0 });
     expect(await store.gates.recordAnswer(gate, [byDefault], "escalation", `timeout-${g.id}`, 2)).toEqual({ outcome: "same", state: "answered", reopened: 0 });
   });
 

@@ -28,7 +28,7 @@ describe("GateRecords.reviseAnswers: a deleted answer is withdrawn", () => {
   it("before the resume claimed it: the gate is open again, the spawn's claim fails, the next answer gets a fresh resume id", async () => {
     const store = freshStore();
     const gate = await opened(store);
-    expect(await store.gates.recordAnswer(gate, [reply(0, SECRET, 500)], "alice", 500, 5_000)).toEqual({ outcome: "recorded", reopened: 0 });
+    expect(await store.gates.recordAnswer(gate, [reply(0, SECRET, 500)], "alice", 500, 5_000)).toMatchObject({ outcome: "recorded", reopened: 0 });
 
     expect(await store.gates.reviseAnswers(gate, 500, [], 6_000)).toEqual({ outcome: "reopened", state: "open" });
     const reopened = (await store.gates.getGate(gate.id))!;
@@ -40,7 +40,7 @@ describe("GateRecords.reviseAnswers: a deleted answer is withdrawn", () => {
     // The spawn queued for the withdrawn answer starts nothing.
     expect((await store.rounds.beginRound(gate, "resume-job", { claimGate: gate.id })).claim).toBe("open");
 
-    expect(await store.gates.recordAnswer(reopened, [reply(0, "SQLite", 502, "bob")], "bob", 502, 7_000)).toEqual({ outcome: "recorded", reopened: 1 });
+    expect(await store.gates.recordAnswer(reopened, [reply(0, "SQLite", 502, "bob")], "bob", 502, 7_000)).toMatchObject({ outcome: "recorded", reopened: 1 });
     expect(await store.gates.recordAnswer(reopened, [reply(0, "SQLite", 502, "bob")], "bob", 502, 7_000)).toEqual({
       outcome: "same",
       state: "answered",
@@ -73,7 +73,7 @@ describe("GateRecords.reviseAnswers: a deleted answer is withdrawn", () => {
     expect(await store.gates.reviseAnswers(gate, 500, [], 6_000)).toEqual({ outcome: "reopened", state: "open" });
     expect((await store.gates.getGate(gate.id))?.answers).toEqual([reply(1, "yes", 501, "bob")]);
     // Q1 answered again completes the gate, with a resume id of its own.
-    expect(await store.gates.recordAnswer(gate, [reply(0, "SQLite", 502)], "alice", 502, 7_000)).toEqual({ outcome: "recorded", reopened: 1 });
+    expect(await store.gates.recordAnswer(gate, [reply(0, "SQLite", 502)], "alice", 502, 7_000)).toMatchObject({ outcome: "recorded", reopened: 1 });
     expect((await store.gates.getGate(gate.id))?.answers.map((a) => a.text)).toEqual(["SQLite", "yes"]);
   });
 

@@ -83,6 +83,36 @@ describe("IssueRecords: issues", () => {
   });
 });
 
+describe("IssueRecords: what an event's upsert costs", () => {
+  it("is one command to Redis, fields set and cleared alike", async () => {
+    const store = freshStore();
+    const key = store.issues.key(ref);
+    const issue = { ...ref, installationId: 1, title: "Add a cache", body: "b", url: "u", assignees: ["alice"] };
+    await store.issues.upsertIssue(issue); // the first call also loads the script
+    const monitor = await redis().monitor();
+    const sent: string[][] = [];
+    monitor.on("monitor", (_time: string, args: string[], source: string) => {
+      if (source !== "lua" && args.some((a) => a.includes(key))) sent.push(args);
+    });
+    try {
+      await store.issues.upsertIssue({ ...issue, assignees: [], bodyEdit: null, titleEdit: { editor: "admin", personsTitle: "Add a cache" } });
+      // Redis shows commands in order: once this one is seen, every command of the upsert was.
+      const marker = `${key}:end`;
+      await redis().echo(marker);
+      await expect.poll(() => sent.some((args) => args.includes(marker))).toBe(true);
+      expect(sent.filter((args) => !args.includes(marker)).map((args) => args[0]!.toLowerCase())).toEqual(["evalsha"]);
+    } finally {
+      monitor.disconnect();
+    }
+    expect(await store.issues.getIssue(ref)).toMatchObject({
+      assignees: [],
+      title: "Add a cache",
+      titleEdit: { editor: "admin", personsTitle: "Add a cache" },
+    });
+    expect(await redis().hexists(key, "assignees")).toBe(0);
+  });
+});
+
 describe("IssueRecords: fields that say nothing are not stored", () => {
   it("an issue without assignees has no assignees field, and losing its last assignee removes it", async () => {
     const store = freshStore();
