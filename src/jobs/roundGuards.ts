@@ -15,8 +15,8 @@ import { startAcknowledgements } from "./roundLines.js";
 
 /**
  * What keeps one round per answer (and per dispatch) when workers die, BullMQ re-runs their jobs,
- * webhooks are redelivered and Redis is wiped: checks made before a round starts, and the record
- * made when it ends. The agent itself is stopped with its app by the watchdog (src/agent/watchdog.ts).
+ * webhooks are redelivered and Redis is wiped: checks made before a round starts, the mark a
+ * dispatched round leaves on GitHub as it starts, and the record made when it ends. The agent itself is stopped with its app by the watchdog (src/agent/watchdog.ts).
  */
 
 interface IssueRef {

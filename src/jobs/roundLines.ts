@@ -7,7 +7,7 @@ import type { FeedbackOp, SpawnJob } from "./payloads.js";
 /**
  * What a round writes on the issue when its agent starts and ends: the status comment's lines, the 🚀
  * acknowledgement, and the failed agent's output for the question that follows. Pure, so their wording
- * is tested without running a round (processSpawn.ts sends them).
+ * is tested without running a round (processSpawn.ts sends them; the 🚀, roundGuards.ts's acknowledgeStart).
  */
 
 /**
