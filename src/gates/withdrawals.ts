@@ -21,15 +21,17 @@ export function echoKeys(gateId: string, commentId: number): string[] {
 
 /** The queues that hold a withdrawn text, and the issue's write order that waits for their feedback jobs. */
 export interface ForgetPorts {
-  queues: { inbound: Pick<Services["queues"]["inbound"], "remove">; feedback: Pick<Services["queues"]["feedback"], "remove"> };
+  queues: { inbound: Pick<Services["queues"]["inbound"], "forget">; feedback: Pick<Services["queues"]["feedback"], "remove"> };
   feedbackOrder: Pick<Services["feedbackOrder"], "feedbackDone">;
   log: Pick<Services["log"], "warn">;
 }
 
 /**
- * Removes the queued jobs that still hold a withdrawn or replaced text: the webhook events that
- * brought it and the app's echoes of it (an echo not yet posted is then never posted). A job running
- * this moment cannot be removed; it ends within moments and is kept at most an hour (src/jobs/queues.ts).
+ * Removes the queued work that still holds a withdrawn or replaced text: the webhook deliveries that
+ * brought it (waiting or failed in the inbound stream) and the app's echoes of it (an echo not yet
+ * posted is then never posted). A feedback job running this moment cannot be removed; it ends within
+ * moments and is kept at most an hour (src/jobs/queues.ts). A delivery being handled ends with its
+ * entry deleted, and its outcome keeps no text (src/jobs/inboundStream.ts).
  */
 export async function forgetJobs(
   services: ForgetPorts,
@@ -38,19 +40,19 @@ export async function forgetJobs(
   feedbackKeys: readonly string[],
 ): Promise<void> {
   const ref = { repo: target.repo, issue: target.issue };
-  const remove = async (queue: { remove(id: string): Promise<number> }, id: string): Promise<boolean> => {
+  const removed = async (removal: () => Promise<number>, id: string): Promise<boolean> => {
     try {
-      return (await queue.remove(id)) === 1;
+      return (await removal()) === 1;
     } catch (error) {
       services.log.warn({ err: error, job: id }, "could not remove a job holding withdrawn text");
       return false;
     }
   };
-  const inbound = [...new Set(deliveryIds.filter((d): d is string => d !== undefined))].map((d) => remove(services.queues.inbound, jobIds.inbound(d)));
+  const inbound = [...new Set(deliveryIds.filter((d): d is string => d !== undefined))].map((d) => removed(() => services.queues.inbound.forget(d), d));
   const feedback = feedbackKeys.map(async (key) => {
     const id = jobIds.feedback(target.repo, target.issue, key);
     // Gone: the issue's later writes no longer wait for it.
-    if (await remove(services.queues.feedback, id)) await services.feedbackOrder.feedbackDone(ref, id);
+    if (await removed(() => services.queues.feedback.remove(id), id)) await services.feedbackOrder.feedbackDone(ref, id);
   });
   await Promise.all([...inbound, ...feedback]);
 }

@@ -1,11 +1,9 @@
 /**
- * Queue names and job ids. Job ids are derived from what they act on, so BullMQ itself refuses
+ * Queue names and job ids (webhook deliveries are not jobs: src/jobs/inboundStream.ts). Job ids are derived from what they act on, so BullMQ itself refuses
  * a second job for the same webhook delivery or the same answered gate.
  * BullMQ forbids ":" in custom ids; we use "-" and keep the rest readable.
  */
 export const QUEUES = {
-  /** Webhook events recorded by the HTTP handler, processed by the inbound worker. */
-  inbound: "inbound",
   /** Agent spawns (round 0 dispatch, and resumes after an answer). */
   spawn: "spawn",
   /** GitHub writes that give feedback (reactions, labels, status comment); never on the resume path. */
@@ -21,7 +19,6 @@ export const QUEUES = {
 const safe = (text: string) => text.replace(/[^A-Za-z0-9_.#/-]/g, "_");
 
 export const jobIds = {
-  inbound: (deliveryId: string) => `delivery-${safe(deliveryId)}`,
   /** `reopened`: how often a withdrawn answer opened the gate again, so the answer after it resumes once too. */
   resume: (gateId: string, reopened = 0) => `resume-${safe(gateId)}${reopened > 0 ? `-r${reopened}` : ""}`,
   dispatch: (repo: string, issue: number, trigger: string) => `dispatch-${safe(repo)}#${issue}-${safe(trigger)}`,

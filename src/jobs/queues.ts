@@ -4,7 +4,14 @@ import { withDeadline } from "../deadline.js";
 import { StoreUnavailableError } from "../errors.js";
 import type { FeedbackOp, InboundEvent, LadderJob, MirrorJob, SpawnJob, TimeoutJob } from "./payloads.js";
 import { ClosableConnection } from "./closableConnection.js";
+import { InboundStream, type CountedState } from "./inboundStream.js";
 import { QUEUES, jobIds } from "./names.js";
+
+/** What the health check and the metrics read of a queue (a BullMQ queue, or the inbound stream). */
+export interface CountedQueue {
+  readonly name: string;
+  getJobCounts(...states: CountedState[]): Promise<Partial<Record<string, number>>>;
+}
 
 const KEEP = {
   // Completed jobs stay long enough for their ids to deduplicate redeliveries and retries.
@@ -38,9 +45,9 @@ function deduplicated(jobId: string): JobsOptions {
   };
 }
 
-/** The producer side of every queue: the loop's and the Slack mirror's. */
+/** The producer side of every queue: the loop's and the Slack mirror's, and the inbound stream. */
 export class Queues {
-  readonly inbound: Queue<InboundEvent>;
+  readonly inbound: InboundStream;
   readonly spawn: Queue<SpawnJob>;
   readonly feedback: Queue<{ installationId: number; repo: string; issue: number; ops: FeedbackOp[] }>;
   readonly timeouts: Queue<TimeoutJob | LadderJob>;
@@ -54,13 +61,13 @@ export class Queues {
    */
   constructor(connection: Redis, prefix: string, onError: (error: Error, queue: string) => void = () => undefined) {
     const open = <Data>(name: string) => new Queue<Data>(name, { connection, prefix }, ClosableConnection);
-    this.inbound = open(QUEUES.inbound);
+    this.inbound = new InboundStream(connection, prefix);
     this.spawn = open(QUEUES.spawn);
     this.feedback = open(QUEUES.feedback);
     this.timeouts = open(QUEUES.timeouts);
     this.maintenance = open(QUEUES.maintenance);
     this.mirror = open(QUEUES.mirror);
-    for (const queue of this.all()) {
+    for (const queue of this.bullQueues()) {
       queue.on("error", (error: Error) => onError(error, queue.name));
     }
   }
@@ -101,15 +108,11 @@ export class Queues {
   }
 
   /**
-   * Records a webhook event; the delivery id makes a redelivered event a no-op. BullMQ waits for a
-   * lost connection to come back, so a deadline turns an unreachable Redis into a fast failure.
+   * Records a webhook event in the inbound stream; the delivery id makes a redelivered event a
+   * no-op. A deadline turns an unreachable Redis into a fast failure.
    */
   async addInbound(event: InboundEvent, deadlineMs = 3000): Promise<void> {
-    await withDeadline(
-      this.inbound.add("event", event, { ...deduplicated(jobIds.inbound(event.deliveryId)), attempts: 5, backoff: { type: "exponential", delay: 1000 } }),
-      deadlineMs,
-      () => new StoreUnavailableError(`Redis did not take the event within ${deadlineMs} ms`),
-    );
+    await withDeadline(this.inbound.add(event), deadlineMs, () => new StoreUnavailableError(`Redis did not take the event within ${deadlineMs} ms`));
   }
 
   /** `attempts` bounds the agent's retries on failure (the retries before the attempts_exhausted gate). */
@@ -141,12 +144,16 @@ export class Queues {
     await this.mirror.add(type, { type, gateId }, { ...MIRROR_JOB, jobId: jobIds.mirror(type, gateId, state) });
   }
 
-  /** Every queue: what the health check and the metrics read. */
-  all(): Queue[] {
-    return [this.inbound, this.spawn, this.feedback, this.timeouts, this.maintenance, this.mirror] as Queue[];
+  /** Every queue, the inbound stream first: what the health check and the metrics read. */
+  all(): CountedQueue[] {
+    return [this.inbound, ...this.bullQueues()];
+  }
+
+  bullQueues(): Queue[] {
+    return [this.spawn, this.feedback, this.timeouts, this.maintenance, this.mirror] as Queue[];
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.all().map((queue) => queue.close()));
+    await Promise.all(this.bullQueues().map((queue) => queue.close()));
   }
 }

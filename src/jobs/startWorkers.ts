@@ -6,7 +6,9 @@ import { describeOutcome } from "../gates/outcome.js";
 import { processLadderStep } from "./reminderLadder.js";
 import { processTimeout } from "./timeouts.js";
 import { reconcileAll } from "../reconcile/reconcileAll.js";
-import { InboundEventSchema, LadderJobSchema, TimeoutJobSchema } from "./payloads.js";
+import { LadderJobSchema, TimeoutJobSchema } from "./payloads.js";
+import { InboundStream } from "./inboundStream.js";
+import { startInboundWorker, type InboundWorker } from "./inboundWorker.js";
 import { ClosableConnection } from "./closableConnection.js";
 import { QUEUES } from "./names.js";
 import type { Services } from "../services.js";
@@ -17,7 +19,7 @@ import { processMirrorJob, type MirrorPorts } from "../mirror/processMirrorJob.j
 import { slackApi } from "../mirror/slack.js";
 
 export interface LoopWorkers {
-  inbound: Worker;
+  inbound: InboundWorker;
   spawn: Worker;
   feedback: Worker;
   timeouts: Worker;
@@ -63,14 +65,10 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     (epoch) => epoch.at,
     () => undefined,
   );
-  // An event's handling mostly waits (on Redis, on the event loop other work holds): 32 at once
-  // record twice the answers a second that 8 did, at the same CPU per round trip (tools/bench/README.md).
-  const inbound = new Worker(
-    QUEUES.inbound,
-    // The job keeps the outcome in words: what operators read in the queue, as before it was typed.
-    async (job: Job) => describeOutcome(await handleInbound(services, InboundEventSchema.parse(job.data))),
-    { connection, prefix, concurrency: 32, ...RECOVERY },
-    ClosableConnection,
+  // The outcome in words: what operators read in the stream of outcomes, as before it was typed.
+  const inbound = startInboundWorker(
+    { stream: new InboundStream(connection, prefix), log: services.log, handle: async (event) => describeOutcome(await handleInbound(services, event)) },
+    connection,
   );
   const spawn = new Worker(
     QUEUES.spawn,
@@ -142,7 +140,7 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
   // Slack being slow or down never touches the loop: the mirror has its own queue, and its calls a short timeout.
   const slackConfig = services.config.slack;
   const mirror = slackConfig && mirrorWorker({ ...services, config: slackConfig, slack: slackApi(slackConfig, services.log.child({ name: "mirror" })) });
-  for (const [name, worker] of Object.entries({ inbound, spawn, feedback, timeouts, maintenance, ...(mirror ? { mirror } : {}) })) {
+  for (const [name, worker] of Object.entries({ spawn, feedback, timeouts, maintenance, ...(mirror ? { mirror } : {}) })) {
     worker.on("failed", (job, error) => services.log.warn({ queue: name, job: job?.id, err: error }, "job failed"));
     worker.on("error", (error) => services.log.error({ queue: name, err: error }, "worker error"));
   }
@@ -154,14 +152,15 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     maintenance,
     mirror,
     async close(graceMs: number) {
-      const all = [inbound, spawn, feedback, timeouts, maintenance, ...(mirror ? [mirror] : [])];
+      const all = [spawn, feedback, timeouts, maintenance, ...(mirror ? [mirror] : [])];
       const timer = setTimeout(
         () => running.forEach((controller) => controller.abort(new ShutdownInterrupt("the app shut down while the agent ran; the round will be retried"))),
         graceMs,
       );
       const late = () => new Error("workers did not close in time");
       // worker.close() has no deadline of its own: after the grace and the agents' kill, force it.
-      await withDeadline(Promise.all(all.map((w) => w.close())), graceMs + services.config.agent.killGraceSeconds * 1000 + 5000, late).catch(() => undefined);
+      const deadlineMs = graceMs + services.config.agent.killGraceSeconds * 1000 + 5000;
+      await withDeadline(Promise.all([inbound.close(deadlineMs), ...all.map((w) => w.close())]), deadlineMs, late).catch(() => undefined);
       clearTimeout(timer);
       await withDeadline(Promise.all(all.map((w) => w.close(true))), 3000, late).catch(() => undefined);
     },

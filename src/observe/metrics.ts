@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { Queue } from "bullmq";
 import type { Gate } from "../domain.js";
 import { DEFAULT_WRITE_WINDOWS, WriteBudget } from "../github/writeBudget.js";
+import type { CountedQueue } from "../jobs/queues.js";
 import type { Services } from "../services.js";
 
 /** Ask → answer: minutes to days. */
@@ -14,7 +14,7 @@ const JOB_STATES = ["waiting", "active", "delayed", "failed"] as const;
 
 export interface MetricsOptions {
   /** Queues whose job counts are exported; read on each scrape. */
-  queues?: () => Queue[];
+  queues?: () => CountedQueue[];
   /** Bound on the Redis reads of one scrape. */
   scrapeTimeoutMs?: number;
 }
@@ -152,7 +152,7 @@ export class LoopMetrics {
       const queues = options.queues;
       new Gauge({
         name: "escalation_queue_jobs",
-        help: "Jobs in the app's BullMQ queues, by queue and state (read at scrape time).",
+        help: "Jobs in the app's queues (the inbound stream's deliveries as `inbound`), by queue and state (read at scrape time).",
         labelNames: ["queue", "state"],
         registers,
         async collect() {

@@ -2,15 +2,16 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { REPO, startLoop, waitFor, type Loop } from "../support/harness.js";
+import { REPO, quiet, startLoop, waitFor, type Loop } from "../support/harness.js";
 
 const AGENT = resolve("test/support/agents/recording-agent.mjs");
 const LABEL = "awaiting-human";
 
-/** The inbound jobs recorded for a label taken off the issue, in any state. */
+/** The deliveries of a label taken off the issue that the app recorded and handled (none is left to do once the loop is quiet). */
 async function unlabeledJobs(loop: Loop, issue: number): Promise<number> {
-  const jobs = await loop.app.services.queues.inbound.getJobs(["waiting", "active", "completed", "failed", "delayed", "prioritized"], 0, 5000);
-  return jobs.filter((j) => (j.data as { kind?: string; issue?: { number?: number } }).kind === "unlabeled" && j.data.issue?.number === issue).length;
+  await quiet(loop);
+  const outcomes = await loop.app.services.queues.inbound.outcomes();
+  return outcomes.filter((o) => o.kind === "unlabeled" && o.issue === issue).length;
 }
 
 /**

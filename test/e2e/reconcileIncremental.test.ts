@@ -44,9 +44,7 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     await loop.sim.whenDelivered();
     // Its webhook handled before the wipe, so nothing written after it tells the rebuild of the rename.
     const inbound = loop.app.services.queues.inbound;
-    await waitFor("the rename's webhook handled", async () =>
-      Object.values(await inbound.getJobCounts("wait", "active", "delayed", "prioritized")).every((n) => n === 0),
-    );
+    await waitFor("the rename's webhook handled", async () => (await inbound.unfinished()) === 0);
     await loop.wipeRedis();
     const before = loop.sim.calls.length;
     const report = await pass();

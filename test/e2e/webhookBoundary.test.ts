@@ -75,7 +75,7 @@ describe("the webhook boundary", () => {
 
   it("answers 5xx when Redis is unreachable, so GitHub shows the delivery failed and can redeliver it", async () => {
     await redis.stop();
-    await waitFor("the app's Redis connection lost", async () => (await loop.app.services.queues.inbound.client).status !== "ready");
+    await waitFor("the app's Redis connection lost", async () => loop.app.services.queues.inbound.connectionStatus() !== "ready");
     const body = payload().replace("You are totally right!", "/agent");
     const started = Date.now();
     const status = await post(loop.app.url, body, { "x-hub-signature-256": await sign(body) });

@@ -1,7 +1,6 @@
 import { Webhooks } from "@octokit/webhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { renderMarker } from "../../src/protocol/marker.js";
-import { jobIds } from "../../src/jobs/names.js";
 import { REPO, SecureLoop, WEBHOOK_SECRET } from "./support.js";
 
 /**
@@ -65,7 +64,7 @@ describe("security: validation at the boundary", { timeout: 60_000 }, () => {
     loop = await SecureLoop.start({ mode: "ask" });
     const { issue } = await loop.dispatch("Add a cache", { ask: true });
     expect(issue).toBe(1);
-    const inbound = async () => Object.values(await loop!.app.services.queues.inbound.getJobCounts()).reduce((a, b) => a + b, 0);
+    const inbound = () => loop!.app.services.queues.inbound.count();
     await loop.quiet();
     const inboundBefore = await inbound();
 
@@ -93,8 +92,8 @@ describe("security: validation at the boundary", { timeout: 60_000 }, () => {
 
     // At the limit the same delivery is accepted.
     const { delivery } = await deliver((p) => (p.comment.body = `SQLite ${"x".repeat(65_536 - 7)}`));
-    // The app answers once the event is queued (or rejected and logged): its job is the proof it was taken.
-    expect(await loop.app.services.queues.inbound.getJob(jobIds.inbound(delivery))).toBeDefined();
+    // The app answers once the event is queued (or rejected and logged): its record is the proof it was taken.
+    expect(await loop.app.services.queues.inbound.recorded(delivery)).toBe(true);
     expect(rejected(delivery)).toBeUndefined();
   });
 
@@ -119,6 +118,6 @@ describe("security: validation at the boundary", { timeout: 60_000 }, () => {
     expect(String(malformed[2]!.err)).toMatch(/^Invalid ask: questions/);
     expect(await loop.app.services.gates.lastGate({ repo: REPO, issue })).toBeUndefined();
     expect(loop.sim.issue(REPO, issue).labels).not.toContain("awaiting-human");
-    expect(await loop.app.services.queues.inbound.getFailedCount()).toBe(0);
+    expect(await loop.app.services.queues.inbound.getJobCounts("failed")).toEqual({ failed: 0 });
   });
 });

@@ -115,9 +115,8 @@ export class SecureLoop {
     return waitFor(
       `the app's handling of comment ${commentId}`,
       async () => {
-        const jobs = await this.app.services.queues.inbound.getJobs(["completed"], 0, 2000);
-        const job = jobs.find((j) => (j.data as { comment?: { id?: number } }).comment?.id === commentId);
-        return job ? String(job.returnvalue) : undefined;
+        const outcomes = await this.app.services.queues.inbound.outcomes();
+        return outcomes.find((o) => o.kind === "comment" && o.comment === commentId)?.outcome;
       },
       timeoutMs,
     );

@@ -138,7 +138,7 @@ async function pendingJobs(queues: Queues, timers: boolean): Promise<Record<stri
   return {
     maintenance: await busy(queues.maintenance, false),
     timeouts: await busy(queues.timeouts, timers),
-    inbound: await busy(queues.inbound, true),
+    inbound: await queues.inbound.unfinished(),
     spawn: await busy(queues.spawn, true),
     feedback: await busy(queues.feedback, true),
   };

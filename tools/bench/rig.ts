@@ -10,6 +10,7 @@ import type { Ask } from "../../src/domain.js";
 import { openStores, type Stores } from "../../src/store/stores.js";
 import { renderAskComment } from "../../src/protocol/ask.js";
 import { ClosableConnection } from "../../src/jobs/closableConnection.js";
+import { InboundStream } from "../../src/jobs/inboundStream.js";
 import { QUEUES } from "../../src/jobs/names.js";
 import { freePort, startPrivateRedis, type PrivateRedis } from "../../src/redis/privateRedis.js";
 import { GitHubSimulator, type SimComment, type SimIssue, type SimRepo } from "../simulator/index.js";
@@ -207,6 +208,7 @@ class AppChild {
 export class Rig {
   readonly store: Stores;
   readonly queues: Queue[];
+  readonly inbound: InboundStream;
   readonly repos = new Map<string, SimRepo>();
   readonly bootedAt: number;
   /** When the app's process was started: a start-up reconciliation's wall time counts from here. */
@@ -231,6 +233,7 @@ export class Rig {
   ) {
     this.store = openStores(redis, prefix);
     this.queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: redis, prefix }, ClosableConnection));
+    this.inbound = new InboundStream(redis, prefix);
     this.bootedAt = Date.now();
   }
 
@@ -377,10 +380,11 @@ export class Rig {
     return { postedAt, comment };
   }
 
-  /** Jobs not yet finished in the given queues (all of them by default); delayed ones count. */
+  /** Jobs not yet finished in the given queues (all of them by default, the inbound stream's deliveries first); delayed ones count. */
   async pendingJobs(names?: readonly string[]): Promise<number> {
     const queues = names ? this.queues.filter((q) => names.includes(q.name)) : this.queues;
-    let total = 0;
+    let total = await this.inbound.unfinished();
+    this.benchCommands.xlen = (this.benchCommands.xlen ?? 0) + 1;
     for (const queue of queues) {
       const counts = await queue.getJobCounts(...COUNTED_STATES);
       for (const [command, calls] of Object.entries(COUNT_COMMANDS)) this.benchCommands[command] = (this.benchCommands[command] ?? 0) + calls;
@@ -395,7 +399,7 @@ export class Rig {
    * budget's pace, behind the loop, and a burst of round trips leaves it busy for a while.
    */
   async quiesce(options: { feedback?: boolean; timeoutMs?: number } = {}): Promise<void> {
-    const names = options.feedback === false ? [QUEUES.inbound, QUEUES.spawn, QUEUES.timeouts] : undefined;
+    const names = options.feedback === false ? [QUEUES.spawn, QUEUES.timeouts] : undefined;
     let quietTimes = 0;
     await waitUntil(
       options.feedback === false ? "the inbound and spawn queues to drain" : "the queues to drain",

@@ -8,6 +8,7 @@ import { projectRoot } from "../../src/config/projectRoot.js";
 import { GateKeys } from "../../src/store/gateKeys.js";
 import { GateRecords } from "../../src/store/gateRecords.js";
 import { ClosableConnection } from "../../src/jobs/closableConnection.js";
+import { InboundStream } from "../../src/jobs/inboundStream.js";
 import { QUEUES } from "../../src/jobs/names.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { GitHubSimulator } from "../simulator/index.js";
@@ -32,6 +33,8 @@ export interface Rig {
   keys: GateKeys;
   /** The loop's queues as the app names them, to see when work is pending. */
   queues: Queue[];
+  /** The deliveries the apps have acknowledged and not yet handled. */
+  inbound: InboundStream;
   apps: Array<AppProcess | undefined>;
   startApp: (replica: number) => Promise<void>;
   close(): Promise<void>;
@@ -97,9 +100,9 @@ export async function startRig(plan: RunPlan, dir: string, agentLog: string, tra
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => 100 });
     client.on("error", () => undefined);
     cleanup.push(() => client.disconnect());
-    const queues = [QUEUES.inbound, QUEUES.spawn, QUEUES.feedback].map((name) => new Queue(name, { connection: client, prefix }, ClosableConnection));
+    const queues = [QUEUES.spawn, QUEUES.feedback].map((name) => new Queue(name, { connection: client, prefix }, ClosableConnection));
     cleanup.push(() => Promise.all(queues.map((q) => q.close().catch(() => undefined))));
-    return { sim, redis, client, prefix, keys: new GateKeys(prefix), queues, apps, startApp, close };
+    return { sim, redis, client, prefix, keys: new GateKeys(prefix), queues, inbound: new InboundStream(client, prefix), apps, startApp, close };
   } catch (error) {
     await close();
     throw error;
@@ -140,9 +143,13 @@ function appEnv(o: {
 
 /** Jobs waiting, delayed or running in the loop's queues (maintenance's schedule aside); unreachable counts as busy. */
 export async function busyJobs(rig: Rig): Promise<number> {
-  const counts = await Promise.all(
-    rig.queues.map((q) => q.getJobCounts("active", "waiting", "delayed", "prioritized", "paused").catch(() => ({ unreachable: 1 }))),
-  );
+  const counts = await Promise.all([
+    ...rig.queues.map((q) => q.getJobCounts("active", "waiting", "delayed", "prioritized", "paused").catch(() => ({ unreachable: 1 }))),
+    rig.inbound.unfinished().then(
+      (deliveries) => ({ deliveries }),
+      () => ({ unreachable: 1 }),
+    ),
+  ]);
   return counts.reduce((sum, c) => sum + Object.values(c).reduce((a, b) => a + b, 0), 0);
 }
 
@@ -180,7 +187,9 @@ export async function dumpState(rig: Rig, issue: number, dir: string): Promise<v
     `${JSON.stringify({ issue: sim.issue(REPO, issue), comments: sim.comments(REPO, issue), events: sim.issueEvents(REPO, issue) }, null, 2)}\n`,
   );
   try {
-    const keys = (await rig.client.keys(`${rig.prefix}:*`)).filter((k) => !/^[^:]+:(inbound|spawn|feedback|timeouts|maintenance|mirror[^:]*):/.test(k)).sort();
+    const keys = (await rig.client.keys(`${rig.prefix}:*`))
+      .filter((k) => !/^[^:]+:(deliveries|spawn|feedback|timeouts|maintenance|mirror[^:]*)(:|$)/.test(k))
+      .sort();
     const out: Record<string, unknown> = {};
     for (const key of keys) {
       const type = await rig.client.type(key);

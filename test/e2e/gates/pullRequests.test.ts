@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { replyId } from "../../../src/github/replyIds.js";
-import { jobIds } from "../../../src/jobs/names.js";
 import { Gates, REPO, waitFor } from "./support.js";
 
 /**
@@ -105,12 +104,10 @@ describe("gates: pull requests", () => {
     const gate = await g.loop.app.services.gates.getGate(String(comment.id));
     expect(gate?.answers.map((a) => a.by)).toEqual(["maintainer"]);
     // What the loop made of each reply in a review (the bodiless review wrapping the line comment is not queued at all).
-    const outcomes = () =>
-      Promise.all(
-        g!.sim.deliveries
-          .filter((d) => d.event.startsWith("pull_request_review"))
-          .map(async (d) => (await g!.loop.app.services.queues.inbound.getJob(jobIds.inbound(d.id)))?.returnvalue as string | undefined),
-      );
+    const outcomes = async () => {
+      const handled = await g!.loop.app.services.queues.inbound.outcomes();
+      return g!.sim.deliveries.filter((d) => d.event.startsWith("pull_request_review")).map((d) => handled.find((o) => o.delivery === d.id)?.outcome);
+    };
     const seen = await waitFor("every review processed", async () => {
       const all = await outcomes();
       return all.filter(Boolean).length === 3 ? all.filter(Boolean) : undefined;

@@ -15,10 +15,9 @@ describe("gates: the reply reader", () => {
 
   /** What the inbound worker made of a comment: proof that the loop has processed it. */
   const handled = (gates: Gates, commentId: number): Promise<string> =>
-    waitFor(`the inbound job of comment ${commentId}`, async () => {
-      const jobs = await gates.loop.app.services.queues.inbound.getJobs(["completed"]);
-      const job = jobs.find((j) => j.data.kind === "comment" && j.data.comment.id === commentId);
-      return job?.returnvalue as string | undefined;
+    waitFor(`the handling of comment ${commentId}`, async () => {
+      const outcomes = await gates.loop.app.services.queues.inbound.outcomes();
+      return outcomes.find((o) => o.kind === "comment" && o.comment === commentId)?.outcome;
     });
 
   it("a German e-mail reply answers, and its header and quoted tail become no note and no echo", async () => {

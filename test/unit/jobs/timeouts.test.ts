@@ -22,7 +22,7 @@ function world() {
       addFeedback: base.queues.addFeedback,
       addSpawn: (job, id) => Promise.resolve(void spawns.push({ job, id })),
       addTimeout: (gateId) => Promise.resolve(void timeouts.push(gateId)),
-      inbound: { remove: () => Promise.resolve(0) },
+      inbound: { forget: () => Promise.resolve(0) },
       feedback: { remove: () => Promise.resolve(0) },
     },
     log: quietLog,

@@ -87,7 +87,8 @@ export function keyKind(prefix: string, key: string): string {
   const issue = /^issue:[^#]+#\d+(?::(\w+))?$/.exec(rest);
   if (issue) return issue[1] ? `issue ${issue[1]}` : "issue hash";
   const [head = rest, second = ""] = rest.split(":");
-  if (["inbound", "spawn", "feedback", "timeouts", "maintenance"].includes(head)) {
+  if (head === "deliveries") return second === "id" ? "inbound stream: delivery ids (24 h)" : `inbound stream${second ? `: ${second}` : ""}`;
+  if (["spawn", "feedback", "timeouts", "maintenance"].includes(head)) {
     if (second === "de") return `bullmq ${head}: deduplication keys (24 h)`;
     if (BULLMQ_STRUCTURE.has(second)) return `bullmq ${head}: indexes and event stream`;
     return `bullmq ${head}: job records`;
