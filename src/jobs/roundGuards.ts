@@ -8,7 +8,7 @@ import type { FeedbackOp, SpawnJob } from "./payloads.js";
 import type { SkipReason } from "./spawnOutcome.js";
 import type { Services } from "../services.js";
 import { agentLogin } from "../github/agentLogins.js";
-import { BudgetedWriter, type WriterPorts } from "../status/budgetedWriter.js";
+import { BudgetedWriter, WritesDeferred, type WriterPorts } from "../status/budgetedWriter.js";
 import { applyOp, type FeedbackOpPorts } from "../status/feedbackOps.js";
 import { writeTarget } from "../status/writeTarget.js";
 import { startAcknowledgements } from "./roundLines.js";
@@ -151,7 +151,9 @@ export async function acknowledgeStart(
     for (const op of ops) await applyOp(services, octokit, writeTarget(data.repo, data.issue), op, writer);
     return [];
   } catch (error) {
-    services.log.warn({ err: error, repo: data.repo, issue: data.issue }, "could not put the 🚀 on the dispatching comment now; it is queued");
+    // A write budget spent, or GitHub's pause, is the usual reason and no fault: the 🚀 goes with the issue's feedback.
+    const level = error instanceof WritesDeferred ? "info" : "warn";
+    services.log[level]({ err: error, repo: data.repo, issue: data.issue }, "could not put the 🚀 on the dispatching comment now; it is queued");
     return ops;
   }
 }

@@ -5,8 +5,8 @@ import type { Services } from "../services.js";
 /** What a writer reads and tells: the budget's log and windows, the job's write order, events and the log. */
 export type WriterPorts = Pick<Services, "writeBudgetLog" | "feedbackOrder" | "events" | "log"> & { config: Pick<Services["config"], "githubWrites"> };
 
-/** Raised (without a token to delay the job with) so BullMQ retries the job later. */
-class WritesDeferred extends Error {
+/** Raised (without a token to delay the job with) so BullMQ retries the job later, or its caller queues the writes. */
+export class WritesDeferred extends Error {
   override name = "WritesDeferred";
 }
 
