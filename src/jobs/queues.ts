@@ -149,6 +149,7 @@ export class Queues {
     return [this.inbound, ...this.bullQueues()];
   }
 
+  /** The BullMQ queues: their connection errors go to `onError`, and close() closes them (the stream has nothing to close). */
   bullQueues(): Queue[] {
     return [this.spawn, this.feedback, this.timeouts, this.maintenance, this.mirror] as Queue[];
   }

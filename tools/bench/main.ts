@@ -331,7 +331,7 @@ function rows(sizes: Sizes): Row[] {
       unit: "B",
       target: { text: "< 2 KB", met: below(2048) },
     },
-    { section: "3", label: "… plus deduplication keys of its jobs (kept 24 h)", figure: "m3.realDedupBytes", unit: "B" },
+    { section: "3", label: "… plus deduplication keys of its jobs and delivery ids (kept 24 h)", figure: "m3.realDedupBytes", unit: "B" },
     {
       section: "3",
       label: "… gate + issue keys + deduplication keys: what a parked gate holds after the first hour",
@@ -339,7 +339,12 @@ function rows(sizes: Sizes): Row[] {
       unit: "B",
       target: { text: "< 2 KB", met: below(2048) },
     },
-    { section: "3", label: "… plus completed job records of its first hour (at most 1,000 per queue)", figure: "m3.realJobHistoryBytes", unit: "B" },
+    {
+      section: "3",
+      label: "… plus completed job records and delivery outcomes of its first hour (at most 1,000 per queue)",
+      figure: "m3.realJobHistoryBytes",
+      unit: "B",
+    },
     { section: "3", label: "… total in its first hour", figure: "m3.realTotalBytes", unit: "B" },
     {
       section: "3",

@@ -181,8 +181,11 @@ export async function measureApiCalls(rig: Rig, warm: number): Promise<ApiCallsR
     Object.entries(bytesPerGate)
       .filter(([k]) => pick(k))
       .reduce((s, [, v]) => s + v, 0);
-  const dedupPerGate = sum((k) => k.startsWith("bullmq") && k.includes("deduplication"));
-  const jobHistoryPerGate = sum((k) => k.startsWith("bullmq") && !k.includes("deduplication"));
+  // The queues' keys: BullMQ's, and the inbound stream's (its delivery ids deduplicate as BullMQ's keys do).
+  const queued = (k: string) => k.startsWith("bullmq") || k.startsWith("inbound stream");
+  const deduplicating = (k: string) => k.includes("deduplication") || k.includes("delivery ids");
+  const dedupPerGate = sum((k) => queued(k) && deduplicating(k));
+  const jobHistoryPerGate = sum((k) => queued(k) && !deduplicating(k));
   const byRoute: Record<string, number> = {};
   for (const part of [ask, answer]) for (const [route, n] of Object.entries(part.byRoute)) byRoute[route] = (byRoute[route] ?? 0) + n;
   return {
