@@ -77,10 +77,16 @@ export function startInboundWorker(ports: InboundWorkerPorts, connection: Redis,
   const stopping = new AbortController();
   let wakeReader: (() => void) | undefined;
 
+  /** Waits `ms`, or less when the worker closes; its listener goes with it, so retries do not pile listeners up. */
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      stopping.signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+      const done = () => {
+        clearTimeout(timer);
+        stopping.signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      stopping.signal.addEventListener("abort", done, { once: true });
     });
 
   const finish = (entry: DeliveryEntry, event: InboundEvent, outcome: string) => stream.finish(entry.id, outcomeOf(event, outcome));

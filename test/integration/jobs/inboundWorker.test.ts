@@ -75,6 +75,24 @@ describe("the inbound worker", () => {
     expect(await stream.outcomes()).toEqual([]);
   });
 
+  it("many retries leave no listener behind (no EventTarget leak warning)", async () => {
+    const stream = fresh();
+    const leaks: Error[] = [];
+    const onWarning = (warning: Error) => {
+      if (warning.name === "MaxListenersExceededWarning") leaks.push(warning);
+    };
+    process.on("warning", onWarning);
+    try {
+      start(stream, () => Promise.reject(new Error("GitHub said 502")));
+      // Three deliveries, four backoffs each: twelve waits, more than the ten listeners Node warns at.
+      for (const id of ["d-1", "d-2", "d-3"]) await stream.add(closed(id));
+      await waitFor("the deliveries failed", async () => (await stream.getJobCounts("failed")).failed === 3);
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(leaks).toEqual([]);
+  });
+
   it("a delivery that succeeds on a retry is handled once", async () => {
     const stream = fresh();
     let tries = 0;
