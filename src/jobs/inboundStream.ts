@@ -187,19 +187,22 @@ export class InboundStream {
 
   /**
    * Takes over up to `count` entries that a worker was handed and has not kept for `minIdleMs` (it
-   * died, or lost Redis), with how often each has been handed out. Entries deleted meanwhile leave
-   * the group's pending list as they are met.
+   * died, or lost Redis), with how often each has been handed out, looking in the group's pending
+   * list from `cursor` on (Redis looks at most ten times `count` entries a call); `next` is where the
+   * following call goes on ("0-0": from the start again). Entries deleted meanwhile leave the
+   * pending list as they are met.
    */
-  async claimStalled(consumer: string, minIdleMs: number, count: number): Promise<ClaimedEntry[]> {
+  async claimStalled(consumer: string, minIdleMs: number, count: number, cursor = "0-0"): Promise<{ next: string; entries: ClaimedEntry[] }> {
     let reply;
     try {
-      reply = (await this.#redis.xautoclaim(this.streamKey(), GROUP, consumer, minIdleMs, "0-0", "COUNT", count)) as [string, RawEntry[], string[]?];
+      reply = (await this.#redis.xautoclaim(this.streamKey(), GROUP, consumer, minIdleMs, cursor, "COUNT", count)) as [string, RawEntry[], string[]?];
     } catch (error) {
-      if (isNoGroup(error)) return [];
+      if (isNoGroup(error)) return { next: "0-0", entries: [] };
       throw error;
     }
+    const [next] = reply;
     const entries = reply[1].flatMap((raw) => toEntry(raw) ?? []);
-    if (entries.length === 0) return [];
+    if (entries.length === 0) return { next, entries: [] };
     const pending = (await this.#redis.xpending(this.streamKey(), GROUP, entries[0]!.id, entries.at(-1)!.id, 1000, consumer)) as [
       string,
       string,
@@ -207,7 +210,7 @@ export class InboundStream {
       number,
     ][];
     const counts = new Map(pending.map(([id, , , deliveries]) => [id, deliveries]));
-    return entries.map((entry) => ({ ...entry, deliveries: counts.get(entry.id) ?? 1 }));
+    return { next, entries: entries.map((entry) => ({ ...entry, deliveries: counts.get(entry.id) ?? 1 })) };
   }
 
   /** Drops this consumer from the group when it holds no entry (a worker closing cleanly). */

@@ -160,11 +160,14 @@ export function startInboundWorker(ports: InboundWorkerPorts, connection: Redis,
       (error: unknown) => log.debug({ err: error }, "could not keep the deliveries being handled"),
     );
   }, timing.keepEveryMs);
+  // Where the next look for stalled entries goes on in the group's pending list: each look reads a part of it.
+  let cursor = "0-0";
   const claiming = setInterval(() => {
     const free = CONCURRENCY - held.size;
     if (free <= 0) return;
-    stream.claimStalled(consumer, timing.stalledAfterMs, free).then(
-      (claimed) => {
+    stream.claimStalled(consumer, timing.stalledAfterMs, free, cursor).then(
+      ({ next, entries: claimed }) => {
+        cursor = next;
         for (const entry of claimed) {
           if (entry.deliveries > MAX_HANDED_OUT) {
             const why = `handed out ${entry.deliveries} times without being handled: its handling stops its worker`;

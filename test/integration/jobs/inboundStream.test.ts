@@ -89,9 +89,9 @@ describe("InboundStream", () => {
     const [entry] = await stream.read(blocking, "dead", 1, 100);
     expect(await stream.keep("dead", [entry!.id])).toBe(1);
     // Kept just now: not idle long enough to take over.
-    expect(await stream.claimStalled("alive", 60_000, 10)).toEqual([]);
+    expect((await stream.claimStalled("alive", 60_000, 10)).entries).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 30));
-    const claimed = await stream.claimStalled("alive", 20, 10);
+    const { entries: claimed } = await stream.claimStalled("alive", 20, 10);
     expect(claimed).toEqual([{ ...entry!, deliveries: 2 }]);
     expect(await stream.keep("dead", [entry!.id])).toBe(0);
     expect(await stream.keep("alive", [entry!.id])).toBe(1);
@@ -103,6 +103,29 @@ describe("InboundStream", () => {
     expect(await stream.getJobCounts("waiting", "active")).toEqual({ waiting: 0, active: 0 });
     await stream.add(reply("d-1"));
     expect((await stream.read(blocking, "a", 10, 100)).map((e) => e.delivery)).toEqual(["d-1"]);
-    expect(await stream.claimStalled("b", 0, 10)).toHaveLength(1);
+    expect((await stream.claimStalled("b", 0, 10)).entries).toHaveLength(1);
+  });
+
+  it("a stalled entry behind many kept ones is reached by going on from the cursor", async () => {
+    const stream = await fresh();
+    for (let i = 0; i < 31; i++) await stream.add(reply(`d-${i}`));
+    const kept = await stream.read(blocking, "alive", 30, 100);
+    const [stalled] = await stream.read(blocking, "dead", 1, 100);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await stream.keep(
+      "alive",
+      kept.map((e) => e.id),
+    );
+    // One at a time, Redis looks at ten pending entries a call: the first call does not reach the 31st.
+    const first = await stream.claimStalled("c", 20, 1);
+    expect(first.entries).toEqual([]);
+    let cursor = first.next;
+    let found: string[] = [];
+    for (let call = 0; call < 5 && found.length === 0; call++) {
+      const { next, entries } = await stream.claimStalled("c", 20, 1, cursor);
+      cursor = next;
+      found = entries.map((e) => e.delivery);
+    }
+    expect(found).toEqual([stalled!.delivery]);
   });
 });
