@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import { ZodError } from "zod";
 import { withDeadline } from "../deadline.js";
@@ -77,17 +78,8 @@ export function startInboundWorker(ports: InboundWorkerPorts, connection: Redis,
   const stopping = new AbortController();
   let wakeReader: (() => void) | undefined;
 
-  /** Waits `ms`, or less when the worker closes; its listener goes with it, so retries do not pile listeners up. */
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        stopping.signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      stopping.signal.addEventListener("abort", done, { once: true });
-    });
+  /** Waits `ms`, or less when the worker closes (Node's timer drops its abort listener as it ends, so retries pile none up). */
+  const pause = (ms: number) => delay(ms, undefined, { signal: stopping.signal }).catch(() => undefined);
 
   const finish = (entry: DeliveryEntry, event: InboundEvent, outcome: string) => stream.finish(entry.id, outcomeOf(event, outcome));
 
