@@ -1,5 +1,4 @@
 import type { ReviseResult } from "../store/gateRecords.js";
-import { jobIds } from "../jobs/names.js";
 import type { Services } from "../services.js";
 import { sendFeedback, type FeedbackPorts, type IssueTarget } from "../status/feedback.js";
 
@@ -14,24 +13,23 @@ export function withdrawalLine(gateId: string, revised: Exclude<ReviseResult, { 
   return `${what}; later rounds are not told its text`;
 }
 
-/** The app's feedback jobs that quote a reply's text: its echo, and the "Recorded 1 of 2" comment. */
+/** The app's feedback entries that quote a reply's text: its echo, and the "Recorded 1 of 2" comment. */
 export function echoKeys(gateId: string, commentId: number): string[] {
   return [`echo-${commentId}`, `partial-${gateId}-${commentId}`];
 }
 
-/** The queues that hold a withdrawn text, and the issue's write order that waits for their feedback jobs. */
+/** What holds a withdrawn text: the inbound stream and the feedback outbox. */
 export interface ForgetPorts {
   queues: { inbound: Pick<Services["queues"]["inbound"], "forget">; feedback: Pick<Services["queues"]["feedback"], "remove"> };
-  feedbackOrder: Pick<Services["feedbackOrder"], "feedbackDone">;
   log: Pick<Services["log"], "warn">;
 }
 
 /**
  * Removes the queued work that still holds a withdrawn or replaced text: the webhook deliveries that
  * brought it (waiting or failed in the inbound stream) and the app's echoes of it (an echo not yet
- * posted is then never posted). A feedback job running this moment cannot be removed; it ends within
- * moments and is kept at most an hour (src/jobs/queues.ts). A delivery being handled ends with its
- * entry deleted, and its outcome keeps no text (src/jobs/inboundStream.ts).
+ * posted is then never posted). An echo being written this moment is deleted too, and is gone once
+ * its write ends (src/status/feedbackOutbox.ts). A delivery being handled ends with its entry
+ * deleted, and its outcome keeps no text (src/jobs/inboundStream.ts).
  */
 export async function forgetJobs(
   services: ForgetPorts,
@@ -39,21 +37,15 @@ export async function forgetJobs(
   deliveryIds: readonly (string | undefined)[],
   feedbackKeys: readonly string[],
 ): Promise<void> {
-  const ref = { repo: target.repo, issue: target.issue };
-  const removed = async (removal: () => Promise<number>, id: string): Promise<boolean> => {
+  const removed = async (removal: () => Promise<number>, id: string): Promise<void> => {
     try {
-      return (await removal()) === 1;
+      await removal();
     } catch (error) {
-      services.log.warn({ err: error, job: id }, "could not remove a job holding withdrawn text");
-      return false;
+      services.log.warn({ err: error, job: id }, "could not remove queued work holding withdrawn text");
     }
   };
   const inbound = [...new Set(deliveryIds.filter((d): d is string => d !== undefined))].map((d) => removed(() => services.queues.inbound.forget(d), d));
-  const feedback = feedbackKeys.map(async (key) => {
-    const id = jobIds.feedback(target.repo, target.issue, key);
-    // Gone: the issue's later writes no longer wait for it.
-    if (await removed(() => services.queues.feedback.remove(id), id)) await services.feedbackOrder.feedbackDone(ref, id);
-  });
+  const feedback = feedbackKeys.map((key) => removed(() => services.queues.feedback.remove(target, key), key));
   await Promise.all([...inbound, ...feedback]);
 }
 

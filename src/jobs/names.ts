@@ -1,13 +1,11 @@
 /**
- * Queue names and job ids (webhook deliveries are not jobs: src/jobs/inboundStream.ts). Job ids are derived from what they act on, so BullMQ itself refuses
+ * Queue names and job ids (webhook deliveries and feedback are not jobs: src/jobs/inboundStream.ts, src/status/feedbackOutbox.ts). Job ids are derived from what they act on, so BullMQ itself refuses
  * a second job for the same webhook delivery or the same answered gate.
  * BullMQ forbids ":" in custom ids; we use "-" and keep the rest readable.
  */
 export const QUEUES = {
   /** Agent spawns (round 0 dispatch, and resumes after an answer). */
   spawn: "spawn",
-  /** GitHub writes that give feedback (reactions, labels, status comment); never on the resume path. */
-  feedback: "feedback",
   /** Delayed jobs that fire when an open gate's timeout passes, or a step of its reminder ladder is due. */
   timeouts: "timeouts",
   /** Reconciliation with GitHub, at start-up and on a schedule. */
@@ -22,7 +20,6 @@ export const jobIds = {
   /** `reopened`: how often a withdrawn answer opened the gate again, so the answer after it resumes once too. */
   resume: (gateId: string, reopened = 0) => `resume-${safe(gateId)}${reopened > 0 ? `-r${reopened}` : ""}`,
   dispatch: (repo: string, issue: number, trigger: string) => `dispatch-${safe(repo)}#${issue}-${safe(trigger)}`,
-  feedback: (repo: string, issue: number, key: string) => `feedback-${safe(repo)}#${issue}-${safe(key)}`,
   timeout: (gateId: string, sequence: number) => `timeout-${safe(gateId)}-${sequence}`,
   ladder: (gateId: string, step: number) => `ladder-${safe(gateId)}-${step}`,
   retry: (repo: string, issue: number, commentId: number) => `retry-${safe(repo)}#${issue}-c${commentId}`,

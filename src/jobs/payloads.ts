@@ -104,14 +104,6 @@ export const FeedbackOpSchema = z.discriminatedUnion("type", [
 ]);
 export type FeedbackOp = z.infer<typeof FeedbackOpSchema>;
 
-export const FeedbackJobSchema = z.object({
-  installationId: z.number().int().positive(),
-  repo: z.string(),
-  issue: z.number().int().positive(),
-  ops: z.array(FeedbackOpSchema).min(1),
-});
-export type FeedbackJob = z.infer<typeof FeedbackJobSchema>;
-
 export const TimeoutJobSchema = z.object({ gateId: z.string().min(1).max(64), sequence: z.number().int().nonnegative() });
 export type TimeoutJob = z.infer<typeof TimeoutJobSchema>;
 

@@ -139,7 +139,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
         services.events.notify("agent.started", { repo: data.repo, issue: data.issue, round, replyToSpawnMs: startedAt - data.receivedAt, resumedGate: gate });
         // Acknowledgements only: failing to queue them (Redis blinked) must not stop a round that started.
         await sendFeedback(services, target, {
-          ops: await acknowledgeStart(services, job, data, gate),
+          ops: await acknowledgeStart(services, data, gate),
           line: startLine(round, data, gate, attempt),
           key: `start-${jobId}-${attempt}`,
           quiet: true,

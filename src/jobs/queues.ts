@@ -2,12 +2,13 @@ import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import { withDeadline } from "../deadline.js";
 import { StoreUnavailableError } from "../errors.js";
-import type { FeedbackOp, InboundEvent, LadderJob, MirrorJob, SpawnJob, TimeoutJob } from "./payloads.js";
+import type { InboundEvent, LadderJob, MirrorJob, SpawnJob, TimeoutJob } from "./payloads.js";
 import { ClosableConnection } from "./closableConnection.js";
 import { InboundStream, type CountedState } from "./inboundStream.js";
+import { FeedbackOutbox } from "../status/feedbackOutbox.js";
 import { QUEUES, jobIds } from "./names.js";
 
-/** What the health check and the metrics read of a queue (a BullMQ queue, or the inbound stream). */
+/** What the health check and the metrics read of a queue (a BullMQ queue, the inbound stream, the feedback outbox). */
 export interface CountedQueue {
   readonly name: string;
   getJobCounts(...states: CountedState[]): Promise<Partial<Record<string, number>>>;
@@ -30,7 +31,7 @@ const MIRROR_JOB = {
 const DEDUPLICATE_MS = 24 * 3600 * 1000;
 
 /**
- * Options for the jobs every round trip makes (an event, a spawn, feedback): the job id still
+ * Options for the spawn jobs every round trip makes: the job id still
  * refuses a duplicate while the job exists, and a small deduplication key (the id, with a 24 h
  * TTL) keeps refusing it after the job is gone. So a completed job need not stay a day with its
  * whole payload (an issue body, a comment) just to deduplicate: only the last hour's, at most
@@ -45,11 +46,11 @@ function deduplicated(jobId: string): JobsOptions {
   };
 }
 
-/** The producer side of every queue: the loop's and the Slack mirror's, and the inbound stream. */
+/** The producer side of every queue: the loop's and the Slack mirror's, the inbound stream and the feedback outbox. */
 export class Queues {
   readonly inbound: InboundStream;
   readonly spawn: Queue<SpawnJob>;
-  readonly feedback: Queue<{ installationId: number; repo: string; issue: number; ops: FeedbackOp[] }>;
+  readonly feedback: FeedbackOutbox;
   readonly timeouts: Queue<TimeoutJob | LadderJob>;
   readonly maintenance: Queue;
   readonly mirror: Queue<MirrorJob>;
@@ -63,7 +64,7 @@ export class Queues {
     const open = <Data>(name: string) => new Queue<Data>(name, { connection, prefix }, ClosableConnection);
     this.inbound = new InboundStream(connection, prefix);
     this.spawn = open(QUEUES.spawn);
-    this.feedback = open(QUEUES.feedback);
+    this.feedback = new FeedbackOutbox(connection, prefix);
     this.timeouts = open(QUEUES.timeouts);
     this.maintenance = open(QUEUES.maintenance);
     this.mirror = open(QUEUES.mirror);
@@ -124,21 +125,6 @@ export class Queues {
     });
   }
 
-  /** GitHub writes for one issue, executed in order by the feedback worker (after `delayMs`, if given). */
-  async addFeedback(target: { installationId: number; repo: string; issue: number }, ops: FeedbackOp[], key: string, delayMs?: number): Promise<void> {
-    if (ops.length === 0) return;
-    await this.feedback.add(
-      "feedback",
-      { ...target, ops },
-      {
-        ...deduplicated(jobIds.feedback(target.repo, target.issue, key)),
-        attempts: 8,
-        backoff: { type: "exponential", delay: 2000 },
-        ...(delayMs ? { delay: delayMs } : {}),
-      },
-    );
-  }
-
   /** A Slack mirror job; its id makes the same post or update queued twice (a redelivered event) one job. */
   async addMirror(type: MirrorJob["type"], gateId: string, state?: string): Promise<void> {
     await this.mirror.add(type, { type, gateId }, { ...MIRROR_JOB, jobId: jobIds.mirror(type, gateId, state) });
@@ -146,12 +132,12 @@ export class Queues {
 
   /** Every queue, the inbound stream first: what the health check and the metrics read. */
   all(): CountedQueue[] {
-    return [this.inbound, ...this.bullQueues()];
+    return [this.inbound, this.spawn, this.feedback, this.timeouts, this.maintenance, this.mirror];
   }
 
-  /** The BullMQ queues: their connection errors go to `onError`, and close() closes them (the stream has nothing to close). */
+  /** The BullMQ queues: their connection errors go to `onError`, and close() closes them (the stream and the outbox have nothing to close). */
   bullQueues(): Queue[] {
-    return [this.spawn, this.feedback, this.timeouts, this.maintenance, this.mirror] as Queue[];
+    return [this.spawn, this.timeouts, this.maintenance, this.mirror] as Queue[];
   }
 
   async close(): Promise<void> {

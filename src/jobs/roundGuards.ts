@@ -137,17 +137,12 @@ export async function issueFromGitHub(
  * Returns the acknowledgements still to queue: all of them when the write may not go now (the write
  * budget is spent, GitHub failed).
  */
-export async function acknowledgeStart(
-  services: WriterPorts & FeedbackOpPorts & GitHubPort,
-  job: Job,
-  data: SpawnJob,
-  gate: Gate | undefined,
-): Promise<FeedbackOp[]> {
+export async function acknowledgeStart(services: WriterPorts & FeedbackOpPorts & GitHubPort, data: SpawnJob, gate: Gate | undefined): Promise<FeedbackOp[]> {
   const ops = startAcknowledgements(data, gate);
   if (ops.length === 0) return ops;
   try {
     const octokit = await services.github.installation(data.installationId);
-    const writer = new BudgetedWriter(services, data.installationId, job, undefined);
+    const writer = new BudgetedWriter(services, data.installationId);
     for (const op of ops) await applyOp(services, octokit, writeTarget(data.repo, data.issue), op, writer);
     return [];
   } catch (error) {

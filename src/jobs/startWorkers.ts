@@ -13,6 +13,8 @@ import { ClosableConnection } from "./closableConnection.js";
 import { QUEUES } from "./names.js";
 import type { Services } from "../services.js";
 import { processFeedback } from "../status/processFeedback.js";
+import { FeedbackOutbox } from "../status/feedbackOutbox.js";
+import { startFeedbackWorker, type FeedbackWorker } from "../status/feedbackWorker.js";
 import { processSpawn } from "./processSpawn.js";
 import { LOCK_RENEW_MS } from "./roundGuards.js";
 import { processMirrorJob, type MirrorPorts } from "../mirror/processMirrorJob.js";
@@ -21,7 +23,7 @@ import { slackApi } from "../mirror/slack.js";
 export interface LoopWorkers {
   inbound: InboundWorker;
   spawn: Worker;
-  feedback: Worker;
+  feedback: FeedbackWorker;
   timeouts: Worker;
   maintenance: Worker;
   /** The Slack mirror's worker, when Slack is configured. */
@@ -104,19 +106,11 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
       controller.abort(new LockLost(`lost the lock of job ${id}`));
     }
   });
-  // One writer at a time keeps status-comment edits ordered and within GitHub's write pacing: in this
-  // process by the worker's concurrency, across replicas by the queue's global concurrency. Without
-  // it two replicas render the status comment at once and the older render can land last, leaving
-  // GitHub's record of the gates (what a rebuild after Redis loss reads) behind.
-  const feedback = new Worker(
-    QUEUES.feedback,
-    async (job: Job, token?: string) => processFeedback(services, job, token),
-    { connection, prefix, concurrency: 1, ...RECOVERY },
-    ClosableConnection,
+  // One writer at a time across replicas (a lease): src/status/feedbackWorker.ts.
+  const feedback = startFeedbackWorker(
+    { outbox: new FeedbackOutbox(connection, prefix), log: services.log, write: (entry, saveProgress) => processFeedback(services, entry, saveProgress) },
+    connection,
   );
-  services.queues.feedback
-    .setGlobalConcurrency(1)
-    .catch((error: unknown) => services.log.warn({ err: error }, "could not limit the feedback queue to one writer"));
   const timeouts = new Worker(
     QUEUES.timeouts,
     async (job: Job) => {
@@ -140,7 +134,7 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
   // Slack being slow or down never touches the loop: the mirror has its own queue, and its calls a short timeout.
   const slackConfig = services.config.slack;
   const mirror = slackConfig && mirrorWorker({ ...services, config: slackConfig, slack: slackApi(slackConfig, services.log.child({ name: "mirror" })) });
-  for (const [name, worker] of Object.entries({ spawn, feedback, timeouts, maintenance, ...(mirror ? { mirror } : {}) })) {
+  for (const [name, worker] of Object.entries({ spawn, timeouts, maintenance, ...(mirror ? { mirror } : {}) })) {
     worker.on("failed", (job, error) => services.log.warn({ queue: name, job: job?.id, err: error }, "job failed"));
     worker.on("error", (error) => services.log.error({ queue: name, err: error }, "worker error"));
   }
@@ -152,7 +146,7 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     maintenance,
     mirror,
     async close(graceMs: number) {
-      const all = [spawn, feedback, timeouts, maintenance, ...(mirror ? [mirror] : [])];
+      const all = [spawn, timeouts, maintenance, ...(mirror ? [mirror] : [])];
       const timer = setTimeout(
         () => running.forEach((controller) => controller.abort(new ShutdownInterrupt("the app shut down while the agent ran; the round will be retried"))),
         graceMs,
@@ -160,7 +154,9 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
       const late = () => new Error("workers did not close in time");
       // worker.close() has no deadline of its own: after the grace and the agents' kill, force it.
       const deadlineMs = graceMs + services.config.agent.killGraceSeconds * 1000 + 5000;
-      await withDeadline(Promise.all([inbound.close(deadlineMs), ...all.map((w) => w.close())]), deadlineMs, late).catch(() => undefined);
+      await withDeadline(Promise.all([inbound.close(deadlineMs), feedback.close(deadlineMs), ...all.map((w) => w.close())]), deadlineMs, late).catch(
+        () => undefined,
+      );
       clearTimeout(timer);
       await withDeadline(Promise.all(all.map((w) => w.close(true))), 3000, late).catch(() => undefined);
     },

@@ -1,19 +1,24 @@
-import { DelayedError, type Job } from "bullmq";
 import { limitSignalOf, WriteBudget } from "../github/writeBudget.js";
 import type { Services } from "../services.js";
 
-/** What a writer reads and tells: the budget's log and windows, the job's write order, events and the log. */
-export type WriterPorts = Pick<Services, "writeBudgetLog" | "feedbackOrder" | "events" | "log"> & { config: Pick<Services["config"], "githubWrites"> };
+/** What a writer reads and tells: the budget's log and windows, events and the log. */
+export type WriterPorts = Pick<Services, "writeBudgetLog" | "events" | "log"> & { config: Pick<Services["config"], "githubWrites"> };
 
-/** Raised (without a token to delay the job with) so BullMQ retries the job later, or its caller queues the writes. */
+/** No write may go now: the feedback worker puts the entry off `retryInMs` (no try used up); a caller writing at once queues the writes instead. */
 export class WritesDeferred extends Error {
   override name = "WritesDeferred";
+  constructor(
+    message: string,
+    readonly retryInMs: number,
+  ) {
+    super(message);
+  }
 }
 
 /**
- * Sends a feedback job's GitHub writes one at a time within the installation's write budget, or puts
- * the job off until one may go: the one place that takes a budget slot, counts a write sent, backs
- * off on GitHub's rate limit and tells observers what became of each write.
+ * Sends feedback's GitHub writes one at a time within the installation's write budget, or says how
+ * long they must wait (WritesDeferred): the one place that takes a budget slot, counts a write sent,
+ * backs off on GitHub's rate limit and tells observers what became of each write.
  */
 export class BudgetedWriter {
   private readonly budget: WriteBudget;
@@ -21,18 +26,8 @@ export class BudgetedWriter {
   constructor(
     private readonly services: WriterPorts,
     private readonly installationId: number,
-    private readonly job: Job,
-    private readonly token: string | undefined,
-    /** The issue, when this job is in its write order: its followers then wait until after it. */
-    private readonly ordered?: { repo: string; issue: number },
   ) {
     this.budget = new WriteBudget(services.writeBudgetLog, services.config.githubWrites);
-  }
-
-  /** An earlier job of the issue is still to write (put off until `dueAt`, if known): go after it. */
-  async waitBehind(dueAt: number | undefined): Promise<never> {
-    const ms = dueAt !== undefined && dueAt > Date.now() ? dueAt - Date.now() + 50 : 500;
-    return this.putOff(ms, "an earlier write to the issue goes first");
   }
 
   async send<T>(request: () => Promise<T>): Promise<T> {
@@ -67,11 +62,7 @@ export class BudgetedWriter {
     return 0;
   }
 
-  private async putOff(ms: number, why: string): Promise<never> {
-    if (this.token === undefined) throw new WritesDeferred(`${why}: retry in ${ms} ms`);
-    const dueAt = Date.now() + ms;
-    if (this.ordered && this.job.id) await this.services.feedbackOrder.feedbackPutOff(this.ordered, this.job.id, dueAt);
-    await this.job.moveToDelayed(dueAt, this.token);
-    throw new DelayedError(`${why}: delayed ${ms} ms`);
+  private putOff(ms: number, why: string): never {
+    throw new WritesDeferred(`${why}: retry in ${ms} ms`, ms);
   }
 }

@@ -1,5 +1,4 @@
 import type { FeedbackOp } from "../jobs/payloads.js";
-import { jobIds } from "../jobs/names.js";
 import type { Services } from "../services.js";
 
 export interface IssueTarget {
@@ -13,22 +12,21 @@ export function targetOf(event: { installationId: number; repo: string; issue: {
   return { installationId: event.installationId, repo: event.repo, issue: event.issue.number };
 }
 
-/** What sendFeedback writes through: the issue's status log and write order, and the feedback queue. */
+/** What sendFeedback writes through: the issue's status log, and the feedback outbox. */
 export interface FeedbackPorts {
   config: Pick<Services["config"], "statusDebounceMs">;
   statusLog: Pick<Services["statusLog"], "appendStatusLine" | "markStatusPending">;
   issues: Pick<Services["issues"], "getIssue">;
-  feedbackOrder: Pick<Services["feedbackOrder"], "enqueueFeedback" | "feedbackPutOff">;
-  queues: Pick<Services["queues"], "addFeedback">;
+  queues: { feedback: Pick<Services["queues"]["feedback"], "add"> };
 }
 
 /** What one piece of feedback holds: GitHub writes, a status-log line, or both. */
 export interface FeedbackRequest {
-  /** The writes, performed in order on the feedback queue. */
+  /** The writes, performed in order from the feedback outbox. */
   ops?: FeedbackOp[];
   /** A line for the issue's status log, stored at once. */
   line?: string;
-  /** Names the writes' job, so queueing the same feedback twice (a retried job) writes once. */
+  /** Names the writes' entry, so queueing the same feedback twice (a retried step) writes once. */
   key?: string;
   /**
    * The status line repeats what the issue already shows (the label, the agent's own output): it is
@@ -43,8 +41,8 @@ export interface FeedbackRequest {
 
 /**
  * Queues visible feedback for an issue: optional status-log line plus GitHub writes. The status
- * line is stored at once (so nothing is lost), the writes happen later on the feedback queue, in the
- * order they were queued for the issue. The status comment is not edited per line: a render is
+ * line is stored at once (so nothing is lost), the writes happen later from the feedback outbox, in
+ * the order they were queued for the issue. The status comment is not edited per line: a render is
  * scheduled `STATUS_DEBOUNCE` after the first line and shows every line added meanwhile, so quick
  * transitions cost one edit; quiet lines (the happy path's) ride along with the next render.
  */
@@ -57,17 +55,16 @@ export async function sendFeedback(services: FeedbackPorts, target: IssueTarget,
     if (!quiet) await scheduleStatusRender(services, target, seq);
   }
   if (ops.length === 0) return;
-  const jobKey = key ?? (seq !== undefined ? `line-${seq}` : `ops-${Date.now()}-${Math.random().toString(36).slice(2)}`);
-  const ref = { repo: target.repo, issue: target.issue };
-  const jobId = jobIds.feedback(target.repo, target.issue, jobKey);
-  await services.feedbackOrder.enqueueFeedback(ref, jobId);
-  if (options.delayMs) await services.feedbackOrder.feedbackPutOff(ref, jobId, Date.now() + options.delayMs);
-  await services.queues.addFeedback(target, ops, jobKey, options.delayMs);
+  const entryKey = key ?? (seq !== undefined ? `line-${seq}` : `ops-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  await services.queues.feedback.add(target, ops, entryKey, { delayMs: options.delayMs });
 }
 
-/** One render per burst of lines: the first line schedules it, the lines added before it runs join it. */
+/**
+ * One render per burst of lines: the first line schedules it, the lines added before it runs join
+ * it. In the issue's render lane: its debounce does not hold the issue's other writes back.
+ */
 async function scheduleStatusRender(services: Pick<FeedbackPorts, "config" | "queues" | "statusLog">, target: IssueTarget, seq: number): Promise<void> {
   const debounceMs = services.config.statusDebounceMs;
   if (!(await services.statusLog.markStatusPending(target, debounceMs + 60_000))) return;
-  await services.queues.addFeedback(target, [{ type: "status", seq }], `status-${seq}`, debounceMs);
+  await services.queues.feedback.add(target, [{ type: "status", seq }], `status-${seq}`, { delayMs: debounceMs, lane: "render" });
 }

@@ -1,6 +1,6 @@
 /**
- * Where a feedback job's writes go: the issue, by owner and repository name as GitHub's REST paths
- * take them, and by its full name as the store keys it. Built once per job from its payload.
+ * Where a feedback entry's writes go: the issue, by owner and repository name as GitHub's REST paths
+ * take them, and by its full name as the store keys it. Built once per entry from its fields.
  */
 export interface WriteTarget {
   owner: string;

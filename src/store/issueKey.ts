@@ -11,7 +11,7 @@ export interface IssueKeyRef {
  * changed the body or title, `awaitingLabel`: "on"/"off"/"leaving" as the app last put the label
  * on or took it off); GateRecords `openGate`; IssueRounds `nextRound`, `roundLimit` and the round of
  * each spawn job still to run (IssueRounds.spawnField); StatusLog `statusCommentId`, `statusRendered`,
- * `statusSeq`; FeedbackOrder `feedbackSeq` (the write order's counter).
+ * `statusSeq`.
  * Also the stem of every per-issue key, whichever aggregate owns it.
  */
 export function issueKey(prefix: string, ref: IssueKeyRef): string {

@@ -1,7 +1,6 @@
 import type { Redis } from "ioredis";
 import { AccessCache } from "./accessCache.js";
 import { CommentMarks } from "./commentMarks.js";
-import { FeedbackOrder } from "./feedbackOrder.js";
 import { GateRecords } from "./gateRecords.js";
 import { IssueNotes } from "./issueNotes.js";
 import { IssueRecords } from "./issueRecords.js";
@@ -22,7 +21,6 @@ export interface Stores {
   rounds: IssueRounds;
   notes: IssueNotes;
   statusLog: StatusLog;
-  feedbackOrder: FeedbackOrder;
   commentMarks: CommentMarks;
   accessCache: AccessCache;
   writeBudgetLog: WriteBudgetLog;
@@ -37,7 +35,6 @@ export function openStores(redis: Redis, prefix: string): Stores {
     rounds: new IssueRounds(redis, prefix),
     notes: new IssueNotes(redis, prefix),
     statusLog: new StatusLog(redis, prefix),
-    feedbackOrder: new FeedbackOrder(redis, prefix),
     commentMarks: new CommentMarks(redis, prefix),
     accessCache: new AccessCache(redis, prefix),
     writeBudgetLog: new WriteBudgetLog(redis, prefix),

@@ -46,6 +46,8 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     const inbound = loop.app.services.queues.inbound;
     await waitFor("the rename's webhook handled", async () => (await inbound.unfinished()) === 0);
     await loop.wipeRedis();
+    let coalesced = 0;
+    loop.app.services.events.on("github.write", ({ outcome }) => void (outcome === "coalesced" && coalesced++));
     const before = loop.sim.calls.length;
     const report = await pass();
     expect(report.mode).toBe("full");
@@ -60,9 +62,10 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     expect(calls.filter((c) => c.route.endsWith("/events"))).toEqual([]);
     expect(calls.filter((c) => c.route === "POST /graphql").length).toBeLessThanOrEqual(IDLE.length + 2);
     // Nor a write: GitHub shows the label the app put on before the wipe, so its label-on is coalesced.
-    const feedback = loop.app.services.queues.feedback;
-    const drained = async () => Object.values(await feedback.getJobCounts("wait", "active", "delayed", "prioritized")).every((n) => n === 0);
-    await waitFor("the feedback queue to drain", async () => (await drained()) && ((await feedback.getJobCounts("completed")).completed ?? 0) > 0);
+    await waitFor(
+      "the feedback outbox to drain, the label coalesced",
+      async () => coalesced > 0 && (await loop.app.services.queues.feedback.unfinished()) === 0,
+    );
     expect(loop.sim.calls.slice(before).filter((c) => c.method !== "GET" && c.route.startsWith("POST /repos/"))).toEqual([]);
   });
 

@@ -177,11 +177,12 @@ export class FakeFeedback {
         markStatusPending: () => Promise.resolve(true),
       },
       issues: { getIssue: (ref) => this.records.issues.getIssue(ref) },
-      feedbackOrder: { enqueueFeedback: () => Promise.resolve(), feedbackPutOff: () => Promise.resolve() },
       queues: {
-        addFeedback: (_target, ops, key) => {
-          if (!ops.every((op) => op.type === "status")) this.writes.push({ key, ops });
-          return Promise.resolve();
+        feedback: {
+          add: (_target, ops, key) => {
+            if (!ops.every((op) => op.type === "status")) this.writes.push({ key, ops: [...ops] });
+            return Promise.resolve(true);
+          },
         },
       },
     };

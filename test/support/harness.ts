@@ -140,7 +140,7 @@ async function pendingJobs(queues: Queues, timers: boolean): Promise<Record<stri
     timeouts: await busy(queues.timeouts, timers),
     inbound: await queues.inbound.unfinished(),
     spawn: await busy(queues.spawn, true),
-    feedback: await busy(queues.feedback, true),
+    feedback: await queues.feedback.unfinished(),
   };
 }
 
@@ -156,7 +156,7 @@ async function delivered(sim: GitHubSimulator): Promise<boolean> {
 /**
  * Waits until the loop has done everything it was given, before a test asserts that something did
  * NOT happen: every webhook the simulator raised so far answered (the app answers once the event is
- * queued), and no job of the inbound, spawn or feedback queue waiting, running, or delayed for a retry
+ * queued), and no delivery of the inbound stream, job of the spawn queue or entry of the feedback outbox waiting, running, or delayed for a retry
  * or a debounce; nor a timeout or reconciliation running. Whatever the input would have caused (a
  * spawn, a comment, a reaction, a label) has then happened; an agent's or the app's own writes raise
  * webhooks while their job runs, so those are waited for too. `timers` also waits until the delayed

@@ -11,6 +11,7 @@ import { openStores, type Stores } from "../../src/store/stores.js";
 import { renderAskComment } from "../../src/protocol/ask.js";
 import { ClosableConnection } from "../../src/jobs/closableConnection.js";
 import { InboundStream } from "../../src/jobs/inboundStream.js";
+import { FeedbackOutbox } from "../../src/status/feedbackOutbox.js";
 import { QUEUES } from "../../src/jobs/names.js";
 import { freePort, startPrivateRedis, type PrivateRedis } from "../../src/redis/privateRedis.js";
 import { GitHubSimulator, type SimComment, type SimIssue, type SimRepo } from "../simulator/index.js";
@@ -209,6 +210,7 @@ export class Rig {
   readonly store: Stores;
   readonly queues: Queue[];
   readonly inbound: InboundStream;
+  readonly feedback: FeedbackOutbox;
   readonly repos = new Map<string, SimRepo>();
   readonly bootedAt: number;
   /** When the app's process was started: a start-up reconciliation's wall time counts from here. */
@@ -234,6 +236,7 @@ export class Rig {
     this.store = openStores(redis, prefix);
     this.queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: redis, prefix }, ClosableConnection));
     this.inbound = new InboundStream(redis, prefix);
+    this.feedback = new FeedbackOutbox(redis, prefix);
     this.bootedAt = Date.now();
   }
 
@@ -380,11 +383,18 @@ export class Rig {
     return { postedAt, comment };
   }
 
-  /** Jobs not yet finished in the given queues (all of them by default, the inbound stream's deliveries first); delayed ones count. */
+  /**
+   * Jobs not yet finished in the given queues (all of them by default, the inbound stream's
+   * deliveries first and the feedback outbox's entries last); delayed ones count.
+   */
   async pendingJobs(names?: readonly string[]): Promise<number> {
     const queues = names ? this.queues.filter((q) => names.includes(q.name)) : this.queues;
     let total = await this.inbound.unfinished();
     this.benchCommands.xlen = (this.benchCommands.xlen ?? 0) + 1;
+    if (!names || names.includes(this.feedback.name)) {
+      total += await this.feedback.unfinished();
+      this.benchCommands.get = (this.benchCommands.get ?? 0) + 1;
+    }
     for (const queue of queues) {
       const counts = await queue.getJobCounts(...COUNTED_STATES);
       for (const [command, calls] of Object.entries(COUNT_COMMANDS)) this.benchCommands[command] = (this.benchCommands[command] ?? 0) + calls;
@@ -395,7 +405,7 @@ export class Rig {
 
   /**
    * Waits until the queues are empty and the simulator has delivered every webhook, three polls in
-   * a row. With `feedback: false` the feedback queue is not waited for: it drains at the write
+   * a row. With `feedback: false` the feedback outbox is not waited for: it drains at the write
    * budget's pace, behind the loop, and a burst of round trips leaves it busy for a while.
    */
   async quiesce(options: { feedback?: boolean; timeoutMs?: number } = {}): Promise<void> {

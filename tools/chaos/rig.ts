@@ -8,6 +8,7 @@ import { projectRoot } from "../../src/config/projectRoot.js";
 import { GateKeys } from "../../src/store/gateKeys.js";
 import { GateRecords } from "../../src/store/gateRecords.js";
 import { ClosableConnection } from "../../src/jobs/closableConnection.js";
+import { FeedbackOutbox } from "../../src/status/feedbackOutbox.js";
 import { InboundStream } from "../../src/jobs/inboundStream.js";
 import { QUEUES } from "../../src/jobs/names.js";
 import { freePort } from "../../src/redis/privateRedis.js";
@@ -31,10 +32,12 @@ export interface Rig {
   client: Redis;
   prefix: string;
   keys: GateKeys;
-  /** The loop's queues as the app names them, to see when work is pending. */
+  /** The loop's spawn queue as the app names it, to see when work is pending. */
   queues: Queue[];
   /** The deliveries the apps have acknowledged and not yet handled. */
   inbound: InboundStream;
+  /** The GitHub writes the apps owe. */
+  feedback: FeedbackOutbox;
   apps: Array<AppProcess | undefined>;
   startApp: (replica: number) => Promise<void>;
   close(): Promise<void>;
@@ -100,9 +103,10 @@ export async function startRig(plan: RunPlan, dir: string, agentLog: string, tra
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => 100 });
     client.on("error", () => undefined);
     cleanup.push(() => client.disconnect());
-    const queues = [QUEUES.spawn, QUEUES.feedback].map((name) => new Queue(name, { connection: client, prefix }, ClosableConnection));
+    const queues = [QUEUES.spawn].map((name) => new Queue(name, { connection: client, prefix }, ClosableConnection));
     cleanup.push(() => Promise.all(queues.map((q) => q.close().catch(() => undefined))));
-    return { sim, redis, client, prefix, keys: new GateKeys(prefix), queues, inbound: new InboundStream(client, prefix), apps, startApp, close };
+    const [inbound, feedback] = [new InboundStream(client, prefix), new FeedbackOutbox(client, prefix)];
+    return { sim, redis, client, prefix, keys: new GateKeys(prefix), queues, inbound, feedback, apps, startApp, close };
   } catch (error) {
     await close();
     throw error;
@@ -149,6 +153,10 @@ export async function busyJobs(rig: Rig): Promise<number> {
       (deliveries) => ({ deliveries }),
       () => ({ unreachable: 1 }),
     ),
+    rig.feedback.unfinished().then(
+      (feedback) => ({ feedback }),
+      () => ({ unreachable: 1 }),
+    ),
   ]);
   return counts.reduce((sum, c) => sum + Object.values(c).reduce((a, b) => a + b, 0), 0);
 }
@@ -188,7 +196,7 @@ export async function dumpState(rig: Rig, issue: number, dir: string): Promise<v
   );
   try {
     const keys = (await rig.client.keys(`${rig.prefix}:*`))
-      .filter((k) => !/^[^:]+:(deliveries|spawn|feedback|timeouts|maintenance|mirror[^:]*)(:|$)/.test(k))
+      .filter((k) => !/^[^:]+:(deliveries|outbox|spawn|timeouts|maintenance|mirror[^:]*)(:|$)/.test(k))
       .sort();
     const out: Record<string, unknown> = {};
     for (const key of keys) {

@@ -70,8 +70,10 @@ describe("bench classification", () => {
     expect(keyKind("p", "p:gates:open")).toBe("open-gates index");
     expect(keyKind("p", "p:issue:acme/x#4")).toBe("issue hash");
     expect(keyKind("p", "p:issue:acme/x#4:status")).toBe("issue status");
-    expect(keyKind("p", "p:feedback:de:feedback-abc")).toBe("bullmq feedback: deduplication keys (24 h)");
-    expect(keyKind("p", "p:feedback:events")).toBe("bullmq feedback: indexes and event stream");
+    expect(keyKind("p", "p:spawn:de:resume-abc")).toBe("bullmq spawn: deduplication keys (24 h)");
+    expect(keyKind("p", "p:spawn:events")).toBe("bullmq spawn: indexes and event stream");
+    expect(keyKind("p", "p:outbox:id:acme/x#4-line-1")).toBe("feedback outbox: entry ids (24 h)");
+    expect(keyKind("p", "p:outbox:lanes")).toBe("feedback outbox: lanes");
     expect(keyKind("p", "p:deliveries")).toBe("inbound stream");
     expect(keyKind("p", "p:deliveries:id:abc")).toBe("inbound stream: delivery ids (24 h)");
     expect(keyKind("p", "p:deliveries:outcomes")).toBe("inbound stream: outcomes");

@@ -19,7 +19,7 @@ function world() {
     rounds: { currentRound: () => Promise.resolve(2) },
     gates: records.gates,
     queues: {
-      addFeedback: base.queues.addFeedback,
+      feedback: base.queues.feedback,
       addTimeout: (gateId, delayMs) => Promise.resolve(void timeouts.push({ gateId, delayMs })),
       addLadderStep: (job) => Promise.resolve(void ladder.push(job.step)),
     },

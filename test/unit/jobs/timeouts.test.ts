@@ -17,13 +17,11 @@ function world() {
     settings: () => Promise.resolve({ settings }),
     gates: { ...records.gates, reviseAnswers: () => Promise.reject(new Error("no answer is withdrawn here")) },
     commentMarks: { commentWasDeleted: () => Promise.resolve(false) },
-    feedbackOrder: { ...base.feedbackOrder, feedbackDone: () => Promise.resolve() },
     queues: {
-      addFeedback: base.queues.addFeedback,
       addSpawn: (job, id) => Promise.resolve(void spawns.push({ job, id })),
       addTimeout: (gateId) => Promise.resolve(void timeouts.push(gateId)),
       inbound: { forget: () => Promise.resolve(0) },
-      feedback: { remove: () => Promise.resolve(0) },
+      feedback: { ...base.queues.feedback, remove: () => Promise.resolve(0) },
     },
     log: quietLog,
   };

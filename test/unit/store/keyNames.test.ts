@@ -49,17 +49,9 @@ describe("the store's key names", () => {
       "p:issue:octo/demo#7:done",
       "p:issue:octo/demo#7:roundTimes",
     ]);
-    expect([
-      s.statusLog.logKey(ref),
-      s.statusLog.pendingKey(ref),
-      s.feedbackOrder.orderKey(ref),
-      s.feedbackOrder.dueKey(ref),
-      s.commentMarks.echoesKey(ref, 5),
-    ]).toEqual([
+    expect([s.statusLog.logKey(ref), s.statusLog.pendingKey(ref), s.commentMarks.echoesKey(ref, 5)]).toEqual([
       "p:issue:octo/demo#7:status",
       "p:issue:octo/demo#7:statusPending",
-      "p:issue:octo/demo#7:feedback",
-      "p:issue:octo/demo#7:feedbackDue",
       "p:issue:octo/demo#7:echoes:5",
     ]);
   });

@@ -88,7 +88,8 @@ export function keyKind(prefix: string, key: string): string {
   if (issue) return issue[1] ? `issue ${issue[1]}` : "issue hash";
   const [head = rest, second = ""] = rest.split(":");
   if (head === "deliveries") return second === "id" ? "inbound stream: delivery ids (24 h)" : `inbound stream${second ? `: ${second}` : ""}`;
-  if (["spawn", "feedback", "timeouts", "maintenance"].includes(head)) {
+  if (head === "outbox") return second === "id" ? "feedback outbox: entry ids (24 h)" : `feedback outbox: ${second}`;
+  if (["spawn", "timeouts", "maintenance"].includes(head)) {
     if (second === "de") return `bullmq ${head}: deduplication keys (24 h)`;
     if (BULLMQ_STRUCTURE.has(second)) return `bullmq ${head}: indexes and event stream`;
     return `bullmq ${head}: job records`;
@@ -181,9 +182,9 @@ export async function measureApiCalls(rig: Rig, warm: number): Promise<ApiCallsR
     Object.entries(bytesPerGate)
       .filter(([k]) => pick(k))
       .reduce((s, [, v]) => s + v, 0);
-  // The queues' keys: BullMQ's, and the inbound stream's (its delivery ids deduplicate as BullMQ's keys do).
-  const queued = (k: string) => k.startsWith("bullmq") || k.startsWith("inbound stream");
-  const deduplicating = (k: string) => k.includes("deduplication") || k.includes("delivery ids");
+  // The queues' keys: BullMQ's, the inbound stream's and the feedback outbox's (their ids deduplicate as BullMQ's keys do).
+  const queued = (k: string) => k.startsWith("bullmq") || k.startsWith("inbound stream") || k.startsWith("feedback outbox");
+  const deduplicating = (k: string) => k.includes("deduplication") || k.includes("delivery ids") || k.includes("entry ids");
   const dedupPerGate = sum((k) => queued(k) && deduplicating(k));
   const jobHistoryPerGate = sum((k) => queued(k) && !deduplicating(k));
   const byRoute: Record<string, number> = {};

@@ -1,0 +1,148 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { setTimeout as delay } from "node:timers/promises";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { ZodError } from "zod";
+import { withDeadline } from "../deadline.js";
+import { LOCK_RENEW_MS } from "../jobs/roundGuards.js";
+import { WritesDeferred } from "./budgetedWriter.js";
+import type { FeedbackOutbox, OutboxEntry } from "./feedbackOutbox.js";
+
+/** Tries of an entry whose writes fail, 2 s, 4 s … about four minutes apart in all, before it is moved to the failed stream. */
+const ATTEMPTS = 8;
+
+/** The writer's clock: its lease, how often it is kept and looked for, a retry's first backoff, the longest wait for work. */
+export interface FeedbackTiming {
+  /** A writer that has not kept its lease this long lost it (it died, or lost Redis): another replica's takes over, as a job's lock in src/jobs/startWorkers.ts. */
+  leaseMs: number;
+  /** How often the holder keeps its lease, and the others look whether it is free. */
+  keepEveryMs: number;
+  /** Doubled at each retry. */
+  backoffMs: number;
+  /** The longest wait for something to be queued before the writer looks again. */
+  idleMs: number;
+}
+const TIMING: FeedbackTiming = { leaseMs: 20_000, keepEveryMs: LOCK_RENEW_MS, backoffMs: 2000, idleMs: 5000 };
+
+export interface FeedbackWorkerPorts {
+  outbox: FeedbackOutbox;
+  log: Pick<Logger, "warn" | "error" | "debug">;
+  /** Performs an entry's ops from its progress on, saving progress after each op not to repeat; returns the writes sent. */
+  write(entry: OutboxEntry, saveProgress: (done: number) => Promise<void>): Promise<number>;
+}
+
+export interface FeedbackWorker {
+  /** Stops taking entries (the one being written ends); resume() takes them again. */
+  pause(): void;
+  resume(): void;
+  /** Stops, lets the entry being written finish within `deadlineMs`, gives the lease up. */
+  close(deadlineMs: number): Promise<void>;
+}
+
+/** An entry no retry can mend: its ops do not parse. */
+const malformed = (error: unknown) => error instanceof ZodError || error instanceof SyntaxError;
+
+/**
+ * Drains the feedback outbox, one entry at a time, while it holds the lease: one writer across
+ * every replica keeps status-comment edits ordered and within GitHub's write pacing (two writers
+ * could land an older render last, leaving GitHub's record of the gates, which a rebuild after Redis
+ * loss reads, behind). A write the budget or GitHub puts off waits in its lane without using up a
+ * try; a failing one is tried again 2 s, 4 s … later, then moved to the failed stream. The lane waits
+ * with it either way, so an issue's writes keep their order. `connection` retries forever (a worker
+ * connection): the wait for work holds a duplicate of it.
+ */
+export function startFeedbackWorker(ports: FeedbackWorkerPorts, connection: Redis, timing: FeedbackTiming = TIMING): FeedbackWorker {
+  const { outbox, log } = ports;
+  const writer = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+  const blocking = connection.duplicate();
+  blocking.on("error", (error: Error) => log.debug({ err: error.message }, "feedback outbox: blocking connection error"));
+  const stopping = new AbortController();
+  let holding = false;
+  let paused = false;
+  let wake: (() => void) | undefined;
+
+  /** Waits `ms`, or less when the worker closes or resumes. */
+  const rest = (ms: number) => {
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    return Promise.race([delay(ms, undefined, { signal: stopping.signal }).catch(() => undefined), woken]).finally(() => (wake = undefined));
+  };
+
+  async function write(entry: OutboxEntry): Promise<void> {
+    try {
+      await ports.write(entry, (done) => outbox.saveProgress(entry, done));
+      await outbox.finish(entry);
+    } catch (error) {
+      if (error instanceof WritesDeferred) {
+        await outbox.putOff(entry, Date.now() + error.retryInMs, entry.attempts);
+        return;
+      }
+      const attempts = entry.attempts + 1;
+      log.warn({ queue: "feedback", entry: entry.id, attempt: attempts, err: error }, "feedback write failed");
+      if (attempts >= ATTEMPTS || malformed(error)) await outbox.fail(entry, error instanceof Error ? error.message : String(error), attempts);
+      else await outbox.putOff(entry, Date.now() + timing.backoffMs * 2 ** (attempts - 1), attempts);
+    }
+  }
+
+  async function loop(): Promise<void> {
+    while (!stopping.signal.aborted) {
+      try {
+        if (paused) {
+          await rest(timing.idleMs);
+          continue;
+        }
+        if (!holding) holding = await outbox.hold(writer, timing.leaseMs);
+        if (!holding) {
+          await rest(timing.keepEveryMs);
+          continue;
+        }
+        const taken = await outbox.take(writer);
+        if (taken.kind === "lease") {
+          holding = false;
+          log.warn({ writer }, "the feedback outbox's lease went to another writer (this one stalled, or Redis lost it)");
+        } else if (taken.kind === "idle") {
+          const untilDue = taken.nextDueAt === undefined ? timing.idleMs : taken.nextDueAt - Date.now();
+          await outbox.waitForWork(blocking, Math.min(timing.idleMs, Math.max(10, untilDue)));
+        } else {
+          await write(taken.entry);
+        }
+      } catch (error) {
+        if (stopping.signal.aborted) return;
+        log.warn({ err: error }, "could not drain the feedback outbox; trying again in a second");
+        await rest(1000);
+      }
+    }
+  }
+
+  const keeping = setInterval(() => {
+    if (!holding) return;
+    outbox.hold(writer, timing.leaseMs).then(
+      (kept) => {
+        if (!kept && holding) log.warn({ writer }, "the feedback outbox's lease is no longer this writer's: another took it over, or Redis lost it");
+        holding = kept;
+      },
+      (error: unknown) => log.debug({ err: error }, "could not keep the feedback outbox's lease"),
+    );
+  }, timing.keepEveryMs);
+
+  const running = loop();
+
+  return {
+    pause() {
+      paused = true;
+    },
+    resume() {
+      paused = false;
+      wake?.();
+    },
+    async close(deadlineMs: number) {
+      stopping.abort();
+      clearInterval(keeping);
+      wake?.();
+      blocking.disconnect();
+      const late = () => new Error("the feedback worker did not finish in time");
+      await withDeadline(running, deadlineMs, late).catch(() => undefined);
+      if (holding) await withDeadline(outbox.release(writer), 2000, late).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * The feedback outbox's scripts (FeedbackOutbox runs them): each step of an entry's life is one
+ * round trip. An issue's writes wait in a lane (a list of entry ids, written in order); the lanes
+ * index holds each lane with the time its head is due, so the writer takes the lane due first.
+ * Every script that changes a lane's head scores the lane again (RESCORE).
+ */
+
+/** rescore(lanes, laneKey, lane, entryPrefix): the lane's score is its head's due time; an empty lane leaves the index. */
+const RESCORE = `
+local function rescore(lanes, laneKey, lane, entryPrefix)
+  local head = redis.call('LINDEX', laneKey, 0)
+  if not head then
+    redis.call('ZREM', lanes, lane)
+    return
+  end
+  redis.call('ZADD', lanes, redis.call('HGET', entryPrefix .. head, 'dueAt') or 0, lane)
+end
+`;
+
+/**
+ * KEYS: id, entry, lane, lanes, wake, pending. ARGV: ttlMs, lane, dueAt, entry id, then the
+ * entry's field/value pairs. Queues the entry at the end of its lane unless its id was queued
+ * within the TTL (a retried step queueing the same feedback): 1 when queued, 0 when refused. A new
+ * head scores its lane; the wake list (one element at most) tells a waiting writer.
+ */
+export const ADD_ENTRY = `${RESCORE}
+if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 0 end
+local fields = {}
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[2], 'lane', ARGV[2], 'dueAt', ARGV[3], unpack(fields))
+if redis.call('RPUSH', KEYS[3], ARGV[4]) == 1 then redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2]) end
+redis.call('INCR', KEYS[6])
+if redis.call('LLEN', KEYS[5]) == 0 then redis.call('LPUSH', KEYS[5], 1) end
+return 1
+`;
+
+/**
+ * KEYS: writer, lanes. ARGV: writer id, now, entry key prefix, lane key prefix. The head of the
+ * lane due first, with its fields: {'entry', id, field, value, …}; {'idle', next due or ''} when
+ * no lane is due; {'lease'} when this writer no longer holds the lease (another took it over). A
+ * head whose record is gone (Redis lost it) is dropped on the way.
+ */
+export const TAKE_ENTRY = `${RESCORE}
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'lease'} end
+while true do
+  local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[2], 'WITHSCORES', 'LIMIT', 0, 1)
+  if #due == 0 then
+    local nextDue = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+    return {'idle', nextDue[2] or ''}
+  end
+  local lane = due[1]
+  local laneKey = ARGV[4] .. lane
+  local head = redis.call('LINDEX', laneKey, 0)
+  if not head then
+    redis.call('ZREM', KEYS[2], lane)
+  else
+    local fields = redis.call('HGETALL', ARGV[3] .. head)
+    if #fields == 0 then
+      redis.call('LPOP', laneKey)
+      rescore(KEYS[2], laneKey, lane, ARGV[3])
+    else
+      local reply = {'entry', head}
+      for i = 1, #fields do reply[#reply + 1] = fields[i] end
+      return reply
+    end
+  end
+end
+`;
+
+/** KEYS: entry. ARGV: ops done. Saves how far the entry got (so a retry does not post a comment twice), unless it was removed meanwhile. */
+export const SAVE_PROGRESS = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'progress', ARGV[1])
+return 1
+`;
+
+/** KEYS: entry, lane, lanes, pending. ARGV: entry id, lane, entry key prefix. The entry is written: it leaves its lane, whose next head is due next. */
+export const FINISH_ENTRY = `${RESCORE}
+if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+redis.call('LREM', KEYS[2], 1, ARGV[1])
+redis.call('DECR', KEYS[4])
+rescore(KEYS[3], KEYS[2], ARGV[2], ARGV[3])
+return 1
+`;
+
+/**
+ * KEYS: entry, lanes. ARGV: lane, due at, attempts so far. The entry (its lane's head) waits until
+ * `due at`, and its lane with it: its writes keep their place before the issue's later ones.
+ */
+export const PUT_OFF_ENTRY = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'dueAt', ARGV[2], 'attempts', ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+return 1
+`;
+
+/**
+ * KEYS: entry, lane, lanes, pending, failed, id. ARGV: entry id, lane, entry key prefix, oldest
+ * failed id kept (a week ago), then the failure's field/value pairs. An entry that kept failing
+ * leaves its lane for the failed stream, with its fields; its id key points there, so a withdrawal
+ * still finds its text.
+ */
+export const FAIL_ENTRY = `${RESCORE}
+local record = redis.call('HGETALL', KEYS[1])
+if #record == 0 then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('LREM', KEYS[2], 1, ARGV[1])
+redis.call('DECR', KEYS[4])
+rescore(KEYS[3], KEYS[2], ARGV[2], ARGV[3])
+local fields = {'id', ARGV[1]}
+for i = 1, #record do fields[#fields + 1] = record[i] end
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+local failed = redis.call('XADD', KEYS[5], 'MINID', '~', ARGV[4], '*', unpack(fields))
+if redis.call('EXISTS', KEYS[6]) == 1 then redis.call('SET', KEYS[6], 'failed:' .. failed, 'KEEPTTL') end
+return 1
+`;
+
+/**
+ * KEYS: entry, lanes, pending, failed, id. ARGV: entry id, entry key prefix, lane key prefix.
+ * Deletes an entry that holds withdrawn text, queued or failed: 1 when one was deleted. One being
+ * written this moment is deleted too; its writer finds it gone when it ends.
+ */
+export const REMOVE_ENTRY = `${RESCORE}
+local lane = redis.call('HGET', KEYS[1], 'lane')
+if lane then
+  redis.call('DEL', KEYS[1])
+  local laneKey = ARGV[3] .. lane
+  redis.call('LREM', laneKey, 1, ARGV[1])
+  redis.call('DECR', KEYS[3])
+  rescore(KEYS[2], laneKey, lane, ARGV[2])
+  return 1
+end
+local at = redis.call('GET', KEYS[5])
+if at and string.sub(at, 1, 7) == 'failed:' then
+  redis.call('SET', KEYS[5], '1', 'KEEPTTL')
+  return redis.call('XDEL', KEYS[4], string.sub(at, 8))
+end
+return 0
+`;
+
+/**
+ * KEYS: writer. ARGV: writer id, lease ms. Takes the lease when nobody holds it, or keeps it for
+ * its holder: 1 when `writer id` holds it now. One writer at a time across replicas keeps status
+ * comment edits in order and within GitHub's write pacing.
+ */
+export const HOLD_LEASE = `
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if holder then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
+/** KEYS: writer. ARGV: writer id. Gives the lease up (a clean close), if this writer holds it. */
+export const RELEASE_LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+/** KEYS: pending, lanes, failed. ARGV: now. Entries still to write, lanes put off until later, failed entries. */
+export const COUNT_ENTRIES = `
+return {
+  tonumber(redis.call('GET', KEYS[1]) or '0'),
+  redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[1], '+inf'),
+  redis.call('XLEN', KEYS[3])
+}
+`;
