@@ -1,9 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { hostname } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Redis } from "ioredis";
-import { ZodError } from "zod";
 import { withDeadline } from "../deadline.js";
+import { blockingConnection, unmendable, workerName } from "./workerParts.js";
 import type { Logger } from "pino";
 import type { DeliveryEntry, DeliveryOutcome, InboundStream } from "./inboundStream.js";
 import { InboundEventSchema, type InboundEvent } from "./payloads.js";
@@ -56,9 +54,6 @@ function outcomeOf(event: InboundEvent, outcome: string): DeliveryOutcome {
   };
 }
 
-/** An entry no retry can mend: its event does not parse. */
-const malformed = (error: unknown) => error instanceof ZodError || error instanceof SyntaxError;
-
 /**
  * Reads the inbound stream in the consumer group, handles up to 32 deliveries at once and ends each
  * with its outcome. A delivery whose handling throws is tried again in this worker (1 s, 2 s, 4 s,
@@ -69,9 +64,8 @@ const malformed = (error: unknown) => error instanceof ZodError || error instanc
  */
 export function startInboundWorker(ports: InboundWorkerPorts, connection: Redis, timing: InboundTiming = TIMING): InboundWorker {
   const { stream, log } = ports;
-  const consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
-  const blocking = connection.duplicate();
-  blocking.on("error", (error: Error) => log.debug({ err: error.message }, "inbound stream: blocking connection error"));
+  const consumer = workerName();
+  const blocking = blockingConnection(connection, log, "inbound stream");
   /** The entries this worker is handling, retries waiting out their backoff included. */
   const held = new Map<string, DeliveryEntry>();
   const running = new Set<Promise<void>>();
@@ -93,7 +87,7 @@ export function startInboundWorker(ports: InboundWorkerPorts, connection: Redis,
       } catch (error) {
         log.warn({ queue: "inbound", delivery: first.delivery, attempt, err: error }, "delivery failed");
         if (stopping.signal.aborted) return; // left pending: the next worker takes it over
-        if (attempt >= ATTEMPTS || malformed(error)) {
+        if (attempt >= ATTEMPTS || unmendable(error)) {
           await stream.fail(first, error instanceof Error ? error.message : String(error), attempt);
           return;
         }

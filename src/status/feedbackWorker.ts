@@ -1,10 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { hostname } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { ZodError } from "zod";
 import { withDeadline } from "../deadline.js";
+import { blockingConnection, unmendable, workerName } from "../jobs/workerParts.js";
 import { LOCK_RENEW_MS } from "../jobs/roundGuards.js";
 import { WritesDeferred } from "./budgetedWriter.js";
 import type { FeedbackOutbox, OutboxEntry } from "./feedbackOutbox.js";
@@ -40,9 +38,6 @@ export interface FeedbackWorker {
   close(deadlineMs: number): Promise<void>;
 }
 
-/** An entry no retry can mend: its ops do not parse. */
-const malformed = (error: unknown) => error instanceof ZodError || error instanceof SyntaxError;
-
 /**
  * Drains the feedback outbox, one entry at a time, while it holds the lease: one writer across
  * every replica keeps status-comment edits ordered and within GitHub's write pacing (two writers
@@ -54,9 +49,8 @@ const malformed = (error: unknown) => error instanceof ZodError || error instanc
  */
 export function startFeedbackWorker(ports: FeedbackWorkerPorts, connection: Redis, timing: FeedbackTiming = TIMING): FeedbackWorker {
   const { outbox, log } = ports;
-  const writer = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
-  const blocking = connection.duplicate();
-  blocking.on("error", (error: Error) => log.debug({ err: error.message }, "feedback outbox: blocking connection error"));
+  const writer = workerName();
+  const blocking = blockingConnection(connection, log, "feedback outbox");
   const stopping = new AbortController();
   let holding = false;
   let paused = false;
@@ -79,7 +73,7 @@ export function startFeedbackWorker(ports: FeedbackWorkerPorts, connection: Redi
       }
       const attempts = entry.attempts + 1;
       log.warn({ queue: "feedback", entry: entry.id, attempt: attempts, err: error }, "feedback write failed");
-      if (attempts >= ATTEMPTS || malformed(error)) await outbox.fail(entry, error instanceof Error ? error.message : String(error), attempts);
+      if (attempts >= ATTEMPTS || unmendable(error)) await outbox.fail(entry, error instanceof Error ? error.message : String(error), attempts);
       else await outbox.putOff(entry, Date.now() + timing.backoffMs * 2 ** (attempts - 1), attempts);
     }
   }

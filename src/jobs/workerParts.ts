@@ -1,0 +1,24 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { ZodError } from "zod";
+
+/** What the hand-made workers (the inbound stream's, the feedback outbox's) share: a name, a blocking connection, what no retry mends. */
+
+/** A name no other worker has, across replicas and restarts: the consumer in a group, the holder of a lease. */
+export function workerName(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+}
+
+/** A duplicate of `connection` for a blocking read (it is held while it waits); its errors are logged at debug, its commands retried. */
+export function blockingConnection(connection: Redis, log: Pick<Logger, "debug">, what: string): Redis {
+  const blocking = connection.duplicate();
+  blocking.on("error", (error: Error) => log.debug({ err: error.message }, `${what}: blocking connection error`));
+  return blocking;
+}
+
+/** An error no retry can mend: what was recorded does not parse. */
+export function unmendable(error: unknown): boolean {
+  return error instanceof ZodError || error instanceof SyntaxError;
+}
