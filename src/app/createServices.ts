@@ -39,8 +39,8 @@ export function probotClass(config: AppConfig, log: Logger, switches?: OctokitSw
 
 /**
  * GitHub's secondary rate limit: a read is retried after the time GitHub asks, twice at most; a
- * write is not retried here but fails, so the feedback worker pauses the installation's writes for
- * that time and delays its job (src/github/writeBudget.ts): retrying in place would hold the one
+ * write is not retried here but fails, so the feedback writer pauses the installation's writes for
+ * that time and puts the write off (src/github/writeBudget.ts): retrying in place would hold the one
  * feedback writer, and writing on while limited is what gets an integration banned.
  */
 export function secondaryLimitHandler(log: Pick<Logger, "warn">) {
