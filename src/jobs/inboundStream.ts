@@ -219,22 +219,6 @@ export class InboundStream {
     if (pending === undefined) await this.#redis.xgroup("DELCONSUMER", this.streamKey(), GROUP, consumer).catch(() => undefined);
   }
 
-  /** Whether delivery `deliveryId` was recorded (within the last 24 h). */
-  async recorded(deliveryId: string): Promise<boolean> {
-    return (await this.#redis.exists(this.deliveryKey(deliveryId))) === 1;
-  }
-
-  /** The deliveries the stream holds in any state: still to do, failed, or handled (as far as the capped outcomes reach). */
-  async count(): Promise<number> {
-    const replies = (await this.#redis.pipeline().xlen(this.streamKey()).xlen(this.failedKey()).xlen(this.outcomesKey()).exec()) ?? [];
-    return replies.reduce((sum, [error, n]) => (error ? sum : sum + Number(n)), 0);
-  }
-
-  /** The state of the connection it writes on ("ready" when Redis is reachable). */
-  connectionStatus(): string {
-    return this.#redis.status;
-  }
-
   /** Entries still to do (waiting or being handled): 0 when every acknowledged delivery is handled. */
   async unfinished(): Promise<number> {
     return this.#redis.xlen(this.streamKey());

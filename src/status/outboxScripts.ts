@@ -20,15 +20,17 @@ end
 /**
  * KEYS: id, entry, lane, lanes, wake, pending. ARGV: ttlMs, lane, dueAt, entry id, then the
  * entry's field/value pairs. Queues the entry at the end of its lane unless its id was queued
- * within the TTL (a retried step queueing the same feedback): 1 when queued, 0 when refused. A new
- * head scores its lane; the wake list (one element at most) tells a waiting writer.
+ * within the TTL (a retried step queueing the same feedback): 1 when queued, 0 when refused. A lane
+ * not yet in the index (new, or lost from it) is scored by this entry; one there keeps its head's
+ * score. The wake list (one element at most) tells a waiting writer.
  */
 export const ADD_ENTRY = `${RESCORE}
 if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 0 end
 local fields = {}
 for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[2], 'lane', ARGV[2], 'dueAt', ARGV[3], unpack(fields))
-if redis.call('RPUSH', KEYS[3], ARGV[4]) == 1 then redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2]) end
+redis.call('RPUSH', KEYS[3], ARGV[4])
+redis.call('ZADD', KEYS[4], 'NX', ARGV[3], ARGV[2])
 redis.call('INCR', KEYS[6])
 if redis.call('LLEN', KEYS[5]) == 0 then redis.call('LPUSH', KEYS[5], 1) end
 return 1

@@ -1,7 +1,8 @@
 import { Webhooks } from "@octokit/webhooks";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { renderMarker } from "../../src/protocol/marker.js";
 import { REPO, SecureLoop, WEBHOOK_SECRET } from "./support.js";
+import { InboundRecords } from "../support/inboundRecords.js";
 
 /**
  * Issue 7: every external input is validated at the boundary with zod, with size limits (comment
@@ -64,7 +65,9 @@ describe("security: validation at the boundary", { timeout: 60_000 }, () => {
     loop = await SecureLoop.start({ mode: "ask" });
     const { issue } = await loop.dispatch("Add a cache", { ask: true });
     expect(issue).toBe(1);
-    const inbound = () => loop!.app.services.queues.inbound.count();
+    const records = new InboundRecords(loop.config.redisUrl, loop.app.services.queues.inbound);
+    onTestFinished(() => records.close());
+    const inbound = () => records.count();
     await loop.quiet();
     const inboundBefore = await inbound();
 
@@ -93,7 +96,7 @@ describe("security: validation at the boundary", { timeout: 60_000 }, () => {
     // At the limit the same delivery is accepted.
     const { delivery } = await deliver((p) => (p.comment.body = `SQLite ${"x".repeat(65_536 - 7)}`));
     // The app answers once the event is queued (or rejected and logged): its record is the proof it was taken.
-    expect(await loop.app.services.queues.inbound.recorded(delivery)).toBe(true);
+    expect(await records.recorded(delivery)).toBe(true);
     expect(rejected(delivery)).toBeUndefined();
   });
 

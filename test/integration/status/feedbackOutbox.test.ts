@@ -155,6 +155,15 @@ describe("the feedback outbox", () => {
     expect(await outbox.remove(OTHER, "echo-2")).toBe(0);
   });
 
+  it("a lane lost from the index is indexed again by the issue's next write, its older head first", async () => {
+    const outbox = await fresh();
+    await outbox.add(ISSUE, comment("older"), "older");
+    await redis.zrem(outbox.lanesKey(), "acme/widgets#7"); // as an evicting Redis could leave it
+    expect(await outbox.take(W)).toEqual({ kind: "idle", nextDueAt: undefined });
+    await outbox.add(ISSUE, comment("newer"), "newer");
+    expect(bodyOf(entryOf(await outbox.take(W)))).toBe("older");
+  });
+
   it("progress saved after an entry was removed does not bring it back", async () => {
     const outbox = await fresh();
     await outbox.add(ISSUE, comment("echo"), "echo-9");
