@@ -31,11 +31,10 @@ const MIRROR_JOB = {
 const DEDUPLICATE_MS = 24 * 3600 * 1000;
 
 /**
- * Options for the spawn jobs every round trip makes: the job id still
- * refuses a duplicate while the job exists, and a small deduplication key (the id, with a 24 h
- * TTL) keeps refusing it after the job is gone. So a completed job need not stay a day with its
- * whole payload (an issue body, a comment) just to deduplicate: only the last hour's, at most
- * 1,000, are kept for inspection. Failed jobs stay a week, as before.
+ * Options for the spawn job every round trip makes: the job id refuses a duplicate while the job
+ * exists, and a small deduplication key (the id, with a 24 h TTL) keeps refusing it after the job
+ * is gone. So a completed job (its payload and what it returned) need not stay a day just to
+ * deduplicate: only the last hour's, at most 1,000, are kept for inspection. Failed jobs stay a week.
  */
 function deduplicated(jobId: string): JobsOptions {
   return {
