@@ -14,7 +14,8 @@ export const QUEUES = {
   mirror: "mirror",
 } as const;
 
-const safe = (text: string) => text.replace(/[^A-Za-z0-9_.#/-]/g, "_");
+/** A part of a job or entry id as Redis keys may hold it: letters, digits and `_.#/-` kept, anything else `_`. */
+export const safe = (text: string) => text.replace(/[^A-Za-z0-9_.#/-]/g, "_");
 
 export const jobIds = {
   /** `reopened`: how often a withdrawn answer opened the gate again, so the answer after it resumes once too. */

@@ -1,11 +1,8 @@
 import type { FeedbackOp } from "../jobs/payloads.js";
 import type { Services } from "../services.js";
+import type { IssueTarget } from "./feedbackOutbox.js";
 
-export interface IssueTarget {
-  installationId: number;
-  repo: string;
-  issue: number;
-}
+export type { IssueTarget } from "./feedbackOutbox.js";
 
 /** The issue an inbound event is about, as a feedback target. */
 export function targetOf(event: { installationId: number; repo: string; issue: { number: number } }): IssueTarget {

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { keyIn } from "../redis/prefix.js";
 import { withScripts, type ScriptArgs } from "../store/scriptedRedis.js";
 import type { CountedState } from "../jobs/inboundStream.js";
+import { safe } from "../jobs/names.js";
 import type { FeedbackOp } from "../jobs/payloads.js";
 import {
   ADD_ENTRY,
@@ -22,7 +23,7 @@ const DEDUPLICATE_MS = 24 * 3600 * 1000;
 const FAILED_KEPT_MS = 7 * 24 * 3600 * 1000;
 
 /** The issue a piece of feedback writes to, on the installation whose token writes it. */
-export interface OutboxTarget {
+export interface IssueTarget {
   installationId: number;
   repo: string;
   issue: number;
@@ -65,8 +66,6 @@ interface OutboxCommands {
   escReleaseLease(...args: ScriptArgs): Promise<number>;
   escCountEntries(...args: ScriptArgs): Promise<[number, number, number]>;
 }
-
-const safe = (text: string) => text.replace(/[^A-Za-z0-9_.#/-]/g, "_");
 
 /**
  * The GitHub writes the app owes its issues (reactions, labels, comments, the status comment): an
@@ -148,7 +147,7 @@ export class FeedbackOutbox {
    * Queues writes for the issue, at the end of its lane (after `delayMs`, if given: its lane waits
    * with it); false when the same `key` was queued within 24 h.
    */
-  async add(target: OutboxTarget, ops: readonly FeedbackOp[], key: string, options: { delayMs?: number; lane?: LaneKind } = {}): Promise<boolean> {
+  async add(target: IssueTarget, ops: readonly FeedbackOp[], key: string, options: { delayMs?: number; lane?: LaneKind } = {}): Promise<boolean> {
     if (ops.length === 0) return false;
     const id = this.entryId(target, key);
     const lane = `${safe(target.repo)}#${target.issue}${options.lane === "render" ? "/render" : ""}`;
