@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -116,12 +116,14 @@ describe("runAgent", () => {
 
   it("counts an agent that exits 0 as finished, even when a stop raced its end", async () => {
     const controller = new AbortController();
-    const run = await node("process.on('SIGTERM', () => process.exit(0)); " + STAY, {
-      signal: controller.signal,
-      onStart: () => {
-        setTimeout(() => controller.abort(), 200);
-      },
-    });
+    // The stop comes once the agent traps SIGTERM (a slow start on a busy machine would otherwise be killed before it does).
+    const ready = join(cwd, "traps-sigterm");
+    const trapped = async () => {
+      while (!existsSync(ready)) await new Promise((resolve) => setTimeout(resolve, 10));
+      controller.abort();
+    };
+    const script = `process.on('SIGTERM', () => process.exit(0)); require('fs').writeFileSync(${JSON.stringify(ready)}, ''); ${STAY}`;
+    const run = await node(script, { signal: controller.signal, onStart: () => void trapped() });
     expect(run.exitCode).toBe(0);
     expect(run.cancelled).toBe(false);
     expect(run.timedOut).toBe(false);
