@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, fstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../../src/config/projectRoot.js";
 import { ensureBuilt } from "../../support/build.js";
 import { waitFor } from "../../support/harness.js";
@@ -87,17 +87,34 @@ function waitingRound(pid: number): boolean {
   }
 }
 
-/** The network namespaces of the holders whose command line names `egress` (not the host's). */
+/**
+ * Namespaces this test holds open. An ended namespace's number (net:[…]) goes to the next one
+ * created, here or in another test file, so a test waiting for one to empty must keep its number its own.
+ */
+const pinned = new Map<string, number>();
+afterEach(() => {
+  for (const fd of pinned.values()) closeSync(fd);
+  pinned.clear();
+});
+
+/** The network namespaces of the holders whose command line names `egress` (not the host's), each pinned until the test ends. */
 function spareNamespaces(egress: string): string[] {
   const host = readlinkSync("/proc/self/ns/net");
   const all = commandsWith(egress).flatMap((pid) => {
     try {
-      return [readlinkSync(`/proc/${pid}/ns/net`)];
+      const ns = readlinkSync(`/proc/${pid}/ns/net`);
+      if (ns !== host && !pinned.has(ns)) {
+        const fd = openSync(`/proc/${pid}/ns/net`, "r");
+        // The pid may have ended and been reused between the two reads: pin only what was named.
+        if (`net:[${fstatSync(fd).ino}]` === ns) pinned.set(ns, fd);
+        else closeSync(fd);
+      }
+      return pinned.has(ns) ? [ns] : [];
     } catch {
       return [];
     }
   });
-  return [...new Set(all)].filter((ns) => ns !== host);
+  return [...new Set(all)];
 }
 
 describe("warm network namespaces", () => {
@@ -124,6 +141,8 @@ describe("warm network namespaces", () => {
     const sandbox = await startSandbox({ mode: "bwrap", binds: [] }, quiet, { dir: egressDir, proxySocket: "proxy.sock", passThrough: [] }, 2);
     try {
       expect(sandbox.problem).toBeUndefined();
+      await waitFor("two spares", () => spareNamespaces(egressDir).length === 2, 20_000);
+      const spares = spareNamespaces(egressDir);
       // No wait inside: the bridge must listen before the agent's first instruction.
       const script = `readlink /proc/self/ns/net; grep -c ' 0100007F:0C38 00000000:0000 0A ' /proc/net/tcp`;
       const first = await inRound(sandbox, script);
@@ -134,6 +153,7 @@ describe("warm network namespaces", () => {
       expect(second[0]).not.toBe(first[0]);
       const host = readlinkSync("/proc/self/ns/net");
       expect([first[0], second[0]]).not.toContain(host);
+      expect(spares).toEqual(expect.arrayContaining([first[0], second[0]]));
       // Released: nothing is left in either namespace (the holder's shell, its init and its bridges).
       // Generous: on a host with every core busy, the holders' processes are slow to be scheduled.
       await waitFor("the first round's namespace to empty", () => inNamespace(first[0]!).length === 0, 30_000);
