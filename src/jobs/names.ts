@@ -1,11 +1,11 @@
 /**
- * Queue names and job ids (webhook deliveries and feedback are not jobs: src/jobs/inboundStream.ts, src/status/feedbackOutbox.ts). Job ids are derived from what they act on, so BullMQ itself refuses
- * a second job for the same webhook delivery or the same answered gate.
+ * Queue names and job ids (webhook deliveries, spawns and feedback are not BullMQ jobs:
+ * src/jobs/inboundStream.ts, src/jobs/spawnQueue.ts, src/status/feedbackOutbox.ts). Job ids are
+ * derived from what they act on, so the queue itself refuses a second job for the same answered
+ * gate or the same timeout.
  * BullMQ forbids ":" in custom ids; we use "-" and keep the rest readable.
  */
 export const QUEUES = {
-  /** Agent spawns (round 0 dispatch, and resumes after an answer). */
-  spawn: "spawn",
   /** Delayed jobs that fire when an open gate's timeout passes, or a step of its reminder ladder is due. */
   timeouts: "timeouts",
   /** Reconciliation with GitHub, at start-up and on a schedule. */

@@ -1,5 +1,4 @@
 import { rm } from "node:fs/promises";
-import type { Job } from "bullmq";
 import { chooseAgentCommand } from "../agent/agentCommand.js";
 import { postAskFile } from "../agent/postAskFile.js";
 import { cachedTemplate } from "../agent/renderTask.js";
@@ -9,7 +8,8 @@ import { StopRequest } from "../agent/runningAgents.js";
 import { AgentError, SandboxError } from "../errors.js";
 import { sendFeedback } from "../status/feedback.js";
 import { choseRetry, isRetryGate, raiseRetryGate } from "../gates/retryGates.js";
-import { SpawnJobSchema, type FeedbackOp, type SpawnJob } from "./payloads.js";
+import type { FeedbackOp, SpawnJob } from "./payloads.js";
+import type { SpawnTask } from "./spawnQueue.js";
 import type { Services } from "../services.js";
 import { titleForTask } from "../gates/issueTitle.js";
 import { acknowledgeStart, alreadyRan, finishRound, issueFromGitHub, overtaken, redisSettled, type SpawnContext } from "./roundGuards.js";
@@ -24,13 +24,18 @@ import type { SpawnOutcome } from "./spawnOutcome.js";
  * starts the agent with a fresh narrowed token, and reports start and end on the status comment.
  * 🚀 on a dispatching command is written only once the process has actually started; a resumed
  * round takes the awaiting label off when it ends (README, "GitHub's limits").
- * A failing agent is retried by BullMQ up to the attempt limit, then a human is asked.
+ * A failing agent is retried by the spawn worker up to the attempt limit, then a human is asked.
  */
-export async function processSpawn(services: Services, job: Job, signal?: AbortSignal, context: SpawnContext = {}): Promise<SpawnOutcome> {
-  const data: SpawnJob = SpawnJobSchema.parse(job.data);
+export async function processSpawn(
+  services: Services,
+  job: SpawnTask,
+  data: SpawnJob,
+  signal?: AbortSignal,
+  context: SpawnContext = {},
+): Promise<SpawnOutcome> {
   const ref = { repo: data.repo, issue: data.issue };
   const target = { installationId: data.installationId, repo: data.repo, issue: data.issue };
-  const jobId = job.id ?? "unknown";
+  const jobId = job.id;
   // Everything before the fork is a handful of round trips: each await here delays the agent.
   const [ran, { settings }, gate] = await Promise.all([
     alreadyRan(services, job, data, jobId),
@@ -118,7 +123,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     pullRequest: settings.workspace.pullRequest,
   });
   const attempt = job.attemptsMade + 1;
-  const maxAttempts = job.opts.attempts ?? 1;
+  const maxAttempts = job.attempts;
   let run: AgentRun;
   let askLine: string;
   let sandbox: RoundSandbox | undefined;
@@ -188,7 +193,7 @@ export async function processSpawn(services: Services, job: Job, signal?: AbortS
     await sendFeedback(services, target, { ops: awaitingOff, line: stoppedLine(round, stop.message, run, `${askLine}${saved?.line ?? ""}`) });
     return { round, run };
   }
-  if (run.cancelled) return { round, run }; // shutdown: the worker rethrows so BullMQ retries the round
+  if (run.cancelled) return { round, run }; // shutdown or a lost lock: the worker puts the round back, or leaves it to its new holder
   if (run.failed && attempt < maxAttempts) {
     await sendFeedback(services, target, {
       line: endLine(round, run, secrets, ` · attempt ${attempt} of ${maxAttempts}; retrying with backoff${askLine}${saved?.line ?? ""}`),

@@ -3,12 +3,13 @@ import type { Redis } from "ioredis";
 import { withDeadline } from "../deadline.js";
 import { StoreUnavailableError } from "../errors.js";
 import type { InboundEvent, LadderJob, MirrorJob, SpawnJob, TimeoutJob } from "./payloads.js";
+import { SpawnQueue } from "./spawnQueue.js";
 import { ClosableConnection } from "./closableConnection.js";
 import { InboundStream, type CountedState } from "./inboundStream.js";
 import { FeedbackOutbox } from "../status/feedbackOutbox.js";
 import { QUEUES, jobIds } from "./names.js";
 
-/** What the health check and the metrics read of a queue (a BullMQ queue, the inbound stream, the feedback outbox). */
+/** What the health check and the metrics read of a queue (a BullMQ queue, the inbound stream, the spawn queue, the feedback outbox). */
 export interface CountedQueue {
   readonly name: string;
   getJobCounts(...states: CountedState[]): Promise<Partial<Record<string, number>>>;
@@ -28,27 +29,10 @@ const MIRROR_JOB = {
   removeOnFail: KEEP.removeOnFail,
 } satisfies JobsOptions;
 
-const DEDUPLICATE_MS = 24 * 3600 * 1000;
-
-/**
- * Options for the spawn job every round trip makes: the job id refuses a duplicate while the job
- * exists, and a small deduplication key (the id, with a 24 h TTL) keeps refusing it after the job
- * is gone. So a completed job (its payload and what it returned) need not stay a day just to
- * deduplicate: only the last hour's, at most 1,000, are kept for inspection. Failed jobs stay a week.
- */
-function deduplicated(jobId: string): JobsOptions {
-  return {
-    jobId,
-    deduplication: { id: jobId, ttl: DEDUPLICATE_MS },
-    removeOnComplete: { age: 3600, count: 1000 },
-    removeOnFail: KEEP.removeOnFail,
-  };
-}
-
-/** The producer side of every queue: the loop's and the Slack mirror's, the inbound stream and the feedback outbox. */
+/** The producer side of every queue: the loop's and the Slack mirror's, the inbound stream, the spawn queue and the feedback outbox. */
 export class Queues {
   readonly inbound: InboundStream;
-  readonly spawn: Queue<SpawnJob>;
+  readonly spawn: SpawnQueue;
   readonly feedback: FeedbackOutbox;
   readonly timeouts: Queue<TimeoutJob | LadderJob>;
   readonly maintenance: Queue;
@@ -62,7 +46,7 @@ export class Queues {
   constructor(connection: Redis, prefix: string, onError: (error: Error, queue: string) => void = () => undefined) {
     const open = <Data>(name: string) => new Queue<Data>(name, { connection, prefix }, ClosableConnection);
     this.inbound = new InboundStream(connection, prefix);
-    this.spawn = open(QUEUES.spawn);
+    this.spawn = new SpawnQueue(connection, prefix);
     this.feedback = new FeedbackOutbox(connection, prefix);
     this.timeouts = open(QUEUES.timeouts);
     this.maintenance = open(QUEUES.maintenance);
@@ -115,13 +99,13 @@ export class Queues {
     await withDeadline(this.inbound.add(event), deadlineMs, () => new StoreUnavailableError(`Redis did not take the event within ${deadlineMs} ms`));
   }
 
-  /** `attempts` bounds the agent's retries on failure (the retries before the attempts_exhausted gate). */
+  /**
+   * A round for an answer or a dispatch; `jobId` (src/jobs/names.ts) makes the same answer queued
+   * twice within a day one job. `attempts` bounds the agent's retries on failure (the retries before
+   * the attempts_exhausted gate), 2 s, 4 s … apart.
+   */
   async addSpawn(job: SpawnJob, jobId: string, attempts: number): Promise<void> {
-    await this.spawn.add("spawn", job, {
-      ...deduplicated(jobId),
-      attempts,
-      backoff: { type: "exponential", delay: 2000 },
-    });
+    await this.spawn.add(jobId, job, attempts);
   }
 
   /** A Slack mirror job; its id makes the same post or update queued twice (a redelivered event) one job. */
@@ -134,9 +118,9 @@ export class Queues {
     return [this.inbound, this.spawn, this.feedback, this.timeouts, this.maintenance, this.mirror];
   }
 
-  /** The BullMQ queues: their connection errors go to `onError`, and close() closes them (the stream and the outbox have nothing to close). */
+  /** The BullMQ queues: their connection errors go to `onError`, and close() closes them (the stream, the spawn queue and the outbox have nothing to close). */
   bullQueues(): Queue[] {
-    return [this.spawn, this.timeouts, this.maintenance, this.mirror] as Queue[];
+    return [this.timeouts, this.maintenance, this.mirror] as Queue[];
   }
 
   async close(): Promise<void> {

@@ -1,10 +1,10 @@
-import type { Job } from "bullmq";
 import type { BodyEdit, Gate, TitleEdit } from "../domain.js";
 import { botJudge } from "../gates/issueTitle.js";
 import { readTitleEdit } from "../reconcile/titleHistory.js";
 import { issueBodyEdit } from "../reconcile/authorsWords.js";
 import { graphqlPort } from "../reconcile/editHistory.js";
 import type { FeedbackOp, SpawnJob } from "./payloads.js";
+import type { SpawnTask } from "./spawnQueue.js";
 import type { SkipReason } from "./spawnOutcome.js";
 import type { Services } from "../services.js";
 import { agentLogin } from "../github/agentLogins.js";
@@ -14,7 +14,7 @@ import { writeTarget } from "../status/writeTarget.js";
 import { startAcknowledgements } from "./roundLines.js";
 
 /**
- * What keeps one round per answer (and per dispatch) when workers die, BullMQ re-runs their jobs,
+ * What keeps one round per answer (and per dispatch) when workers die, their jobs run again,
  * webhooks are redelivered and Redis is wiped: checks made before a round starts, the mark a
  * dispatched round leaves on GitHub as it starts, and the record made when it ends. The agent itself is stopped with its app by the watchdog (src/agent/watchdog.ts).
  */
@@ -35,14 +35,19 @@ export interface SpawnContext {
 }
 
 /**
- * Spawn locks are renewed every LOCK_RENEW_MS (src/jobs/startWorkers.ts), so a worker whose job vanished
+ * Spawn locks are renewed every LOCK_RENEW_MS (src/jobs/spawnWorker.ts), so a worker whose job vanished
  * learns it within two renewals; its agent then has AGENT_KILL_GRACE to exit.
  */
 export const LOCK_RENEW_MS = 2_000;
 
 /** Why this job must start no round at all; undefined when it may. */
-export async function alreadyRan(services: Pick<Services, "rounds" | "github">, job: Job, data: SpawnJob, jobId: string): Promise<SkipReason | undefined> {
-  // BullMQ re-runs a job whose worker died; if the round had already run to its end, that is all.
+export async function alreadyRan(
+  services: Pick<Services, "rounds" | "github">,
+  job: Pick<SpawnTask, "attemptsStarted">,
+  data: SpawnJob,
+  jobId: string,
+): Promise<SkipReason | undefined> {
+  // The spawn worker re-runs a job whose worker died; if the round had already run to its end, that is all.
   if (await services.rounds.roundDone({ repo: data.repo, issue: data.issue }, jobId)) return "round already ran";
   // A `/agent` or `/retry` redelivered after Redis lost its delivery records: GitHub still shows the
   // 🚀 the app put on that comment when the round it dispatched started.
@@ -60,7 +65,7 @@ export async function alreadyRan(services: Pick<Services, "rounds" | "github">, 
  */
 export async function overtaken(
   services: AskerPorts & Pick<Services, "gates" | "rounds">,
-  job: Job,
+  job: Pick<SpawnTask, "attemptsStarted" | "createdAt">,
   jobId: string,
   ref: IssueRef,
   round: number,
@@ -70,7 +75,7 @@ export async function overtaken(
 ): Promise<SkipReason | undefined> {
   let why: SkipReason | undefined;
   if (round < currentRound) why = `round ${round} was superseded by a later round`;
-  else if (job.attemptsStarted > 1 && (await askedInRound(services, gates, round, job.timestamp))) why = `round ${round} had already asked its question`;
+  else if (job.attemptsStarted > 1 && (await askedInRound(services, gates, round, job.createdAt))) why = `round ${round} had already asked its question`;
   if (why) await finishRound(services, ref, jobId, resumed);
   return why;
 }

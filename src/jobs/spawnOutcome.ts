@@ -2,8 +2,8 @@ import type { CommandChoice } from "../agent/agentCommand.js";
 import type { AgentRun } from "../agent/runAgent.js";
 
 /**
- * What a spawn job ends with, kept by BullMQ as the job's return value (what operators read in the
- * queue): the round it ran and how the agent exited, or why it started none. The reasons are a closed
+ * What a spawn job ends with: the round it ran and how the agent exited, or why it started none; the
+ * spawn queue keeps it a day as a line (describeSpawn), beside the job id it refuses again. The reasons are a closed
  * set, so a new way of not running a round is a deliberate change here, not a stray string.
  */
 export interface SpawnOutcome {
@@ -29,3 +29,12 @@ export type SkipReason =
   | `round ${number} had already asked its question`
   | "workspace refused"
   | "sandbox did not start";
+
+/** The outcome in a line: `skipped: <reason>` (in round N), or `round N: <exit code or signal>`, with a timeout or stop said. */
+export function describeSpawn({ skipped, round, run }: SpawnOutcome): string {
+  const inRound = round === undefined ? "" : ` (round ${round})`;
+  if (skipped) return `skipped: ${skipped}${inRound}`;
+  if (!run) return `ended${inRound}`;
+  const how = run.timedOut ? "timed out" : run.cancelled ? "stopped" : run.signal ? `killed by ${run.signal}` : `exit ${run.exitCode}`;
+  return `round ${round}: ${how} after ${run.durationMs} ms`;
+}

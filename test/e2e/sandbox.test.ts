@@ -93,6 +93,6 @@ describe("a sandbox that cannot start (AGENT_SANDBOX=bwrap)", () => {
     expect(status.body).toContain("AGENT_SANDBOX=none");
     expect(started).toBe(0);
     expect(existsSync(join(out, "ran"))).toBe(false);
-    expect(await loop.app.services.queues.spawn.getFailedCount()).toBe(0); // not retried with backoff
+    expect(await loop.app.services.queues.spawn.getJobCounts("delayed", "failed")).toEqual({ delayed: 0, failed: 0 }); // not retried with backoff
   }, 120_000);
 });

@@ -139,7 +139,7 @@ async function pendingJobs(queues: Queues, timers: boolean): Promise<Record<stri
     maintenance: await busy(queues.maintenance, false),
     timeouts: await busy(queues.timeouts, timers),
     inbound: await queues.inbound.unfinished(),
-    spawn: await busy(queues.spawn, true),
+    spawn: await queues.spawn.unfinished(),
     feedback: await queues.feedback.unfinished(),
   };
 }

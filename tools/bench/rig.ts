@@ -11,6 +11,7 @@ import { openStores, type Stores } from "../../src/store/stores.js";
 import { renderAskComment } from "../../src/protocol/ask.js";
 import { ClosableConnection } from "../../src/jobs/closableConnection.js";
 import { InboundStream } from "../../src/jobs/inboundStream.js";
+import { SpawnQueue } from "../../src/jobs/spawnQueue.js";
 import { FeedbackOutbox } from "../../src/status/feedbackOutbox.js";
 import { QUEUES } from "../../src/jobs/names.js";
 import { freePort, startPrivateRedis, type PrivateRedis } from "../../src/redis/privateRedis.js";
@@ -33,6 +34,8 @@ const COUNTED_STATES = ["wait", "active", "delayed", "prioritized", "waiting-chi
  * for each sorted set. Without them the app was charged about 30 of the benchmark's commands per round trip.
  */
 const COUNT_COMMANDS: Readonly<Record<string, number>> = { evalsha: 1, lindex: 2, llen: 3, zcard: 3 };
+/** And one count of the spawn queue (its COUNT_JOBS script, src/jobs/spawnScripts.ts). */
+const SPAWN_COUNT_COMMANDS: Readonly<Record<string, number>> = { evalsha: 1, llen: 1, zcard: 2, xlen: 1 };
 
 export const REPOS = {
   roundTrips: "acme/roundtrips",
@@ -210,6 +213,7 @@ export class Rig {
   readonly store: Stores;
   readonly queues: Queue[];
   readonly inbound: InboundStream;
+  readonly spawn: SpawnQueue;
   readonly feedback: FeedbackOutbox;
   readonly repos = new Map<string, SimRepo>();
   readonly bootedAt: number;
@@ -236,6 +240,7 @@ export class Rig {
     this.store = openStores(redis, prefix);
     this.queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: redis, prefix }, ClosableConnection));
     this.inbound = new InboundStream(redis, prefix);
+    this.spawn = new SpawnQueue(redis, prefix);
     this.feedback = new FeedbackOutbox(redis, prefix);
     this.bootedAt = Date.now();
   }
@@ -384,20 +389,26 @@ export class Rig {
   }
 
   /**
-   * Jobs not yet finished in the given queues (all of them by default, the inbound stream's
-   * deliveries first and the feedback outbox's entries last); delayed ones count.
+   * Jobs not yet finished: the inbound stream's deliveries, the spawn queue's jobs, the timeouts
+   * queue's, and unless `withFeedback` is false the other queues' and the feedback outbox's entries;
+   * delayed ones count.
    */
-  async pendingJobs(names?: readonly string[]): Promise<number> {
-    const queues = names ? this.queues.filter((q) => names.includes(q.name)) : this.queues;
+  async pendingJobs(withFeedback = true): Promise<number> {
+    const queues = withFeedback ? this.queues : this.queues.filter((q) => q.name === QUEUES.timeouts);
+    const count = (commands: Readonly<Record<string, number>>) => {
+      for (const [command, calls] of Object.entries(commands)) this.benchCommands[command] = (this.benchCommands[command] ?? 0) + calls;
+    };
     let total = await this.inbound.unfinished();
-    this.benchCommands.xlen = (this.benchCommands.xlen ?? 0) + 1;
-    if (!names || names.includes(this.feedback.name)) {
+    count({ xlen: 1 });
+    total += await this.spawn.unfinished();
+    count(SPAWN_COUNT_COMMANDS);
+    if (withFeedback) {
       total += await this.feedback.unfinished();
-      this.benchCommands.get = (this.benchCommands.get ?? 0) + 1;
+      count({ get: 1 });
     }
     for (const queue of queues) {
       const counts = await queue.getJobCounts(...COUNTED_STATES);
-      for (const [command, calls] of Object.entries(COUNT_COMMANDS)) this.benchCommands[command] = (this.benchCommands[command] ?? 0) + calls;
+      count(COUNT_COMMANDS);
       total += Object.values(counts).reduce((s, n) => s + n, 0);
     }
     return total;
@@ -409,13 +420,12 @@ export class Rig {
    * budget's pace, behind the loop, and a burst of round trips leaves it busy for a while.
    */
   async quiesce(options: { feedback?: boolean; timeoutMs?: number } = {}): Promise<void> {
-    const names = options.feedback === false ? [QUEUES.spawn, QUEUES.timeouts] : undefined;
     let quietTimes = 0;
     await waitUntil(
       options.feedback === false ? "the inbound and spawn queues to drain" : "the queues to drain",
       async () => {
         await this.sim.whenDelivered();
-        quietTimes = (await this.pendingJobs(names)) === 0 ? quietTimes + 1 : 0;
+        quietTimes = (await this.pendingJobs(options.feedback !== false)) === 0 ? quietTimes + 1 : 0;
         return quietTimes >= 3;
       },
       options.timeoutMs ?? 120_000,

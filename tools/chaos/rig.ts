@@ -2,15 +2,13 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { projectRoot } from "../../src/config/projectRoot.js";
 import { GateKeys } from "../../src/store/gateKeys.js";
 import { GateRecords } from "../../src/store/gateRecords.js";
-import { ClosableConnection } from "../../src/jobs/closableConnection.js";
 import { FeedbackOutbox } from "../../src/status/feedbackOutbox.js";
 import { InboundStream } from "../../src/jobs/inboundStream.js";
-import { QUEUES } from "../../src/jobs/names.js";
+import { SpawnQueue } from "../../src/jobs/spawnQueue.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { GitHubSimulator } from "../simulator/index.js";
 import type { AgentTracker } from "./agents.js";
@@ -32,8 +30,8 @@ export interface Rig {
   client: Redis;
   prefix: string;
   keys: GateKeys;
-  /** The loop's spawn queue as the app names it, to see when work is pending. */
-  queues: Queue[];
+  /** The loop's spawn queue, to see when work is pending. */
+  spawn: SpawnQueue;
   /** The deliveries the apps have acknowledged and not yet handled. */
   inbound: InboundStream;
   /** The GitHub writes the apps owe. */
@@ -103,10 +101,8 @@ export async function startRig(plan: RunPlan, dir: string, agentLog: string, tra
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => 100 });
     client.on("error", () => undefined);
     cleanup.push(() => client.disconnect());
-    const queues = [QUEUES.spawn].map((name) => new Queue(name, { connection: client, prefix }, ClosableConnection));
-    cleanup.push(() => Promise.all(queues.map((q) => q.close().catch(() => undefined))));
-    const [inbound, feedback] = [new InboundStream(client, prefix), new FeedbackOutbox(client, prefix)];
-    return { sim, redis, client, prefix, keys: new GateKeys(prefix), queues, inbound, feedback, apps, startApp, close };
+    const [inbound, spawn, feedback] = [new InboundStream(client, prefix), new SpawnQueue(client, prefix), new FeedbackOutbox(client, prefix)];
+    return { sim, redis, client, prefix, keys: new GateKeys(prefix), spawn, inbound, feedback, apps, startApp, close };
   } catch (error) {
     await close();
     throw error;
@@ -145,10 +141,13 @@ function appEnv(o: {
   };
 }
 
-/** Jobs waiting, delayed or running in the loop's queues (maintenance's schedule aside); unreachable counts as busy. */
+/** Work waiting, delayed or running in the loop's queues (timers and maintenance's schedule aside); unreachable counts as busy. */
 export async function busyJobs(rig: Rig): Promise<number> {
   const counts = await Promise.all([
-    ...rig.queues.map((q) => q.getJobCounts("active", "waiting", "delayed", "prioritized", "paused").catch(() => ({ unreachable: 1 }))),
+    rig.spawn.unfinished().then(
+      (spawns) => ({ spawns }),
+      () => ({ unreachable: 1 }),
+    ),
     rig.inbound.unfinished().then(
       (deliveries) => ({ deliveries }),
       () => ({ unreachable: 1 }),

@@ -1,4 +1,4 @@
-import { jobIds, QUEUES } from "../../src/jobs/names.js";
+import { jobIds } from "../../src/jobs/names.js";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import type { SimComment } from "../simulator/index.js";
 import type { AgentTracker } from "./agents.js";
@@ -42,7 +42,7 @@ export interface Drive {
  * has happened).
  */
 export async function drive(rig: Rig, plan: RunPlan, target: FaultTarget, tracker: AgentTracker, options: DriveOptions): Promise<Drive> {
-  const { sim, client, keys, prefix } = rig;
+  const { sim, client, keys } = rig;
   const { mark, rng } = target;
   const issue = sim.createIssue(REPO, { title: `Chaos run ${plan.index}`, body: "Add a cache in front of the lookups.", author: HUMAN }).number;
   sim.comment(REPO, issue, HUMAN, "/agent");
@@ -66,7 +66,7 @@ export async function drive(rig: Rig, plan: RunPlan, target: FaultTarget, tracke
     }
   };
   const gateRecorded = async (askId: string) => (await client.hget(keys.gate(askId), "state").catch(() => null)) !== null;
-  const resumeQueued = async (askId: string) => (await client.exists(`${prefix}:${QUEUES.spawn}:${jobIds.resume(askId)}`).catch(() => 0)) === 1;
+  const resumeQueued = async (askId: string) => (await rig.spawn.state(jobIds.resume(askId)).catch(() => ({ kind: "unknown" }))).kind !== "unknown";
 
   let resumedAt: number | undefined;
   for (;;) {

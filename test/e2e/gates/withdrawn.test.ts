@@ -51,11 +51,11 @@ describe("gates: withdrawn and edited answers", () => {
     );
   }
 
-  /** The spawn job queued for the gate's answer has run to its end (started an agent or skipped). */
-  async function resumeJobDone(gates: Gates, gateId: string, reopened = 0): Promise<unknown> {
+  /** The spawn job queued for the gate's answer has run to its end (started an agent or skipped): its outcome. */
+  async function resumeJobDone(gates: Gates, gateId: string, reopened = 0): Promise<string> {
     return waitFor(`the resume job of gate ${gateId} done`, async () => {
-      const job = await gates.loop.app.services.queues.spawn.getJob(jobIds.resume(gateId, reopened));
-      return job && (await job.getState()) === "completed" ? (job.returnvalue as unknown) : undefined;
+      const state = await gates.loop.app.services.queues.spawn.state(jobIds.resume(gateId, reopened));
+      return state.kind === "ended" ? state.outcome : undefined;
     });
   }
 
@@ -63,7 +63,7 @@ describe("gates: withdrawn and edited answers", () => {
   async function allResumeJobsDone(gates: Gates, gateId: string): Promise<void> {
     const reopened = (await gates.loop.app.services.gates.getGate(gateId))?.reopened ?? 0;
     for (let r = 0; r <= reopened; r++) {
-      if (await gates.loop.app.services.queues.spawn.getJob(jobIds.resume(gateId, r))) await resumeJobDone(gates, gateId, r);
+      if ((await gates.loop.app.services.queues.spawn.state(jobIds.resume(gateId, r))).kind !== "unknown") await resumeJobDone(gates, gateId, r);
     }
   }
 
@@ -93,7 +93,7 @@ describe("gates: withdrawn and edited answers", () => {
 
     // The slot frees: the resume queued for the withdrawn answer finds the gate open and starts nothing.
     g.comment(busy, "maintainer", "/stop");
-    expect(await resumeJobDone(g, String(ask.id))).toMatchObject({ skipped: "gate open" });
+    expect(await resumeJobDone(g, String(ask.id))).toBe("skipped: gate open");
     expect(g.runs(issue, 1)).toEqual([]);
 
     const second = g.comment(issue, "admin", "SQLite");

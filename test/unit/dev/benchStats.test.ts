@@ -70,13 +70,15 @@ describe("bench classification", () => {
     expect(keyKind("p", "p:gates:open")).toBe("open-gates index");
     expect(keyKind("p", "p:issue:acme/x#4")).toBe("issue hash");
     expect(keyKind("p", "p:issue:acme/x#4:status")).toBe("issue status");
-    expect(keyKind("p", "p:spawn:de:resume-abc")).toBe("bullmq spawn: deduplication keys (24 h)");
-    expect(keyKind("p", "p:spawn:events")).toBe("bullmq spawn: indexes and event stream");
+    expect(keyKind("p", "p:timeouts:de:timeout-abc-1")).toBe("bullmq timeouts: deduplication keys (24 h)");
+    expect(keyKind("p", "p:timeouts:events")).toBe("bullmq timeouts: indexes and event stream");
+    expect(keyKind("p", "p:spawns:id:resume-abc")).toBe("spawn queue: job ids (24 h)");
+    expect(keyKind("p", "p:spawns:job:resume-abc")).toBe("spawn queue: job");
     expect(keyKind("p", "p:outbox:id:acme/x#4-line-1")).toBe("feedback outbox: entry ids (24 h)");
     expect(keyKind("p", "p:outbox:lanes")).toBe("feedback outbox: lanes");
     expect(keyKind("p", "p:deliveries")).toBe("inbound stream");
     expect(keyKind("p", "p:deliveries:id:abc")).toBe("inbound stream: delivery ids (24 h)");
     expect(keyKind("p", "p:deliveries:outcomes")).toBe("inbound stream: outcomes");
-    expect(keyKind("p", "p:spawn:resume-42")).toBe("bullmq spawn: job records");
+    expect(keyKind("p", "p:timeouts:timeout-42-1")).toBe("bullmq timeouts: job records");
   });
 });
