@@ -5,7 +5,7 @@
  * group is registered with the orphan watchdog. An app killed between the fork and the registration
  * has never written it: the shell reads end-of-file when the kernel closes the app's end of the
  * pipe, and exits without starting the agent. Without the gate that window left an agent nobody
- * watched, which BullMQ's re-run of the stalled job then ran beside (chaos run, seed 20261203).
+ * watched, which the re-run of the stalled spawn job then ran beside (chaos run, seed 20261203).
  */
 function script(keepPwd: boolean, shell: GateShell): string {
   // The shell exports a PWD of its own; the agent gets exactly the environment it was given.

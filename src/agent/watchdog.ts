@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
  * pipe from the app. Each agent's process group is registered (`+pgid`) the moment the agent has a
  * pid and unregistered (`-pgid`) when it ends. If the app dies without stopping its agents (SIGKILL,
  * OOM, a crash), the kernel closes the pipe and the watchdog stops every registered group (SIGTERM,
- * then SIGKILL after the kill grace), so BullMQ's re-run of a stalled job never runs beside a
+ * then SIGKILL after the kill grace), so the re-run of a stalled spawn job never runs beside a
  * leftover agent.
  *
  * One long-lived watchdog rather than one per agent: forking the app (a 100+ MB process) was the

@@ -26,8 +26,12 @@ export interface SpawnTask {
   token: string;
 }
 
-/** What a take found: a job, or nothing yet (how long until something may be due); and the jobs it found stalled. */
-export type TakenSpawn = ({ kind: "job"; task: SpawnTask } | { kind: "idle"; dueInMs: number | undefined }) & {
+/** What a take found: a job, or none waiting; whether more wait, and when the next delayed one is due; the jobs it found stalled. */
+export type TakenSpawn = ({ kind: "job"; task: SpawnTask } | { kind: "idle" }) & {
+  /** Other jobs wait: take again without waiting for a wake. */
+  more: boolean;
+  /** When none wait: ms until the next delayed job (a retry, a round put back) is due, if any. */
+  dueInMs: number | undefined;
   /** Jobs whose worker stopped renewing their lock, put back at the head; `failed` when they stalled too often. */
   stalled: { id: string; failed: boolean }[];
 };
@@ -115,8 +119,11 @@ export class SpawnQueue {
     return (await this.#redis.escAddJob(...keys, DEDUPLICATE_MS, id, JSON.stringify(data), attempts, Date.now())) === 1;
   }
 
-  /** Takes the first ready job under `token`, its lock running out after `lockMs` unless extended; puts back the stalled ones first. */
-  async take(token: string, lockMs: number, mostStalls: number): Promise<TakenSpawn> {
+  /**
+   * Takes the first ready job under `token`, its lock running out after `lockMs` unless extended;
+   * with `lookForStalled`, first puts back the jobs whose lock ran out (failed after `mostStalls`).
+   */
+  async take(token: string, lockMs: number, options: { mostStalls: number; lookForStalled: boolean }): Promise<TakenSpawn> {
     const reply = await this.#redis.escTakeJob(
       this.waitingKey(),
       this.delayedKey(),
@@ -126,24 +133,28 @@ export class SpawnQueue {
       lockMs,
       token,
       this.jobPrefix(),
-      mostStalls,
+      options.mostStalls,
       Date.now() - FAILED_KEPT_MS,
       this.idPrefix(),
+      options.lookForStalled ? 1 : 0,
     );
-    const count = Number(reply[2]);
-    const stalled = reply.slice(3, 3 + count).map((id) => (id.startsWith("failed:") ? { id: id.slice(7), failed: true } : { id, failed: false }));
-    if (reply[0] === "idle") return { kind: "idle", dueInMs: reply[1] ? Number(reply[1]) : undefined, stalled };
+    const [kind, id = "", more, dueIn] = reply;
+    const count = Number(reply[4]);
+    const stalled = reply.slice(5, 5 + count).map((s) => (s.startsWith("failed:") ? { id: s.slice(7), failed: true } : { id: s, failed: false }));
+    const common = { more: more === "1", dueInMs: dueIn ? Number(dueIn) : undefined, stalled };
+    if (kind === "idle") return { kind: "idle", ...common };
     const fields: Record<string, string> = {};
-    for (let i = 3 + count; i + 1 < reply.length; i += 2) fields[reply[i]!] = reply[i + 1]!;
+    for (let i = 5 + count; i + 1 < reply.length; i += 2) fields[reply[i]!] = reply[i + 1]!;
     return {
       kind: "job",
-      stalled,
+      ...common,
       task: {
-        id: reply[1]!,
+        id,
         data: fields.data ?? "",
         attempts: Number(fields.attempts ?? 1),
         attemptsMade: Number(fields.made ?? 0),
-        attemptsStarted: Number(fields.started ?? 1),
+        // As recorded before this take, which counts too.
+        attemptsStarted: Number(fields.started ?? 0) + 1,
         createdAt: Number(fields.createdAt ?? 0),
         token,
       },

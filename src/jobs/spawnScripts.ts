@@ -38,13 +38,16 @@ return 1
 `;
 
 /**
- * KEYS: waiting, delayed, active, failed, wake. ARGV: lock ms, lock token, job key prefix, most stalls,
- * oldest failed id kept, id key prefix. First moves the jobs now due (retries, rounds put back at a shutdown) to
- * the waiting list, and the jobs whose lock ran out (their worker died or lost Redis) back to its
- * head, or to the failed stream once they stalled more than `most stalls` times. Then takes the
- * first waiting job under `lock token`: {'job', id, stalled count, stalled ids…, field, value, …};
- * or {'idle', ms until something is due or '', stalled count, stalled ids…}. A stalled id failed
- * for good is given as 'failed:<id>'. A waiting id whose record is gone (Redis lost it) is dropped.
+ * KEYS: waiting, delayed, active, failed, wake. ARGV: lock ms, lock token, job key prefix, most
+ * stalls, oldest failed id kept, id key prefix, whether to look for stalled jobs ('1': the worker
+ * does every few seconds, not at every take). Moves the jobs now due (retries, rounds put back at a
+ * shutdown) to the waiting list; when asked, puts the jobs whose lock ran out (their worker died or
+ * lost Redis) back at its head, or in the failed stream once they stalled more than `most stalls`
+ * times. Then takes the first waiting job under `lock token`. Replies {kind ('job' or 'idle'), job
+ * id or '', more ('1' when jobs still wait), ms until the next delayed job is due or '' (when none
+ * wait), stalled count, stalled ids…, then the job's field/value pairs as they were before the take};
+ * a stalled id failed for good is given as 'failed:<id>'. A waiting id whose record is gone (Redis
+ * lost it) is dropped.
  */
 export const TAKE_JOB = `${NOW}${FAIL}
 local at = now()
@@ -53,46 +56,49 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', at, 'LIMIT', 0,
   redis.call('RPUSH', KEYS[1], id)
 end
 local stalled = {}
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', at, 'LIMIT', 0, 100)) do
-  redis.call('ZREM', KEYS[3], id)
-  local job = ARGV[3] .. id
-  if redis.call('EXISTS', job) == 1 then
-    redis.call('HDEL', job, 'lock')
-    if redis.call('HINCRBY', job, 'stalls', 1) > tonumber(ARGV[4]) then
-      failJob(job, KEYS[4], id, ARGV[5], {'error', 'the job stalled (its worker died or lost Redis) more times than allowed', 'failedAt', at})
-      local idKey = ARGV[6] .. id
-      if redis.call('EXISTS', idKey) == 1 then redis.call('SET', idKey, 'failed', 'KEEPTTL') end
-      stalled[#stalled + 1] = 'failed:' .. id
-    else
-      redis.call('LPUSH', KEYS[1], id)
-      stalled[#stalled + 1] = id
+if ARGV[7] == '1' then
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', at, 'LIMIT', 0, 100)) do
+    redis.call('ZREM', KEYS[3], id)
+    local job = ARGV[3] .. id
+    if redis.call('EXISTS', job) == 1 then
+      redis.call('HDEL', job, 'lock')
+      if redis.call('HINCRBY', job, 'stalls', 1) > tonumber(ARGV[4]) then
+        failJob(job, KEYS[4], id, ARGV[5], {'error', 'the job stalled (its worker died or lost Redis) more times than allowed', 'failedAt', at})
+        local idKey = ARGV[6] .. id
+        if redis.call('EXISTS', idKey) == 1 then redis.call('SET', idKey, 'failed', 'KEEPTTL') end
+        stalled[#stalled + 1] = 'failed:' .. id
+      else
+        redis.call('LPUSH', KEYS[1], id)
+        stalled[#stalled + 1] = id
+      end
     end
   end
 end
+local function reply(kind, id, fields)
+  local more = redis.call('LLEN', KEYS[1]) > 0
+  local dueIn = ''
+  if not more then
+    local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+    if first[2] then dueIn = tostring(math.max(0, tonumber(first[2]) - at)) end
+  end
+  local out = {kind, id, more and '1' or '0', dueIn, #stalled}
+  for i = 1, #stalled do out[#out + 1] = stalled[i] end
+  for i = 1, #fields do out[#out + 1] = fields[i] end
+  return out, more
+end
 while true do
   local id = redis.call('LPOP', KEYS[1])
-  if not id then
-    local due = {}
-    for _, key in ipairs({KEYS[2], KEYS[3]}) do
-      local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-      if first[2] then due[#due + 1] = tonumber(first[2]) end
-    end
-    local reply = {'idle', #due > 0 and tostring(math.max(0, math.min(unpack(due)) - at)) or '', #stalled}
-    for i = 1, #stalled do reply[#reply + 1] = stalled[i] end
-    return reply
-  end
+  if not id then return (reply('idle', '', {})) end
   local job = ARGV[3] .. id
-  if redis.call('EXISTS', job) == 1 then
-    -- More waiting: another worker (a replica's) may take the next one.
-    if redis.call('LLEN', KEYS[1]) > 0 and redis.call('LLEN', KEYS[5]) == 0 then redis.call('LPUSH', KEYS[5], 1) end
+  local fields = redis.call('HGETALL', job)
+  if #fields > 0 then
     redis.call('HSET', job, 'lock', ARGV[2])
     redis.call('HINCRBY', job, 'started', 1)
     redis.call('ZADD', KEYS[3], at + tonumber(ARGV[1]), id)
-    local reply = {'job', id, #stalled}
-    for i = 1, #stalled do reply[#reply + 1] = stalled[i] end
-    local fields = redis.call('HGETALL', job)
-    for i = 1, #fields do reply[#reply + 1] = fields[i] end
-    return reply
+    local out, more = reply('job', id, fields)
+    -- More waiting: another worker (a replica's) may take the next one.
+    if more and redis.call('LLEN', KEYS[5]) == 0 then redis.call('LPUSH', KEYS[5], 1) end
+    return out
   end
 end
 `;

@@ -32,13 +32,22 @@ export interface SpawnTiming {
   backoffMs: number;
   /** The longest wait for a job before the worker looks again (for stalled jobs among others). */
   idleMs: number;
+  /** How often the worker looks for jobs whose lock ran out (a dead worker's), as it takes one. */
+  stalledEveryMs: number;
   /**
    * A job put back this many times because its lock ran out fails instead: the bound only stops a
    * job that kills its worker every time (an answered gate must not be stranded by a second crash).
    */
   mostStalls: number;
 }
-export const SPAWN_TIMING: SpawnTiming = { lockMs: 20_000, renewEveryMs: LOCK_RENEW_MS, backoffMs: 2_000, idleMs: 5_000, mostStalls: 10 };
+export const SPAWN_TIMING: SpawnTiming = {
+  lockMs: 20_000,
+  renewEveryMs: LOCK_RENEW_MS,
+  backoffMs: 2_000,
+  idleMs: 5_000,
+  stalledEveryMs: 5_000,
+  mostStalls: 10,
+};
 
 export interface SpawnWorkerPorts {
   queue: SpawnQueue;
@@ -74,6 +83,7 @@ export function startSpawnWorker(ports: SpawnWorkerPorts, connection: Redis, con
   const stopping = new AbortController();
   const running = new Map<string, Running>();
   let taken = 0;
+  let lookedForStalled = 0;
   let slotFreed: (() => void) | undefined;
 
   /** A job stopped by this worker: put back without using an attempt (a shutdown), or left to its new holder (a lost lock). True when it was. */
@@ -129,11 +139,17 @@ export function startSpawnWorker(ports: SpawnWorkerPorts, connection: Redis, con
           await freeSlot();
           continue;
         }
-        const got = await queue.take(`${name}-${++taken}-${randomBytes(2).toString("hex")}`, timing.lockMs, timing.mostStalls);
+        const lookForStalled = Date.now() - lookedForStalled >= timing.stalledEveryMs;
+        if (lookForStalled) lookedForStalled = Date.now();
+        const token = `${name}-${++taken}-${randomBytes(2).toString("hex")}`;
+        const got = await queue.take(token, timing.lockMs, { mostStalls: timing.mostStalls, lookForStalled });
         for (const { id, failed } of got.stalled)
           log.warn({ queue: "spawn", job: id }, failed ? "a spawn job stalled too often and failed" : "a stalled spawn job (its worker died) runs again");
         if (got.kind === "job") start(got.task);
-        else await queue.waitForWork(blocking, Math.min(timing.idleMs, Math.max(10, got.dueInMs ?? timing.idleMs)));
+        // Nothing more waits: no take until something is queued (the wake list), due, or a look for stalled jobs is.
+        if (!got.more && running.size < concurrency) {
+          await queue.waitForWork(blocking, Math.min(timing.idleMs, Math.max(10, got.dueInMs ?? timing.idleMs)));
+        }
       } catch (error) {
         if (stopping.signal.aborted) return;
         log.warn({ err: error }, "could not take a spawn job; trying again in a second");

@@ -89,14 +89,15 @@ return {'opened', superseded}
  * {'missing'}; `reopened` counts the times a withdrawn answer opened the gate again (REVISE_ANSWERS).
  */
 export const RECORD_ANSWER = `${COUNT_OPEN_FUNCTION}
-local state = redis.call('HGET', KEYS[1], 'state')
+local gate = redis.call('HMGET', KEYS[1], 'state', 'answers', 'reopened', 'answerCommentId', 'answeredBy')
+local state = gate[1]
 if not state then return {'missing'} end
 if state ~= 'open' then
-  if redis.call('HGET', KEYS[1], 'answerCommentId') == ARGV[5] then return {'same', state, '', redis.call('HGET', KEYS[1], 'reopened') or '0'} end
-  return {'taken', state, redis.call('HGET', KEYS[1], 'answeredBy') or ''}
+  if gate[4] == ARGV[5] then return {'same', state, '', gate[3] or '0'} end
+  return {'taken', state, gate[5] or ''}
 end
 local byQuestion = {}
-for _, a in ipairs(cjson.decode(redis.call('HGET', KEYS[1], 'answers') or '[]')) do byQuestion[a.question] = a end
+for _, a in ipairs(cjson.decode(gate[2] or '[]')) do byQuestion[a.question] = a end
 for _, a in ipairs(cjson.decode(ARGV[2])) do byQuestion[a.question] = a end
 local merged = {}
 for q = 0, tonumber(ARGV[6]) - 1 do
@@ -108,7 +109,7 @@ if #merged < tonumber(ARGV[6]) then return {'partial', encoded} end
 redis.call('HSET', KEYS[1], 'state', 'answered', 'answeredBy', ARGV[3], 'answeredAt', ARGV[4], 'answerCommentId', ARGV[5])
 if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then countOpen(KEYS[4], KEYS[1], -1) end
 if redis.call('HGET', KEYS[3], 'openGate') == ARGV[1] then redis.call('HDEL', KEYS[3], 'openGate') end
-local recorded = {'recorded', redis.call('HGET', KEYS[1], 'reopened') or '0'}
+local recorded = {'recorded', gate[3] or '0'}
 for _, v in ipairs(redis.call('HGETALL', KEYS[1])) do recorded[#recorded + 1] = v end
 return recorded
 `;
@@ -196,8 +197,8 @@ return {'reopened', 'open'}
 `;
 
 /**
- * Lua: a spawn job claims an answered gate once; the same job may claim again (BullMQ re-runs a
- * stalled or interrupted job: that agent died with its worker), any other job may not. Returns
+ * Lua: a spawn job claims an answered gate once; the same job may claim again (the spawn worker
+ * re-runs a stalled or interrupted job: that agent died with its worker), any other job may not. Returns
  * 'claimed', or the gate's state ('missing' when there is none). Also the first step of BEGIN_ROUND (issueRounds.ts).
  */
 export const CLAIM_FUNCTION = `

@@ -84,7 +84,7 @@ export class IssueRounds {
   }
   /**
    * Set: spawn job ids whose round ran to its end. A job re-run after its worker died between the
-   * agent's exit and BullMQ recording the completion finds itself here and does not run again.
+   * agent's exit and the spawn queue recording the completion finds itself here and does not run again.
    */
   roundsDoneKey(ref: IssueKeyRef): string {
     return `${issueKey(this.prefix, ref)}:done`;

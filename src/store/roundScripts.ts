@@ -10,23 +10,29 @@ import { CLAIM_FUNCTION } from "./gateScripts.js";
  * below `lowest` (a resume comes after the round that asked, even when Redis lost the counter); -1
  * when a new round would pass the issue's limit (`roundLimit`, else `maxRounds`). The round is kept
  * in the issue's hash under `spawnField` (IssueRounds.spawnField); one allocated before that, in the
- * issue's spawns hash, still counts.
+ * issue's spawns hash, still counts. `known`: the issue's fields the caller read already (its
+ * spawnField, roundLimit and nextRound), else read here. Returns the round and the issue's next round after it.
  */
 const ALLOCATE_FUNCTION = `
-local function allocate(spawnsKey, issueKey, jobId, maxRounds, lowest, spawnField)
-  local existing = redis.call('HGET', issueKey, spawnField) or redis.call('HGET', spawnsKey, jobId)
-  if existing then return tonumber(existing) end
-  local limit = tonumber(redis.call('HGET', issueKey, 'roundLimit') or maxRounds)
-  local round = math.max(tonumber(redis.call('HGET', issueKey, 'nextRound') or '0'), tonumber(lowest or '0'))
-  if round >= limit then return -1 end
+local function allocate(spawnsKey, issueKey, jobId, maxRounds, lowest, spawnField, known)
+  if not known then
+    local at = redis.call('HMGET', issueKey, spawnField, 'roundLimit', 'nextRound')
+    known = {existing = at[1], limit = at[2], next = tonumber(at[3] or '0')}
+  end
+  local existing = known.existing or redis.call('HGET', spawnsKey, jobId)
+  if existing then return tonumber(existing), known.next end
+  local limit = tonumber(known.limit or maxRounds)
+  local round = math.max(known.next, tonumber(lowest or '0'))
+  if round >= limit then return -1, known.next end
   redis.call('HSET', issueKey, 'nextRound', round + 1, spawnField, round)
-  return round
+  return round, round + 1
 end
 `;
 
 /** KEYS: issueSpawns, issue. ARGV: jobId, roundLimit, lowest, spawnField. See ALLOCATE_FUNCTION. */
 export const ALLOCATE_ROUND = `${ALLOCATE_FUNCTION}
-return allocate(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+local round = allocate(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+return round
 `;
 
 /**
@@ -47,13 +53,18 @@ if KEYS[5] then
   local claimed = claim(KEYS[5], ARGV[1])
   if claimed ~= 'claimed' then return {claimed, 0, -2, 0, epoch} end
 end
+local issue = redis.call('HMGET', KEYS[1], 'state', ARGV[6], 'roundLimit', 'nextRound')
+local known = {existing = issue[2], limit = issue[3], next = tonumber(issue[4] or '0')}
 local raise = tonumber(ARGV[5])
-if raise > 0 then redis.call('HSET', KEYS[1], 'roundLimit', tonumber(redis.call('HGET', KEYS[1], 'nextRound') or '0') + raise) end
-local closed = redis.call('HGET', KEYS[1], 'state') == 'closed'
+if raise > 0 then
+  known.limit = known.next + raise
+  redis.call('HSET', KEYS[1], 'roundLimit', known.limit)
+end
+local closed = issue[1] == 'closed'
 local round = -2
-if not closed and ARGV[2] == '1' then round = allocate(KEYS[2], KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[6]) end
-local current = math.max(0, tonumber(redis.call('HGET', KEYS[1], 'nextRound') or '0') - 1)
-return {'claimed', closed and 1 or 0, round, current, epoch}
+local nextRound = known.next
+if not closed and ARGV[2] == '1' then round, nextRound = allocate(KEYS[2], KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[6], known) end
+return {'claimed', closed and 1 or 0, round, math.max(0, nextRound - 1), epoch}
 `;
 
 /**

@@ -3,6 +3,8 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SpawnQueue, type SpawnTask, type TakenSpawn } from "../../../src/jobs/spawnQueue.js";
 
+/** Every take looks for stalled jobs here (the worker does every few seconds). */
+const LOOK = { mostStalls: 10, lookForStalled: true };
 const DATA = { installationId: 5, repo: "acme/widgets", issue: 7, trigger: { type: "resume", gateId: "42" }, receivedAt: 1 };
 
 /** The task a take found; fails the test when it found none. */
@@ -27,7 +29,7 @@ describe("the spawn queue", () => {
     expect(await queue.add("resume-42", DATA, 3)).toBe(true);
     expect(await queue.add("resume-42", { ...DATA, issue: 8 }, 3)).toBe(false);
     expect(await queue.state("resume-42")).toEqual({ kind: "queued" });
-    const task = taskOf(await queue.take("w1", 5000, 10));
+    const task = taskOf(await queue.take("w1", 5000, LOOK));
     expect(task).toMatchObject({ id: "resume-42", attempts: 3, attemptsMade: 0, attemptsStarted: 1, token: "w1" });
     expect(JSON.parse(task.data)).toEqual(DATA);
     expect(Math.abs(task.createdAt - Date.now())).toBeLessThan(5000);
@@ -39,44 +41,45 @@ describe("the spawn queue", () => {
     expect(await queue.state("resume-43")).toEqual({ kind: "unknown" });
   });
 
-  it("hands jobs out in the order queued, and says when nothing is due", async () => {
+  it("hands jobs out in the order queued, says whether more wait, and when nothing is due", async () => {
     const queue = fresh();
     for (const id of ["a", "b", "c"]) await queue.add(id, DATA, 1);
-    const ids = [];
-    for (let i = 0; i < 3; i++) ids.push(taskOf(await queue.take(`w${i}`, 5000, 10)).id);
-    expect(ids).toEqual(["a", "b", "c"]);
-    const idle = await queue.take("w3", 5000, 10);
-    expect(idle.kind).toBe("idle");
-    // The next thing that may be due: the running jobs' locks, 5 s from now.
-    expect(idle.kind === "idle" && idle.dueInMs).toBeGreaterThan(4000);
+    const taken = [];
+    for (let i = 0; i < 3; i++) taken.push(await queue.take(`w${i}`, 5000, LOOK));
+    expect(taken.map((t) => [taskOf(t).id, t.more])).toEqual([
+      ["a", true],
+      ["b", true],
+      ["c", false],
+    ]);
+    expect(await queue.take("w3", 5000, LOOK)).toEqual({ kind: "idle", more: false, dueInMs: undefined, stalled: [] });
   });
 
   it("retries a failed job after its backoff with the failure counted, and puts a stopped one back without counting it", async () => {
     const queue = fresh();
     await queue.add("j", DATA, 3);
-    const first = taskOf(await queue.take("w1", 5000, 10));
+    const first = taskOf(await queue.take("w1", 5000, LOOK));
     expect(await queue.retry(first, 60_000, true)).toBe(true);
     expect(await queue.getJobCounts("waiting", "active", "delayed")).toEqual({ waiting: 0, active: 0, delayed: 1 });
-    const waiting = await queue.take("w2", 5000, 10);
+    const waiting = await queue.take("w2", 5000, LOOK);
     expect(waiting.kind === "idle" && waiting.dueInMs).toBeGreaterThan(55_000);
     expect(await queue.unfinished()).toBe(1);
 
     const other = fresh();
     await other.add("j", DATA, 3);
-    const run1 = taskOf(await other.take("w1", 5000, 10));
+    const run1 = taskOf(await other.take("w1", 5000, LOOK));
     expect(await other.retry(run1, 0, true)).toBe(true);
-    const run2 = taskOf(await other.take("w2", 5000, 10));
+    const run2 = taskOf(await other.take("w2", 5000, LOOK));
     expect(run2).toMatchObject({ attemptsMade: 1, attemptsStarted: 2 });
     expect(await other.retry(run2, 0, false)).toBe(true);
-    expect(taskOf(await other.take("w3", 5000, 10))).toMatchObject({ attemptsMade: 1, attemptsStarted: 3 });
+    expect(taskOf(await other.take("w3", 5000, LOOK))).toMatchObject({ attemptsMade: 1, attemptsStarted: 3 });
   });
 
   it("takes a job whose lock ran out back from its worker, which can then neither extend, end nor retry it", async () => {
     const queue = fresh();
     await queue.add("j", DATA, 3);
-    const dead = taskOf(await queue.take("dead", 50, 10));
+    const dead = taskOf(await queue.take("dead", 50, LOOK));
     await pause(100);
-    const taken = await queue.take("alive", 5000, 10);
+    const taken = await queue.take("alive", 5000, LOOK);
     expect(taken.stalled).toEqual([{ id: "j", failed: false }]);
     expect(taskOf(taken)).toMatchObject({ id: "j", attemptsStarted: 2, attemptsMade: 0 });
     expect(await queue.extendLocks([dead], 5000)).toEqual(["j"]);
@@ -87,10 +90,19 @@ describe("the spawn queue", () => {
     expect(await queue.state("j")).toEqual({ kind: "queued" });
   });
 
+  it("puts a stalled job back only when asked to look for one", async () => {
+    const queue = fresh();
+    await queue.add("j", DATA, 3);
+    await queue.take("dead", 50, LOOK);
+    await pause(100);
+    expect(await queue.take("busy", 5000, { mostStalls: 10, lookForStalled: false })).toMatchObject({ kind: "idle", stalled: [] });
+    expect(taskOf(await queue.take("looking", 5000, LOOK))).toMatchObject({ id: "j", attemptsStarted: 2 });
+  });
+
   it("counts a lock that ran out as lost even before another worker took the job", async () => {
     const queue = fresh();
     await queue.add("j", DATA, 3);
-    const slow = taskOf(await queue.take("slow", 50, 10));
+    const slow = taskOf(await queue.take("slow", 50, LOOK));
     await pause(100);
     expect(await queue.extendLocks([slow], 5000)).toEqual(["j"]);
   });
@@ -98,17 +110,17 @@ describe("the spawn queue", () => {
   it("fails a job that stalled more often than allowed, and a job failed for good, into the failed stream", async () => {
     const queue = fresh();
     await queue.add("crasher", DATA, 3);
-    taskOf(await queue.take("w1", 30, 1));
+    taskOf(await queue.take("w1", 30, { mostStalls: 1, lookForStalled: true }));
     await pause(60);
-    const again = await queue.take("w2", 30, 1);
+    const again = await queue.take("w2", 30, { mostStalls: 1, lookForStalled: true });
     expect(again.stalled).toEqual([{ id: "crasher", failed: false }]);
     await pause(60);
-    const last = await queue.take("w3", 30, 1);
+    const last = await queue.take("w3", 30, { mostStalls: 1, lookForStalled: true });
     expect(last).toMatchObject({ kind: "idle", stalled: [{ id: "crasher", failed: true }] });
     expect(await queue.state("crasher")).toEqual({ kind: "failed" });
 
     await queue.add("broken", DATA, 2);
-    const broken = taskOf(await queue.take("w4", 5000, 1));
+    const broken = taskOf(await queue.take("w4", 5000, { mostStalls: 1, lookForStalled: true }));
     expect(await queue.fail(broken, "SyntaxError: not JSON")).toBe(true);
     expect(await queue.state("broken")).toEqual({ kind: "failed" });
     expect(await queue.getJobCounts("waiting", "active", "delayed", "failed")).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 2 });
@@ -127,7 +139,7 @@ describe("the spawn queue", () => {
     await queue.add("lost", DATA, 1);
     await queue.add("kept", DATA, 1);
     await redis.del(queue.jobKey("lost"));
-    expect(taskOf(await queue.take("w", 5000, 10)).id).toBe("kept");
+    expect(taskOf(await queue.take("w", 5000, LOOK)).id).toBe("kept");
 
     const blocking = redis.duplicate();
     try {

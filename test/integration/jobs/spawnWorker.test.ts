@@ -8,7 +8,7 @@ import { waitFor } from "../../support/harness.js";
 const DATA = { installationId: 5, repo: "acme/widgets", issue: 7, trigger: { type: "resume", gateId: "42" }, receivedAt: 1 };
 
 /** Fast clocks: locks renewed every 50 ms, retries 5, 10, 20 … ms apart. A lock's length only matters to a worker that dies. */
-const TIMING: SpawnTiming = { lockMs: 5000, renewEveryMs: 50, backoffMs: 5, idleMs: 200, mostStalls: 10 };
+const TIMING: SpawnTiming = { lockMs: 5000, renewEveryMs: 50, backoffMs: 5, idleMs: 200, stalledEveryMs: 100, mostStalls: 10 };
 
 type Run = (task: SpawnTask, signal: AbortSignal) => Promise<string>;
 
@@ -145,7 +145,7 @@ describe("the spawn worker", () => {
     const queue = fresh();
     await queue.add("orphan", DATA, 1);
     // A worker took it and died: nobody renews its lock.
-    await queue.take("dead-worker", 100, 10);
+    await queue.take("dead-worker", 100, { mostStalls: 10, lookForStalled: true });
     const runs: SpawnTask[] = [];
     start(queue, async (task) => {
       runs.push(task);
