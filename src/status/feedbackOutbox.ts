@@ -58,7 +58,7 @@ interface OutboxCommands {
   escAddEntry(...args: ScriptArgs): Promise<number>;
   escTakeEntry(...args: ScriptArgs): Promise<string[]>;
   escSaveProgress(...args: ScriptArgs): Promise<number>;
-  escFinishEntry(...args: ScriptArgs): Promise<number>;
+  escFinishEntry(...args: ScriptArgs): Promise<string>;
   escPutOffEntry(...args: ScriptArgs): Promise<number>;
   escFailEntry(...args: ScriptArgs): Promise<number>;
   escRemoveEntry(...args: ScriptArgs): Promise<number>;
@@ -199,9 +199,9 @@ export class FeedbackOutbox {
     await this.#redis.escSaveProgress(this.entryKey(entry.id), done);
   }
 
-  /** The entry is written: its lane's next entry is due. */
-  async finish(entry: OutboxEntry): Promise<void> {
-    await this.#redis.escFinishEntry(
+  /** The entry is written: its lane's next entry is due. Returns the ms until some lane is due (0: one is now), undefined when the outbox is empty. */
+  async finish(entry: OutboxEntry, now = Date.now()): Promise<number | undefined> {
+    const dueIn = await this.#redis.escFinishEntry(
       this.entryKey(entry.id),
       this.laneKey(entry.lane),
       this.lanesKey(),
@@ -209,7 +209,9 @@ export class FeedbackOutbox {
       entry.id,
       entry.lane,
       this.entryPrefix(),
+      now,
     );
+    return dueIn === "" ? undefined : Number(dueIn);
   }
 
   /** The entry (and its lane) waits until `dueAt`; `attempts`: its failed tries so far. */

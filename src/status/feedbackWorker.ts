@@ -62,21 +62,26 @@ export function startFeedbackWorker(ports: FeedbackWorkerPorts, connection: Redi
     return Promise.race([delay(ms, undefined, { signal: stopping.signal }).catch(() => undefined), woken]).finally(() => (wake = undefined));
   };
 
-  async function write(entry: OutboxEntry): Promise<void> {
+  /** Writes the entry; the ms until the next lane is due once it finished (undefined: none queued), 0 to take again at once. */
+  async function write(entry: OutboxEntry): Promise<number | undefined> {
     try {
       await ports.write(entry, (done) => outbox.saveProgress(entry, done));
-      await outbox.finish(entry);
+      return await outbox.finish(entry);
     } catch (error) {
       if (error instanceof WritesDeferred) {
         await outbox.putOff(entry, Date.now() + error.retryInMs, entry.attempts);
-        return;
+        return 0;
       }
       const attempts = entry.attempts + 1;
       log.warn({ queue: "feedback", entry: entry.id, attempt: attempts, err: error }, "feedback write failed");
       if (attempts >= ATTEMPTS || unmendable(error)) await outbox.fail(entry, error instanceof Error ? error.message : String(error), attempts);
       else await outbox.putOff(entry, Date.now() + timing.backoffMs * 2 ** (attempts - 1), attempts);
+      return 0;
     }
   }
+
+  /** Waits for something to be queued (the wake list), or until the lane due first is due. */
+  const waitFor = (dueInMs: number | undefined) => outbox.waitForWork(blocking, Math.min(timing.idleMs, Math.max(10, dueInMs ?? timing.idleMs)));
 
   async function loop(): Promise<void> {
     while (!stopping.signal.aborted) {
@@ -95,10 +100,11 @@ export function startFeedbackWorker(ports: FeedbackWorkerPorts, connection: Redi
           holding = false;
           log.warn({ writer }, "the feedback outbox's lease went to another writer (this one stalled, or Redis lost it)");
         } else if (taken.kind === "idle") {
-          const untilDue = taken.nextDueAt === undefined ? timing.idleMs : taken.nextDueAt - Date.now();
-          await outbox.waitForWork(blocking, Math.min(timing.idleMs, Math.max(10, untilDue)));
+          await waitFor(taken.nextDueAt === undefined ? undefined : taken.nextDueAt - Date.now());
         } else {
-          await write(taken.entry);
+          // Nothing due after it: no take until something is queued or due.
+          const dueInMs = await write(taken.entry);
+          if (dueInMs !== 0) await waitFor(dueInMs);
         }
       } catch (error) {
         if (stopping.signal.aborted) return;

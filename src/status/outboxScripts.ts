@@ -76,13 +76,20 @@ redis.call('HSET', KEYS[1], 'progress', ARGV[1])
 return 1
 `;
 
-/** KEYS: entry, lane, lanes, pending. ARGV: entry id, lane, entry key prefix. The entry is written: it leaves its lane, whose next head is due next. */
+/**
+ * KEYS: entry, lane, lanes, pending. ARGV: entry id, lane, entry key prefix, now. The entry is
+ * written: it leaves its lane, whose next head is due next. Returns the ms until the lane due first
+ * is due (0: one is due now), or '' when no lane has entries: the writer takes again only then.
+ */
 export const FINISH_ENTRY = `${RESCORE}
-if redis.call('DEL', KEYS[1]) == 0 then return 0 end
-redis.call('LREM', KEYS[2], 1, ARGV[1])
-redis.call('DECR', KEYS[4])
-rescore(KEYS[3], KEYS[2], ARGV[2], ARGV[3])
-return 1
+if redis.call('DEL', KEYS[1]) == 1 then
+  redis.call('LREM', KEYS[2], 1, ARGV[1])
+  redis.call('DECR', KEYS[4])
+  rescore(KEYS[3], KEYS[2], ARGV[2], ARGV[3])
+end
+local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+if not first[2] then return '' end
+return tostring(math.max(0, tonumber(first[2]) - tonumber(ARGV[4])))
 `;
 
 /**

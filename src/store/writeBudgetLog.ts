@@ -27,8 +27,12 @@ ${NOW_MS}
 local pausedUntil = tonumber(redis.call('ZSCORE', KEYS[2], ARGV[1]) or '0')
 if pausedUntil > now then return {pausedUntil - now, 'paused'} end
 local minuteMs, perMinute, hourMs, perHour = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - hourMs)
+-- Writes older than the hour count until the log is as long as the hour's budget: trimmed only then.
 local inHour = redis.call('ZCARD', KEYS[1])
+if inHour >= perHour then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - hourMs)
+  inHour = redis.call('ZCARD', KEYS[1])
+end
 local wait, reason, pace = 0, 'ok', 0
 if inHour >= perHour then
   local frees = redis.call('ZRANGE', KEYS[1], inHour - perHour, inHour - perHour, 'WITHSCORES')

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { WriteBudget } from "../../../src/github/writeBudget.js";
 import { storeRedis } from "../../support/storeRedis.js";
 
-const { freshStore } = storeRedis();
+const { freshStore, redis } = storeRedis();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("the write budget in Redis (per installation, shared by replicas)", () => {
@@ -39,6 +39,17 @@ describe("the write budget in Redis (per installation, shared by replicas)", () 
     // Spaced at the hour's pace (2000 ms / 4 = 500 ms), not all at the moment the first slot frees.
     for (let i = 1; i < waits.length; i++) expect(waits[i]! - waits[i - 1]!).toBeGreaterThanOrEqual(450);
     expect(await store.writeBudgetLog.writesWithin(1, 2000)).toBe(4);
+  });
+
+  it("keeps the log of writes no longer than the hour's budget: writes older than the hour are trimmed once it is full", async () => {
+    const store = freshStore();
+    const budget = new WriteBudget(store.writeBudgetLog, { perMinute: 100, minuteMs: 1000, perHour: 3, hourMs: 60_000 });
+    const [seconds] = await redis().time();
+    const twoHoursAgo = Number(seconds) * 1000 - 2 * 3600_000;
+    await redis().zadd(store.writeBudgetLog.writesKey(1), twoHoursAgo, "old-1", twoHoursAgo + 1, "old-2", twoHoursAgo + 2, "old-3");
+    // The log is full, but of writes older than the hour: they go, and the write is granted.
+    expect((await budget.take(1)).granted).toBe(true);
+    expect(await redis().zrange(store.writeBudgetLog.writesKey(1), 0, -1)).toHaveLength(1);
   });
 
   it("GitHub's pause stops every write of the installation, is listed while it lasts, and backs off when repeated", async () => {

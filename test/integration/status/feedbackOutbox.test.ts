@@ -55,11 +55,12 @@ describe("the feedback outbox", () => {
     expect(bodyOf(first)).toBe("w1");
     // Not written yet: the writer is handed the same head again (a crash mid-write retries it).
     expect(entryOf(await outbox.take(W)).id).toBe(first.id);
-    await outbox.finish(first);
+    // Finished, the writer is told the next lane is due now (0 ms), or that nothing is left (undefined).
+    expect(await outbox.finish(first)).toBe(0);
     const second = entryOf(await outbox.take(W));
     expect(bodyOf(second)).toBe("w2");
-    await outbox.finish(second);
-    await outbox.finish(entryOf(await outbox.take(W)));
+    expect(await outbox.finish(second)).toBe(0);
+    expect(await outbox.finish(entryOf(await outbox.take(W)))).toBeUndefined();
     expect(await outbox.take(W)).toEqual({ kind: "idle", nextDueAt: undefined });
     expect(await redis.exists(outbox.lanesKey(), outbox.laneKey("acme/widgets#7"))).toBe(0);
   });
@@ -72,10 +73,14 @@ describe("the feedback outbox", () => {
     await outbox.add(ISSUE, [{ type: "status", seq: 3 }], "status-3", { lane: "render" });
     await outbox.add(OTHER, comment("elsewhere"), "other");
     const taken: string[] = [];
+    const dueIn: (number | undefined)[] = [];
     for (let t = await outbox.take(W); t.kind === "entry"; t = await outbox.take(W)) {
       taken.push(t.entry.ops);
-      await outbox.finish(t.entry);
+      dueIn.push(await outbox.finish(t.entry));
     }
+    // After the last one written, the delayed lane is due in about a minute.
+    expect(dueIn[0]).toBe(0);
+    expect(dueIn[1]).toBeGreaterThan(55_000);
     expect(taken).toEqual([JSON.stringify([{ type: "status", seq: 3 }]), JSON.stringify(comment("elsewhere"))]);
     const idle = await outbox.take(W);
     expect(idle.kind === "idle" && idle.nextDueAt! >= now + 60_000).toBe(true);
