@@ -30,6 +30,8 @@ export interface Services extends Stores {
   github: {
     identity(): Promise<AppIdentity>;
     installation(installationId: number): Promise<InstallationOctokit>;
+    /** The installation's client for GraphQL queries, paced apart from its writes (src/github/graphqlReads.ts). */
+    graphqlReads(installationId: number): Promise<InstallationOctokit>;
     agentToken(installationId: number, repo: string, extra?: TokenPermissions): Promise<AgentToken>;
     /** The repository's clone URL and default branch (cached like the settings). */
     repository(installationId: number, repo: string): Promise<RepositoryInfo>;

@@ -9,6 +9,7 @@ import { LoopEvents } from "../events.js";
 import { agentTokenIssuer } from "../github/agentToken.js";
 import { repositoryInfoLoader } from "../workspace/repositoryInfo.js";
 import { appIdentityLoader } from "../github/appIdentity.js";
+import { graphqlReadsClient } from "../github/graphqlReads.js";
 import { CodeownersLoader } from "../github/codeownersLoader.js";
 import { RepoSettingsLoader } from "../github/repoSettings.js";
 import type { Queues } from "../jobs/queues.js";
@@ -74,6 +75,7 @@ export function createServices(app: Probot, config: AppConfig, log: Logger, comm
     github: {
       identity: appIdentityLoader(app),
       installation: (installationId) => app.auth(installationId),
+      graphqlReads: (installationId) => graphqlReadsClient(app, installationId),
       agentToken: agentTokenIssuer(app, config.agent.tokenPermissions),
       repository: (installationId, repo) => repositoryInfo(() => app.auth(installationId), repo),
       app: () => app.auth(),

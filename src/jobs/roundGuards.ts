@@ -2,7 +2,7 @@ import type { BodyEdit, Gate, TitleEdit } from "../domain.js";
 import { botJudge } from "../gates/issueTitle.js";
 import { readTitleEdit } from "../reconcile/titleHistory.js";
 import { issueBodyEdit } from "../reconcile/authorsWords.js";
-import { graphqlPort } from "../reconcile/editHistory.js";
+import { installationGraphql } from "../reconcile/editHistory.js";
 import type { FeedbackOp, SpawnJob } from "./payloads.js";
 import type { SpawnTask } from "./spawnQueue.js";
 import type { SkipReason } from "./spawnOutcome.js";
@@ -122,7 +122,7 @@ export async function issueFromGitHub(
   const [owner, repo] = data.repo.split("/") as [string, string];
   const octokit = await services.github.installation(data.installationId);
   const { data: issue } = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}", { owner, repo, issue_number: data.issue });
-  const bodyEdit = issue.body ? await issueBodyEdit(graphqlPort(octokit), issue.node_id) : undefined;
+  const bodyEdit = issue.body ? await issueBodyEdit(installationGraphql(services, data.installationId), issue.node_id) : undefined;
   // And the title a person gave it (src/gates/issueTitle.ts).
   const titleEdit = await readTitleEdit(octokit, data.repo, data.issue, botJudge(services, (await services.github.identity()).botLogin));
   return {

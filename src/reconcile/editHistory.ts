@@ -1,3 +1,4 @@
+import type { Services } from "../services.js";
 import { z } from "zod";
 import { ProtocolError, describeIssues } from "../errors.js";
 
@@ -99,6 +100,11 @@ export function graphqlPort(octokit: { graphql: (query: string, variables: Recor
       throw error;
     }
   };
+}
+
+/** The installation's GraphQL reads as the port, the client built on first use (src/github/graphqlReads.ts). */
+export function installationGraphql(services: { github: Pick<Services["github"], "graphqlReads"> }, installationId: number): GraphqlPort {
+  return graphqlPort({ graphql: async (query, variables) => (await services.github.graphqlReads(installationId)).graphql(query, variables) });
 }
 
 /** The edit histories of comments by node id, in batches of IDS_PER_REQUEST (one request each). Deleted comments are absent. */

@@ -7,15 +7,16 @@ import { botJudge } from "../gates/issueTitle.js";
 import type { InstallationOctokit } from "../github/octokit.js";
 import type { Services } from "../services.js";
 import { issueBodyEdit } from "./authorsWords.js";
-import { graphqlPort } from "./editHistory.js";
+import { installationGraphql } from "./editHistory.js";
 import type { IssueHistory } from "./issueHistories.js";
 import type { IssueSnapshot } from "./issueSnapshot.js";
 import type { ReplayBase } from "./replayedEvents.js";
 import { readTitleEdit } from "./titleHistory.js";
 
-/** What refreshing the record touches: the issue record, the log, and who counts as a bot. */
+/** What refreshing the record touches: the issue record, the log, who counts as a bot, and GraphQL to read the body's history. */
 export interface IssueRecordPorts {
   issues: Pick<Services["issues"], "getIssue" | "upsertIssue">;
+  github: Pick<Services["github"], "graphqlReads">;
   log: Pick<Services["log"], "warn">;
   config: Pick<Services["config"], "agentLogins">;
 }
@@ -31,7 +32,8 @@ export async function refreshIssueRecord(
 ): Promise<void> {
   const { installationId, repo, issue: shown } = base;
   const ref = { repo, issue: issue.number };
-  const bodyEdit = !issue.node_id || !issue.body ? undefined : history ? history.bodyEdit : await issueBodyEdit(graphqlPort(octokit), issue.node_id);
+  const bodyEdit =
+    !issue.node_id || !issue.body ? undefined : history ? history.bodyEdit : await issueBodyEdit(installationGraphql(services, installationId), issue.node_id);
   if (bodyEdit)
     services.log.warn(
       { ...ref, author: issue.user?.login, editor: bodyEdit.editor, kept: bodyEdit.authorBody !== undefined },

@@ -4,7 +4,7 @@ import type { Services } from "../services.js";
 import type { InstallationOctokit } from "../github/octokit.js";
 import { atOnce } from "./atOnce.js";
 import { activeRepos, InstallationSchema, type InstallationListing } from "./activeRepos.js";
-import { graphqlPort } from "./editHistory.js";
+import { installationGraphql } from "./editHistory.js";
 import { readIssueHistories, type IssueHistory } from "./issueHistories.js";
 import { reconcileIssue } from "./reconcileIssue.js";
 import type { IssueSnapshot } from "./issueSnapshot.js";
@@ -135,7 +135,9 @@ async function reconcileRepo(
   const identity = await services.github.identity();
   const nodeIds = [...byNumber.values()].flatMap((i) => (i.node_id ? [i.node_id] : []));
   const histories =
-    nodeIds.length === 0 ? new Map<string, IssueHistory>() : await readIssueHistories(graphqlPort(octokit), nodeIds, botJudge(services, identity.botLogin));
+    nodeIds.length === 0
+      ? new Map<string, IssueHistory>()
+      : await readIssueHistories(installationGraphql(services, installationId), nodeIds, botJudge(services, identity.botLogin));
   for (const issue of byNumber.values()) {
     report.issues++;
     const history = issue.node_id ? histories.get(issue.node_id) : undefined;

@@ -10,7 +10,7 @@ import { agentLogin } from "../github/agentLogins.js";
 import { askComments } from "./askComments.js";
 import { withAuthorsWords } from "./authorsWords.js";
 import { goneReplies } from "./deletedComments.js";
-import { graphqlPort } from "./editHistory.js";
+import { installationGraphql } from "./editHistory.js";
 import type { IssueHistory } from "./issueHistories.js";
 import { refreshIssueRecord } from "./issueRecord.js";
 import type { IssueSnapshot } from "./issueSnapshot.js";
@@ -70,7 +70,7 @@ export async function reconcileIssue(
   const repliesSince = (since: number) =>
     withAuthorsWords(
       services,
-      graphqlPort(octokit),
+      installationGraphql(services, installationId),
       { installationId, repo, issue: issue.number },
       listed,
       (r) => r.user !== null && !isAgent(r.user.login) && r.user.type !== "Bot",

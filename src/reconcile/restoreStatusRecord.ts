@@ -11,7 +11,7 @@ import type { StatusState } from "../status/statusComment.js";
 import { mergeStatusRecords, statusRecords, type StatusRecord } from "../status/statusRecord.js";
 import type { AskComment } from "./askComments.js";
 import { withoutDeletedComments } from "./deletedComments.js";
-import { graphqlPort } from "./editHistory.js";
+import { installationGraphql } from "./editHistory.js";
 import { ignoredState, reportIgnoredState } from "./ignoredState.js";
 import { newestRenders } from "./newestRenders.js";
 import type { ReplayBase } from "./replayedEvents.js";
@@ -42,7 +42,7 @@ export async function restoreStatusRecord(services: Services, octokit: Installat
   // An older render put back in place of the newest is found in the comment's edit history, read
   // only when the record is what the rebuild goes on (Redis lost the issue or one of its gates).
   const newest = (await recordNeeded(services, ref, read.asks))
-    ? await newestRenders(graphqlPort(octokit), readings.found, seal)
+    ? await newestRenders(installationGraphql(services, installationId), readings.found, seal)
     : { found: readings.found, rolledBack: [] };
   const record = mergeStatusRecords(newest.found);
   const replayed = [...readings.replayed, ...newest.rolledBack].map((c) => ({

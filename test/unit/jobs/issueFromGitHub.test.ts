@@ -33,7 +33,10 @@ describe("issueFromGitHub, against GitHub's REST and GraphQL APIs", () => {
       .reply(200, { data: { nodes: [node] } });
     github.scope.get(`${V3}/repos/octo/demo/issues/7/events`).query({ per_page: "100" }).reply(200, events);
     const { octokit } = github.installation(1);
-    const services = { github: { installation: octokit, identity: async () => ({ botLogin: "escalation[bot]" }) }, config: { agentLogins: [] } };
+    const services = {
+      github: { installation: octokit, graphqlReads: octokit, identity: async () => ({ botLogin: "escalation[bot]" }) },
+      config: { agentLogins: [] },
+    };
     return services as unknown as Services;
   }
 
