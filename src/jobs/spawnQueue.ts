@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { keyIn } from "../redis/prefix.js";
+import { waitOnWake } from "./workerParts.js";
 import { withScripts, type ScriptArgs } from "../store/scriptedRedis.js";
 import type { CountedState } from "./inboundStream.js";
 import { ADD_JOB, COMPLETE_JOB, COUNT_JOBS, EXTEND_LOCKS, FAIL_JOB, RETRY_JOB, TAKE_JOB } from "./spawnScripts.js";
@@ -163,7 +164,7 @@ export class SpawnQueue {
 
   /** Waits up to `ms` on `blocking` (a connection of its own) for a job to be queued or put off. */
   async waitForWork(blocking: Redis, ms: number): Promise<void> {
-    await blocking.blpop(this.wakeKey(), Math.max(0.01, ms / 1000));
+    await waitOnWake(blocking, this.wakeKey(), ms);
   }
 
   /** Extends the locks of `tasks` by `lockMs`; the ids of those whose lock is lost. */
@@ -200,7 +201,7 @@ export class SpawnQueue {
 
   /** Jobs waiting, running or due later: 0 when no round is owed. */
   async unfinished(): Promise<number> {
-    const [waiting, active, delayed] = await this.#redis.escCountJobs(this.waitingKey(), this.activeKey(), this.delayedKey(), this.failedKey());
+    const { waiting = 0, active = 0, delayed = 0 } = await this.getJobCounts("waiting", "active", "delayed");
     return waiting + active + delayed;
   }
 

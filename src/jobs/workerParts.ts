@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { ZodError } from "zod";
 
-/** What the hand-made workers (the inbound stream's, the feedback outbox's) share: a name, a blocking connection, what no retry mends. */
+/** What the hand-made workers (the inbound stream's, the spawn queue's, the feedback outbox's) share: a name, a blocking connection, the wait on a wake list, what no retry mends. */
 
 /** A name no other worker has, across replicas and restarts: the consumer in a group, the holder of a lease. */
 export function workerName(): string {
@@ -21,4 +21,9 @@ export function blockingConnection(connection: Redis, log: Pick<Logger, "debug">
 /** An error no retry can mend: what was recorded does not parse. */
 export function unmendable(error: unknown): boolean {
   return error instanceof ZodError || error instanceof SyntaxError;
+}
+
+/** Waits up to `ms` on `blocking` (a connection of its own) for an element of the wake list `key`: something was queued or put off. */
+export async function waitOnWake(blocking: Redis, key: string, ms: number): Promise<void> {
+  await blocking.blpop(key, Math.max(0.01, ms / 1000));
 }

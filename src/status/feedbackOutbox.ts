@@ -3,6 +3,7 @@ import { keyIn } from "../redis/prefix.js";
 import { withScripts, type ScriptArgs } from "../store/scriptedRedis.js";
 import type { CountedState } from "../jobs/inboundStream.js";
 import { safe } from "../jobs/names.js";
+import { waitOnWake } from "../jobs/workerParts.js";
 import type { FeedbackOp } from "../jobs/payloads.js";
 import {
   ADD_ENTRY,
@@ -191,7 +192,7 @@ export class FeedbackOutbox {
 
   /** Waits up to `ms` on `blocking` (a connection of its own) for something to be queued. */
   async waitForWork(blocking: Redis, ms: number): Promise<void> {
-    await blocking.blpop(this.wakeKey(), Math.max(0.01, ms / 1000));
+    await waitOnWake(blocking, this.wakeKey(), ms);
   }
 
   /** `done` of the entry's ops are written. */
