@@ -18,8 +18,15 @@ export const DEFAULT_PAUSE_SECONDS = 60;
 export const MAX_PAUSE_SECONDS = 3600;
 /** Consecutive limits are counted for the backoff until an installation has been quiet this long. */
 const STRIKE_MEMORY_SECONDS = 3600;
+/**
+ * A granted write is logged as sent this long after its grant: one that goes out within it (nearly
+ * all: a request takes milliseconds) costs one call to Redis, not two. One held back longer (by
+ * Octokit's own pacing, say) is counted again from when it went.
+ */
+export const SEND_SLACK_MS = 1000;
 
-export type Grant = { granted: true; ticket: string } | { granted: false; waitMs: number; reason: "paused" | "minute" | "hour" };
+export type Grant =
+  { granted: true; ticket: string; takenAt: number; limited: boolean } | { granted: false; waitMs: number; reason: "paused" | "minute" | "hour" };
 
 /** What a response says about GitHub limiting the app's writes. */
 export interface LimitSignal {
@@ -32,31 +39,40 @@ export interface LimitSignal {
  * The one place that knows how many content-creating writes an installation may make: a sliding
  * minute and hour per installation, shared by every replica through Redis (src/store/writeBudgetLog.ts
  * holds the keys and scripts), and the pause GitHub imposes on a secondary limit. Writes are asked
- * for before they are sent (`take`) and counted from when they were sent (`sent`), so GitHub sees
- * no more than the budget in any window. The feedback worker is its only caller: spawning never is.
+ * for before they are sent (`take`) and counted from when they were sent at the latest (`sent`), so
+ * GitHub sees no more than the budget in any window. The feedback worker is its only caller: spawning never is.
  */
 export class WriteBudget {
+  private readonly random: () => number;
+  private readonly sendSlackMs: number;
+
   constructor(
     private readonly log: WriteBudgetLog,
     private readonly windows: WriteWindows,
-    private readonly random: () => number = Math.random,
-  ) {}
+    options: { random?: () => number; sendSlackMs?: number } = {},
+  ) {
+    this.random = options.random ?? Math.random;
+    this.sendSlackMs = options.sendSlackMs ?? SEND_SLACK_MS;
+  }
 
   /** One write for the installation: granted (call `sent` once it went out), or the ms until one may go. */
   async take(installationId: number): Promise<Grant> {
     const ticket = `${Date.now()}-${randomBytes(4).toString("hex")}`;
-    const { waitMs, reason } = await this.log.takeWrite(installationId, this.windows, ticket);
-    return reason === "ok" ? { granted: true, ticket } : { granted: false, waitMs, reason };
+    const takenAt = performance.now();
+    const { waitMs, reason, limited } = await this.log.takeWrite(installationId, this.windows, ticket, this.sendSlackMs);
+    return reason === "ok" ? { granted: true, ticket, takenAt, limited } : { granted: false, waitMs, reason };
   }
 
-  /** The granted write went out (whatever GitHub answered): it counts from now. */
-  async sent(installationId: number, ticket: string): Promise<void> {
-    await this.log.settleWrite(installationId, ticket);
-  }
-
-  /** A write went through: a later limit starts the backoff from the beginning. */
-  async succeeded(installationId: number): Promise<void> {
-    await this.log.clearWriteStrikes(installationId);
+  /**
+   * The granted write went out, and went through or not. One sent later than the slack counts from
+   * now; one that went through after a limit starts a later limit's backoff from the beginning. Most
+   * writes need neither, and cost nothing here. (A limit met by another write while this one was in
+   * flight keeps its strike: the next limit backs off longer, never shorter.)
+   */
+  async sent(installationId: number, grant: Extract<Grant, { granted: true }>, wentThrough: boolean): Promise<void> {
+    const settle = performance.now() - grant.takenAt > this.sendSlackMs;
+    const clearStrikes = wentThrough && grant.limited;
+    if (settle || clearStrikes) await this.log.settleWrite(installationId, grant.ticket, { settle, clearStrikes });
   }
 
   /** GitHub limited the installation: no write for it until the returned ms have passed. */
@@ -67,7 +83,10 @@ export class WriteBudget {
 
   /** Installations whose writes are paused now, with the seconds left. */
   async paused(): Promise<Array<{ installationId: number; secondsLeft: number }>> {
-    return (await this.log.pausedInstallations()).map((p) => ({ installationId: p.installationId, secondsLeft: Math.ceil(p.msLeft / 1000) }));
+    return (await this.log.pausedInstallations(STRIKE_MEMORY_SECONDS * 1000)).map((p) => ({
+      installationId: p.installationId,
+      secondsLeft: Math.ceil(p.msLeft / 1000),
+    }));
   }
 }
 

@@ -38,7 +38,7 @@ export async function processSpawn(
   const jobId = job.id;
   // Everything before the fork is a handful of round trips: each await here delays the agent.
   const [ran, { settings }, gate] = await Promise.all([
-    alreadyRan(services, job, data, jobId),
+    alreadyRan(services, job, data),
     services.settings(data.installationId, data.repo),
     data.trigger.type === "resume" ? services.gates.getGate(data.trigger.gateId) : undefined,
   ]);
@@ -55,6 +55,7 @@ export async function processSpawn(
     allocate: retryGate?.retry === false || "problem" in choice ? undefined : { maxRounds: settings.maxRounds, lowest: gate ? gate.round + 1 : 0 },
     raiseLimitBy: retryGate?.retry && retryGate.kind === "rounds_exhausted" ? settings.maxRounds : 0,
   });
+  if (start.claim === "done") return { skipped: "round already ran" };
   if (start.claim !== "claimed") return { skipped: `gate ${start.claim}` };
   if (gate && retryGate?.retry === false) {
     await services.gates.finishResume(gate, Date.now());
@@ -205,7 +206,7 @@ export async function processSpawn(
   // success that is the round trip's second write; the line rides along with the next render.
   // Not when the agent asked again and that newer question was already answered: reconciliation
   // reads the label coming off after the newest question as that question's round having finished.
-  const labelOff = gate && !run.failed && (await services.gates.lastGate(ref))?.id === gate.id;
+  const labelOff = gate && !run.failed && (await services.gates.lastGateId(ref)) === gate.id;
   await sendFeedback(services, target, {
     ops: labelOff ? awaitingOff : [],
     line: endLine(round, run, secrets, `${askLine}${saved?.line ?? ""}${delivered}`),

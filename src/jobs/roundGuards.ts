@@ -40,15 +40,12 @@ export interface SpawnContext {
  */
 export const LOCK_RENEW_MS = 2_000;
 
-/** Why this job must start no round at all; undefined when it may. */
-export async function alreadyRan(
-  services: Pick<Services, "rounds" | "github">,
-  job: Pick<SpawnTask, "attemptsStarted">,
-  data: SpawnJob,
-  jobId: string,
-): Promise<SkipReason | undefined> {
-  // The spawn worker re-runs a job whose worker died; if the round had already run to its end, that is all.
-  if (await services.rounds.roundDone({ repo: data.repo, issue: data.issue }, jobId)) return "round already ran";
+/**
+ * Why this job must start no round at all, as GitHub tells it; undefined when it may. (A job whose
+ * round already ran to its end, re-run after its worker died, stops where its round would begin:
+ * BEGIN_ROUND's "done".)
+ */
+export async function alreadyRan(services: GitHubPort, job: Pick<SpawnTask, "attemptsStarted">, data: SpawnJob): Promise<SkipReason | undefined> {
   // A `/agent` or `/retry` redelivered after Redis lost its delivery records: GitHub still shows the
   // 🚀 the app put on that comment when the round it dispatched started.
   if (data.trigger.type === "dispatch" && data.trigger.commentId && job.attemptsStarted <= 1 && (await rocketOn(services, data, data.trigger.commentId))) {

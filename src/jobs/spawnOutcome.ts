@@ -13,7 +13,7 @@ export interface SpawnOutcome {
 }
 
 export type SkipReason =
-  // Before a round: the job's round ran already, or its comment's did (roundGuards.ts, alreadyRan).
+  // Before a round: the job's round ran already (BEGIN_ROUND), or its comment's did (roundGuards.ts, alreadyRan).
   | "round already ran"
   | "that comment's round already started"
   // The gate the job resumes: missing, or not claimable ("gate done", "gate open", "gate resumed", ...).

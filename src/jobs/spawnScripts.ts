@@ -92,8 +92,11 @@ while true do
   local job = ARGV[3] .. id
   local fields = redis.call('HGETALL', job)
   if #fields > 0 then
-    redis.call('HSET', job, 'lock', ARGV[2])
-    redis.call('HINCRBY', job, 'started', 1)
+    local started = 0
+    for i = 1, #fields, 2 do
+      if fields[i] == 'started' then started = tonumber(fields[i + 1]) or 0 end
+    end
+    redis.call('HSET', job, 'lock', ARGV[2], 'started', started + 1)
     redis.call('ZADD', KEYS[3], at + tonumber(ARGV[1]), id)
     local out, more = reply('job', id, fields)
     -- More waiting: another worker (a replica's) may take the next one.
@@ -131,7 +134,7 @@ export const COMPLETE_JOB = `
 if redis.call('HGET', KEYS[1], 'lock') ~= ARGV[2] then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('DEL', KEYS[1])
-if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('SET', KEYS[3], ARGV[3], 'KEEPTTL') end
+redis.call('SET', KEYS[3], ARGV[3], 'XX', 'KEEPTTL')
 return 1
 `;
 

@@ -23,7 +23,7 @@ export function unmendable(error: unknown): boolean {
   return error instanceof ZodError || error instanceof SyntaxError;
 }
 
-/** Waits up to `ms` on `blocking` (a connection of its own) for an element of the wake list `key`: something was queued or put off. */
-export async function waitOnWake(blocking: Redis, key: string, ms: number): Promise<void> {
-  await blocking.blpop(key, Math.max(0.01, ms / 1000));
+/** Waits up to `ms` on `blocking` (a connection of its own) for an element of the wake list `key` (something was queued or put off): the element, or undefined at the timeout. */
+export async function waitOnWake(blocking: Redis, key: string, ms: number): Promise<string | undefined> {
+  return (await blocking.blpop(key, Math.max(0.01, ms / 1000)))?.[1];
 }

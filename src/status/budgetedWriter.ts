@@ -36,10 +36,11 @@ export class BudgetedWriter {
       this.services.events.notify("github.write", { installationId: this.installationId, outcome: "deferred" });
       return this.putOff(grant.waitMs, grant.reason === "paused" ? "GitHub asked the app to stop writing" : `the write budget per ${grant.reason} is spent`);
     }
+    let wentThrough = false;
     try {
       const result = await request();
+      wentThrough = true;
       this.services.events.notify("github.write", { installationId: this.installationId, outcome: "written" });
-      await this.budget.succeeded(this.installationId);
       return result;
     } catch (error) {
       const signal = limitSignalOf(error);
@@ -52,7 +53,7 @@ export class BudgetedWriter {
       );
       return this.putOff(pauseMs, `GitHub's ${signal.kind} rate limit`);
     } finally {
-      await this.budget.sent(this.installationId, grant.ticket);
+      await this.budget.sent(this.installationId, grant, wentThrough);
     }
   }
 

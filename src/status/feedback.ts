@@ -53,7 +53,7 @@ export async function sendFeedback(services: FeedbackPorts, target: IssueTarget,
   }
   if (ops.length === 0) return;
   const entryKey = key ?? (seq !== undefined ? `line-${seq}` : `ops-${Date.now()}-${Math.random().toString(36).slice(2)}`);
-  await services.queues.feedback.add(target, ops, entryKey, { delayMs: options.delayMs });
+  await services.queues.feedback.add(target, ops, entryKey, { delayMs: options.delayMs, fresh: key === undefined });
 }
 
 /**

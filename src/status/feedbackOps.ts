@@ -35,9 +35,9 @@ export async function applyOp(
     case "addLabel": {
       // The question was answered (or closed) before the label could go on: it would only come off
       // again. Or the app's label is still on (a question replacing another, a round that asked again).
-      const [issue, label] = await Promise.all([services.issues.getIssue(ref), services.issues.awaitingLabel(ref)]);
+      const { openGate, awaitingLabel: label } = await services.issues.labelState(ref);
       if (label === "on") return writer.coalesced();
-      if (op.whileRound === undefined ? !issue?.openGate : !(await roundRuns(services, ref, op.whileRound))) return writer.coalesced();
+      if (op.whileRound === undefined ? !openGate : !(await roundRuns(services, ref, op.whileRound))) return writer.coalesced();
       await writer.send(() =>
         octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
           owner: t.owner,
@@ -51,8 +51,8 @@ export async function applyOp(
     }
     case "removeLabel": {
       // A newer question is open: the label stays. The app never put it on (or took it off): nothing to do.
-      const [issue, label] = await Promise.all([services.issues.getIssue(ref), services.issues.awaitingLabel(ref)]);
-      if (issue?.openGate || label === "off") return writer.coalesced();
+      const { openGate, awaitingLabel: label } = await services.issues.labelState(ref);
+      if (openGate || label === "off") return writer.coalesced();
       if (label === undefined && !(await hasLabel(octokit, t, op.label))) {
         await services.issues.setAwaitingLabel(ref, "off");
         return writer.coalesced();

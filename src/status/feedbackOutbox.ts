@@ -120,7 +120,7 @@ export class FeedbackOutbox {
   failedKey(): string {
     return keyIn(this.prefix, "outbox:failed");
   }
-  /** List of at most one element: something was queued (the writer waits on it). */
+  /** List of at most one element: the earliest due time (ms) queued since the writer last looked (it waits on it). */
   wakeKey(): string {
     return keyIn(this.prefix, "outbox:wake");
   }
@@ -146,16 +146,22 @@ export class FeedbackOutbox {
 
   /**
    * Queues writes for the issue, at the end of its lane (after `delayMs`, if given: its lane waits
-   * with it); false when the same `key` was queued within 24 h.
+   * with it); false when the same `key` was queued within 24 h. `fresh`: the key was made afresh
+   * for this call (a new status line's), so there is nothing to refuse and no 24 h key is kept.
    */
-  async add(target: IssueTarget, ops: readonly FeedbackOp[], key: string, options: { delayMs?: number; lane?: LaneKind } = {}): Promise<boolean> {
+  async add(
+    target: IssueTarget,
+    ops: readonly FeedbackOp[],
+    key: string,
+    options: { delayMs?: number; lane?: LaneKind; fresh?: boolean } = {},
+  ): Promise<boolean> {
     if (ops.length === 0) return false;
     const id = this.entryId(target, key);
     const lane = `${safe(target.repo)}#${target.issue}${options.lane === "render" ? "/render" : ""}`;
     const dueAt = Date.now() + (options.delayMs ?? 0);
     const fields = ["installationId", target.installationId, "repo", target.repo, "issue", target.issue, "ops", JSON.stringify(ops)];
     const keys = [this.idKey(id), this.entryKey(id), this.laneKey(lane), this.lanesKey(), this.wakeKey(), this.pendingKey()];
-    return (await this.#redis.escAddEntry(...keys, DEDUPLICATE_MS, lane, dueAt, id, ...fields)) === 1;
+    return (await this.#redis.escAddEntry(...keys, options.fresh ? 0 : DEDUPLICATE_MS, lane, dueAt, id, ...fields)) === 1;
   }
 
   /** Takes the lease for `writer`, or keeps it: true while `writer` holds it. */
@@ -190,9 +196,10 @@ export class FeedbackOutbox {
     };
   }
 
-  /** Waits up to `ms` on `blocking` (a connection of its own) for something to be queued. */
-  async waitForWork(blocking: Redis, ms: number): Promise<void> {
-    await waitOnWake(blocking, this.wakeKey(), ms);
+  /** Waits up to `ms` on `blocking` (a connection of its own) for something to be queued: when the earliest of it is due (ms), or undefined at the timeout. */
+  async waitForWork(blocking: Redis, ms: number): Promise<number | undefined> {
+    const woken = await waitOnWake(blocking, this.wakeKey(), ms);
+    return woken === undefined ? undefined : Number(woken) || 0;
   }
 
   /** `done` of the entry's ops are written. */

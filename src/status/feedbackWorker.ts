@@ -80,8 +80,18 @@ export function startFeedbackWorker(ports: FeedbackWorkerPorts, connection: Redi
     }
   }
 
-  /** Waits for something to be queued (the wake list), or until the lane due first is due. */
-  const waitFor = (dueInMs: number | undefined) => outbox.waitForWork(blocking, Math.min(timing.idleMs, Math.max(10, dueInMs ?? timing.idleMs)));
+  /**
+   * Waits until the lane due first is due, or something queued is: an entry queued for later (a
+   * label taken off after a delay) moves the wait no later and costs no take before it is due.
+   */
+  async function waitFor(dueInMs: number | undefined): Promise<void> {
+    let until = Date.now() + Math.min(timing.idleMs, dueInMs ?? timing.idleMs);
+    while (!stopping.signal.aborted) {
+      const queuedDueAt = await outbox.waitForWork(blocking, Math.max(10, until - Date.now()));
+      if (queuedDueAt === undefined || queuedDueAt <= Date.now()) return;
+      until = Math.min(until, queuedDueAt);
+    }
+  }
 
   async function loop(): Promise<void> {
     while (!stopping.signal.aborted) {

@@ -20,19 +20,26 @@ end
 /**
  * KEYS: id, entry, lane, lanes, wake, pending. ARGV: ttlMs, lane, dueAt, entry id, then the
  * entry's field/value pairs. Queues the entry at the end of its lane unless its id was queued
- * within the TTL (a retried step queueing the same feedback): 1 when queued, 0 when refused. A lane
+ * within the TTL (a retried step queueing the same feedback; a TTL of 0: an id made afresh, never
+ * refused): 1 when queued, 0 when refused. A lane
  * not yet in the index (new, or lost from it) is scored by this entry; one there keeps its head's
- * score. The wake list (one element at most) tells a waiting writer.
+ * score. The wake list (one element at most: the earliest due time queued since the writer last
+ * looked) tells a waiting writer, which takes nothing before it is due.
  */
 export const ADD_ENTRY = `${RESCORE}
-if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 0 end
+if ARGV[1] ~= '0' and not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 0 end
 local fields = {}
 for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[2], 'lane', ARGV[2], 'dueAt', ARGV[3], unpack(fields))
 redis.call('RPUSH', KEYS[3], ARGV[4])
 redis.call('ZADD', KEYS[4], 'NX', ARGV[3], ARGV[2])
 redis.call('INCR', KEYS[6])
-if redis.call('LLEN', KEYS[5]) == 0 then redis.call('LPUSH', KEYS[5], 1) end
+local woken = redis.call('LINDEX', KEYS[5], 0)
+if not woken then
+  redis.call('LPUSH', KEYS[5], ARGV[3])
+elseif (tonumber(woken) or 0) > tonumber(ARGV[3]) then
+  redis.call('LSET', KEYS[5], 0, ARGV[3])
+end
 return 1
 `;
 

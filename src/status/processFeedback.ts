@@ -13,8 +13,8 @@ const OpsSchema = z.array(FeedbackOpSchema).min(1);
 
 /**
  * Performs an outbox entry's GitHub writes in order, from where an earlier try stopped. Progress is
- * saved after each op that would show twice (a comment), so a retry never repeats a comment that was
- * already posted. Every write first takes a slot of the installation's write budget; when there is
+ * saved after each op that would show twice (a comment) and has ops after it, so a later op's failure
+ * never has a retry post that comment again. Every write first takes a slot of the installation's write budget; when there is
  * none (the budget is spent, or GitHub asked the app to stop) WritesDeferred ends the try and the
  * entry waits in its lane, its issue's later writes behind it (src/status/feedbackWorker.ts). Label
  * changes that a later state makes moot are skipped (coalesced), not sent. Spawning never waits for
@@ -29,7 +29,8 @@ export async function processFeedback(services: FeedbackPorts, entry: OutboxEntr
   for (let index = entry.progress; index < ops.length; index++) {
     const op = ops[index]!;
     writes += await applyOp(services, octokit, target, op, writer);
-    if (!repeatable(op)) await saveProgress(index + 1);
+    // After the last op the entry ends (FINISH_ENTRY deletes it): its progress would be read by nobody.
+    if (!repeatable(op) && index + 1 < ops.length) await saveProgress(index + 1);
   }
   return writes;
 }

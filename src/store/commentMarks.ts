@@ -32,8 +32,9 @@ export class CommentMarks {
   /** The app posted comment `echoId` quoting reply `of` (kept 90 days, like a ladder's steps). */
   async rememberEcho(ref: IssueKeyRef, of: number, echoId: number): Promise<void> {
     const key = this.echoesKey(ref, of);
+    // One round trip; MULTI/EXEC would add two commands to guard only against Redis failing between the two.
     await this.#redis
-      .multi()
+      .pipeline()
       .sadd(key, echoId)
       .expire(key, 90 * 86400)
       .exec();

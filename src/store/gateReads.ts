@@ -62,6 +62,11 @@ export class GateReads {
     return h.id ? toGate(h) : undefined;
   }
 
+  /** The id of the issue's most recent gate: one command, where its record is not needed. */
+  async lastGateId(ref: IssueKeyRef): Promise<string | undefined> {
+    return (await this.redis.lindex(this.keys.issueGates(ref), -1)) ?? undefined;
+  }
+
   /** Every gate of the issue in ask order: the history a spawn task folds in. */
   async issueGates(ref: IssueKeyRef): Promise<Gate[]> {
     const ids = await this.redis.lrange(this.keys.issueGates(ref), 0, -1);

@@ -104,9 +104,11 @@ for q = 0, tonumber(ARGV[6]) - 1 do
   if byQuestion[q] then table.insert(merged, byQuestion[q]) end
 end
 local encoded = #merged == 0 and '[]' or cjson.encode(merged)
-redis.call('HSET', KEYS[1], 'answers', encoded)
-if #merged < tonumber(ARGV[6]) then return {'partial', encoded} end
-redis.call('HSET', KEYS[1], 'state', 'answered', 'answeredBy', ARGV[3], 'answeredAt', ARGV[4], 'answerCommentId', ARGV[5])
+if #merged < tonumber(ARGV[6]) then
+  redis.call('HSET', KEYS[1], 'answers', encoded)
+  return {'partial', encoded}
+end
+redis.call('HSET', KEYS[1], 'answers', encoded, 'state', 'answered', 'answeredBy', ARGV[3], 'answeredAt', ARGV[4], 'answerCommentId', ARGV[5])
 if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then countOpen(KEYS[4], KEYS[1], -1) end
 if redis.call('HGET', KEYS[3], 'openGate') == ARGV[1] then redis.call('HDEL', KEYS[3], 'openGate') end
 local recorded = {'recorded', gate[3] or '0'}

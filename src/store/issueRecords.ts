@@ -129,8 +129,14 @@ export class IssueRecords {
    * taking it off ("leaving": its own removal's webhook may come before "off" is written); undefined when unknown.
    */
   async awaitingLabel(ref: IssueKeyRef): Promise<"on" | "off" | "leaving" | undefined> {
-    const value = await this.#redis.hget(this.key(ref), "awaitingLabel");
-    return value === "on" || value === "off" || value === "leaving" ? value : undefined;
+    return labelValue(await this.#redis.hget(this.key(ref), "awaitingLabel"));
+  }
+
+  /** What deciding on the awaiting label reads, in one command: the issue's open gate and the label as the app last put it (see awaitingLabel). */
+  async labelState(ref: IssueKeyRef): Promise<{ openGate?: string; awaitingLabel?: "on" | "off" | "leaving" }> {
+    const [openGate, label] = await this.#redis.hmget(this.key(ref), "openGate", "awaitingLabel");
+    const awaitingLabel = labelValue(label);
+    return { ...(openGate ? { openGate } : {}), ...(awaitingLabel ? { awaitingLabel } : {}) };
   }
 
   async setAwaitingLabel(ref: IssueKeyRef, value: "on" | "off" | "leaving"): Promise<void> {
@@ -157,4 +163,8 @@ export function toIssue(h: Record<string, string>): IssueRecord | undefined {
     nextRound: Number(h.nextRound ?? 0),
     statusCommentId: h.statusCommentId ? Number(h.statusCommentId) : undefined,
   };
+}
+
+function labelValue(value: string | null | undefined): "on" | "off" | "leaving" | undefined {
+  return value === "on" || value === "off" || value === "leaving" ? value : undefined;
 }

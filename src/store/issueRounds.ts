@@ -165,10 +165,6 @@ export class IssueRounds {
     await this.#redis.escMarkRoundDone(this.roundsDoneKey(ref), issueKey(this.prefix, ref), this.spawnsKey(ref), jobId, IssueRounds.spawnField(jobId));
   }
 
-  async roundDone(ref: IssueKeyRef, jobId: string): Promise<boolean> {
-    return (await this.#redis.sismember(this.roundsDoneKey(ref), jobId)) === 1;
-  }
-
   /**
    * The round number of a spawn job, the same on every retry of that job; undefined when a new
    * round would pass the issue's round limit (`maxRounds`, or what a human granted since).

@@ -69,8 +69,8 @@ return {'claimed', closed and 1 or 0, round, math.max(0, nextRound - 1), epoch}
 
 /**
  * KEYS: roundsDone, issue, issueSpawns. ARGV: jobId, spawnField (IssueRounds.spawnField).
- * The spawn job's round ran to its end: a re-run of the job stops at the done set (roundDone,
- * BEGIN_ROUND), so its round is no longer read and its field leaves the issue's hash (and the
+ * The spawn job's round ran to its end: a re-run of the job stops at the done set
+ * (BEGIN_ROUND), so its round is no longer read and its field leaves the issue's hash (and the
  * spawns hash of before, which goes with its last field). The hash then holds the rounds of jobs
  * still to run, not one field per job of the issue's life, and stays a listpack.
  */

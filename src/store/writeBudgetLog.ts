@@ -16,11 +16,14 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)`;
 
 /**
  * KEYS: writes (sorted set of write times), pauses, nextWake. ARGV: installationId, minuteMs,
- * perMinute, hourMs, perHour, member. Takes one slot of the installation's write budget: {0, 'ok'}
- * when granted (the write is logged now), else {waitMs, reason} with how long until the caller
+ * perMinute, hourMs, perHour, member, sendSlackMs. Takes one slot of the installation's write
+ * budget: {0, 'ok', limited} when granted, else {waitMs, reason} with how long until the caller
  * should try again: 'paused' (GitHub asked the app to stop), 'hour' or 'minute' (the sliding
- * window is full). Writes put off for the budget are told to come back one after the other, at the
- * window's pace, rather than all at the moment the first slot frees.
+ * window is full). A granted write is logged as sent `sendSlackMs` from now, so one sent within that
+ * needs no second call (SETTLE_WRITE); `limited` (1/0) says GitHub limited the installation within
+ * the strikes' memory, so a success has strikes to clear. Writes put off for the budget are told to
+ * come back one after the other, at the window's pace, rather than all at the moment the first
+ * slot frees.
  */
 const TAKE_WRITE = `
 ${NOW_MS}
@@ -51,18 +54,27 @@ if reason ~= 'ok' then
   redis.call('SET', KEYS[3], at, 'PX', math.ceil(at - now + hourMs))
   return {at - now, reason}
 end
-redis.call('ZADD', KEYS[1], now, ARGV[6])
-redis.call('PEXPIRE', KEYS[1], hourMs)
-return {0, 'ok'}
+local slack = tonumber(ARGV[7])
+redis.call('ZADD', KEYS[1], now + slack, ARGV[6])
+redis.call('PEXPIRE', KEYS[1], hourMs + slack)
+return {0, 'ok', pausedUntil > 0 and 1 or 0}
 `;
 
 /**
- * KEYS: writes. ARGV: member. A granted write has been sent: it counts from now on (not from when
- * it was granted), so GitHub never sees more in any window than the budget, however long it took.
+ * KEYS: writes, strikes, pauses. ARGV: member, settle (1/0), clear (1/0), installationId. After a
+ * granted write: `settle` counts it from now (it went out later than its grant's slack, so GitHub
+ * never sees more in any window than the budget); `clear` (it went through after a limit) forgets
+ * the strikes, so a later limit backs off from the beginning, and the ended pause with them.
  */
 const SETTLE_WRITE = `
 ${NOW_MS}
-return redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1])
+if ARGV[2] == '1' then redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1]) end
+if ARGV[3] == '1' then
+  redis.call('DEL', KEYS[2])
+  local pausedUntil = redis.call('ZSCORE', KEYS[3], ARGV[4])
+  if pausedUntil and tonumber(pausedUntil) <= now then redis.call('ZREM', KEYS[3], ARGV[4]) end
+end
+return 1
 `;
 
 /** KEYS: pauses. ARGV: installationId, ms. No write for the installation for `ms` (a longer pause stays). Returns ms left. */
@@ -72,12 +84,16 @@ redis.call('ZADD', KEYS[1], 'GT', now + tonumber(ARGV[2]), ARGV[1])
 return tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1])) - now
 `;
 
-/** KEYS: pauses. Installations still paused, as {installationId, msLeft, …}; ended pauses are dropped. */
+/**
+ * KEYS: pauses. ARGV: ms an ended pause is kept. Installations still paused, as {installationId,
+ * msLeft, …}. An ended pause stays as long as its strikes may (TAKE_WRITE reads it as "limited
+ * lately"), then is dropped.
+ */
 const PAUSED_INSTALLATIONS = `
 ${NOW_MS}
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]))
 local out = {}
-local rows = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+local rows = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES')
 for i = 1, #rows, 2 do
   table.insert(out, rows[i])
   table.insert(out, tostring(tonumber(rows[i + 1]) - now))
@@ -86,7 +102,7 @@ return out
 `;
 
 interface WriteCommands {
-  escTakeWrite(...args: ScriptArgs): Promise<[number, string]>;
+  escTakeWrite(...args: ScriptArgs): Promise<[number, string, number?]>;
   escSettleWrite(...args: ScriptArgs): Promise<number>;
   escPauseWrites(...args: ScriptArgs): Promise<number>;
   escPausedInstallations(...args: ScriptArgs): Promise<string[]>;
@@ -94,7 +110,7 @@ interface WriteCommands {
 
 const WRITE_SCRIPTS = {
   escTakeWrite: { numberOfKeys: 3, lua: TAKE_WRITE },
-  escSettleWrite: { numberOfKeys: 1, lua: SETTLE_WRITE },
+  escSettleWrite: { numberOfKeys: 3, lua: SETTLE_WRITE },
   escPauseWrites: { numberOfKeys: 1, lua: PAUSE_WRITES },
   escPausedInstallations: { numberOfKeys: 1, lua: PAUSED_INSTALLATIONS },
 };
@@ -121,7 +137,7 @@ export class WriteBudgetLog {
   nextWakeKey(installationId: number): string {
     return keyIn(this.prefix, `github:wake:${installationId}`);
   }
-  /** Sorted set: installation id → ms until which GitHub told the app to stop writing (secondary limit). */
+  /** Sorted set: installation id → ms until which GitHub told the app to stop writing (secondary limit); an ended pause is kept while its strikes may be. */
   pausesKey(): string {
     return keyIn(this.prefix, "github:paused");
   }
@@ -130,9 +146,17 @@ export class WriteBudgetLog {
     return keyIn(this.prefix, `github:strikes:${installationId}`);
   }
 
-  /** Takes one slot of the installation's write budget: 0 when granted, else ms to wait and why. */
-  async takeWrite(installationId: number, windows: WriteWindows, member: string): Promise<{ waitMs: number; reason: "ok" | "paused" | "minute" | "hour" }> {
-    const [waitMs, reason] = await this.#redis.escTakeWrite(
+  /**
+   * Takes one slot of the installation's write budget: 0 when granted (logged as sent `sendSlackMs`
+   * from now; `limited`: GitHub limited the installation lately), else ms to wait and why.
+   */
+  async takeWrite(
+    installationId: number,
+    windows: WriteWindows,
+    member: string,
+    sendSlackMs: number,
+  ): Promise<{ waitMs: number; reason: "ok" | "paused" | "minute" | "hour"; limited: boolean }> {
+    const [waitMs, reason, limited] = await this.#redis.escTakeWrite(
       this.writesKey(installationId),
       this.pausesKey(),
       this.nextWakeKey(installationId),
@@ -142,13 +166,22 @@ export class WriteBudgetLog {
       windows.hourMs,
       windows.perHour,
       member,
+      sendSlackMs,
     );
-    return { waitMs: Number(waitMs), reason: reason as "ok" | "paused" | "minute" | "hour" };
+    return { waitMs: Number(waitMs), reason: reason as "ok" | "paused" | "minute" | "hour", limited: limited === 1 };
   }
 
-  /** The granted write `member` has been sent: it counts from now. */
-  async settleWrite(installationId: number, member: string): Promise<void> {
-    await this.#redis.escSettleWrite(this.writesKey(installationId), member);
+  /** After the granted write `member`: `settle` counts it from now, `clearStrikes` forgets the installation's strikes and ended pause. */
+  async settleWrite(installationId: number, member: string, what: { settle: boolean; clearStrikes: boolean }): Promise<void> {
+    await this.#redis.escSettleWrite(
+      this.writesKey(installationId),
+      this.strikesKey(installationId),
+      this.pausesKey(),
+      member,
+      what.settle ? 1 : 0,
+      what.clearStrikes ? 1 : 0,
+      installationId,
+    );
   }
 
   /** Writes in the installation's log within the last `windowMs` (for tests and the status page). */
@@ -163,9 +196,9 @@ export class WriteBudgetLog {
     return Number(await this.#redis.escPauseWrites(this.pausesKey(), installationId, Math.max(1, Math.ceil(ms))));
   }
 
-  /** Installations whose writes are paused now, with the ms left. */
-  async pausedInstallations(): Promise<Array<{ installationId: number; msLeft: number }>> {
-    const flat = await this.#redis.escPausedInstallations(this.pausesKey());
+  /** Installations whose writes are paused now, with the ms left; pauses ended over `keptMs` ago are dropped. */
+  async pausedInstallations(keptMs: number): Promise<Array<{ installationId: number; msLeft: number }>> {
+    const flat = await this.#redis.escPausedInstallations(this.pausesKey(), keptMs);
     const out: Array<{ installationId: number; msLeft: number }> = [];
     for (let i = 0; i + 1 < flat.length; i += 2) out.push({ installationId: Number(flat[i]), msLeft: Number(flat[i + 1]) });
     return out;
@@ -177,10 +210,5 @@ export class WriteBudgetLog {
     const strikes = await this.#redis.incr(key);
     await this.#redis.expire(key, ttlSeconds);
     return strikes;
-  }
-
-  /** A write went through: the backoff starts again from the beginning. */
-  async clearWriteStrikes(installationId: number): Promise<void> {
-    await this.#redis.del(this.strikesKey(installationId));
   }
 }

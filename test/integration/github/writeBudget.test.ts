@@ -8,11 +8,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe("the write budget in Redis (per installation, shared by replicas)", () => {
   it("grants up to the per-minute budget, then says how long until a slot frees", async () => {
     const store = freshStore();
-    const budget = new WriteBudget(store.writeBudgetLog, { perMinute: 3, minuteMs: 1000, perHour: 100, hourMs: 60_000 });
+    const budget = new WriteBudget(store.writeBudgetLog, { perMinute: 3, minuteMs: 1000, perHour: 100, hourMs: 60_000 }, { sendSlackMs: 0 });
     for (let i = 0; i < 3; i++) {
       const grant = await budget.take(7);
       expect(grant.granted).toBe(true);
-      if (grant.granted) await budget.sent(7, grant.ticket);
+      if (grant.granted) await budget.sent(7, grant, true);
     }
     const refused = await budget.take(7);
     expect(refused).toMatchObject({ granted: false, reason: "minute" });
@@ -54,7 +54,7 @@ describe("the write budget in Redis (per installation, shared by replicas)", () 
 
   it("GitHub's pause stops every write of the installation, is listed while it lasts, and backs off when repeated", async () => {
     const store = freshStore();
-    const budget = new WriteBudget(store.writeBudgetLog, { perMinute: 100, minuteMs: 60_000, perHour: 1000, hourMs: 3_600_000 }, () => 0);
+    const budget = new WriteBudget(store.writeBudgetLog, { perMinute: 100, minuteMs: 60_000, perHour: 1000, hourMs: 3_600_000 }, { random: () => 0 });
     const first = await budget.limited(5, { kind: "secondary", retryAfterSeconds: 1 });
     expect(first).toBeGreaterThan(900);
     expect(first).toBeLessThanOrEqual(1000);
@@ -68,8 +68,48 @@ describe("the write budget in Redis (per installation, shared by replicas)", () 
     expect(second).toBeGreaterThan(1900);
     await store.writeBudgetLog.pauseWrites(5, 10); // a shorter pause never shortens a longer one
     expect((await budget.paused())[0]?.secondsLeft).toBe(2);
-    // A write that went through starts the backoff afresh.
-    await budget.succeeded(5);
+    // A write that went through once the pause ended starts the backoff afresh, and the ended pause goes.
+    await sleep(2050);
+    const grant = await budget.take(5);
+    expect(grant).toMatchObject({ granted: true, limited: true });
+    if (grant.granted) await budget.sent(5, grant, true);
+    expect(await redis().zscore(store.writeBudgetLog.pausesKey(), "5")).toBeNull();
     expect(await store.writeBudgetLog.addWriteStrike(5, 60)).toBe(1);
+  });
+
+  it("a write sent within its grant's slack costs one call and counts to the slack's end; one sent later counts from when it went; a failed one keeps the strikes", async () => {
+    const store = freshStore();
+    const budget = new WriteBudget(store.writeBudgetLog, { perMinute: 100, minuteMs: 60_000, perHour: 1000, hourMs: 3_600_000 }, { sendSlackMs: 300 });
+    const key = store.writeBudgetLog.writesKey(3);
+    const redisNow = async () => {
+      const [seconds, micros] = await redis().time();
+      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    };
+    const quick = await budget.take(3);
+    const grantedAt = await redisNow();
+    if (!quick.granted) throw new Error("not granted");
+    expect(quick.limited).toBe(false);
+    const logged = Number(await redis().zscore(key, quick.ticket));
+    expect(logged).toBeGreaterThanOrEqual(grantedAt + 300 - 50);
+    expect(logged).toBeLessThanOrEqual(grantedAt + 300);
+    await budget.sent(3, quick, true);
+    expect(Number(await redis().zscore(key, quick.ticket))).toBe(logged);
+
+    const late = await budget.take(3);
+    if (!late.granted) throw new Error("not granted");
+    await sleep(400);
+    await budget.sent(3, late, true);
+    const sentAt = await redisNow();
+    const settled = Number(await redis().zscore(key, late.ticket));
+    expect(settled).toBeGreaterThan(sentAt - 100);
+    expect(settled).toBeLessThanOrEqual(sentAt);
+
+    // Limited, and a write granted after the pause fails: the strike stays, and the next limit backs off longer.
+    const first = await budget.limited(3, { kind: "secondary", retryAfterSeconds: 1 });
+    await sleep(first + 50);
+    const failing = await budget.take(3);
+    if (!failing.granted) throw new Error("not granted");
+    await budget.sent(3, failing, false);
+    expect(await store.writeBudgetLog.addWriteStrike(3, 60)).toBe(2);
   });
 });

@@ -48,6 +48,14 @@ describe("the feedback outbox", () => {
     expect(await outbox.unfinished()).toBe(1);
   });
 
+  it("an entry whose key was made afresh is queued without a 24 h key to refuse it again", async () => {
+    const outbox = await fresh();
+    expect(await outbox.add(ISSUE, comment("label off"), "line-9", { fresh: true })).toBe(true);
+    expect(await redis.exists(outbox.idKey(outbox.entryId(ISSUE, "line-9")))).toBe(0);
+    expect(await outbox.unfinished()).toBe(1);
+    expect(bodyOf(entryOf(await outbox.take(W)))).toBe("label off");
+  });
+
   it("hands out an issue's writes in order, a later one only after the one before it is written", async () => {
     const outbox = await fresh();
     for (const n of [1, 2, 3]) await outbox.add(ISSUE, comment(`w${n}`), `k${n}`);

@@ -173,4 +173,36 @@ describe("the feedback worker", () => {
     await waitFor("the other worker writes, without waiting for the lease to run out", () => other.length === 1, 2500);
     expect(other).toEqual(["after close"]);
   });
+
+  it("an entry queued for later costs no take before it is due; one due now, queued meanwhile, is written at once", async () => {
+    const outbox = fresh();
+    const takes: Array<{ kind: string; at: number }> = [];
+    const take = outbox.take.bind(outbox);
+    outbox.take = async (writer, now) => {
+      const taken = await take(writer, now);
+      takes.push({ kind: taken.kind, at: Date.now() });
+      return taken;
+    };
+    const written: Array<{ body: string; at: number }> = [];
+    const worker = startFeedbackWorker(
+      { outbox, log, write: (entry) => Promise.resolve(written.push(...bodies(entry).map((body) => ({ body, at: Date.now() })))) },
+      redis,
+      { ...TIMING, idleMs: 5000 },
+    );
+    workers.push(worker);
+    await waitFor("the writer's first look", () => takes.length > 0);
+
+    const queuedAt = Date.now();
+    await add(outbox, ISSUE, "later", { delayMs: 600 });
+    await waitFor("the delayed entry written", () => written.length === 1, 3000);
+    expect(written[0]!.at - queuedAt).toBeGreaterThanOrEqual(550);
+    expect(takes.filter((t) => t.at >= queuedAt && t.kind === "idle")).toEqual([]);
+
+    const secondAt = Date.now();
+    await add(outbox, ISSUE, "much later", { delayMs: 60_000 });
+    await add(outbox, OTHER, "now");
+    await waitFor("the entry due now written", () => written.length === 2, 1000);
+    expect(written[1]!.body).toBe("now");
+    expect(written[1]!.at - secondAt).toBeLessThan(2500);
+  });
 });
