@@ -57,7 +57,7 @@ interface SpawnCommands {
  * whose loss stops the agent and whose expiry (a dead worker) puts the job back; retries with
  * backoff; a failed stream kept a week. The one place that knows its key layout: each job (a hash,
  * deleted once it ends), each job id's key (24 h; the outcome once it ended), the waiting list, the
- * delayed and active sets (by due time and lock expiry), the failed stream and the wake list.
+ * delayed and active sets (by due time and lock expiry), the failed stream and the wake set.
  */
 export class SpawnQueue {
   /** The name the health check and the metrics give it, as they name the queues. */
@@ -103,9 +103,9 @@ export class SpawnQueue {
   failedKey(): string {
     return keyIn(this.prefix, "spawns:failed");
   }
-  /** List of at most one element: something was queued or put off (a waiting worker looks again). */
+  /** Sorted set of one member: something was queued or put off (a waiting worker looks again; src/jobs/workerParts.ts). */
   wakeKey(): string {
-    return keyIn(this.prefix, "spawns:wake");
+    return keyIn(this.prefix, "spawns:wakeAt");
   }
   private jobPrefix(): string {
     return keyIn(this.prefix, "spawns:job:");

@@ -27,13 +27,13 @@ end
 /**
  * KEYS: id, job, waiting, wake. ARGV: ttlMs, job id, data, attempts, now (the queuer's clock, as the gates' times are). Queues the job unless its id
  * was queued within the TTL (a redelivered answer, a retried step): 1 when queued, 0 when refused.
- * The wake list (one element at most) tells a waiting worker.
+ * The wake set (src/jobs/workerParts.ts) tells a waiting worker.
  */
 export const ADD_JOB = `
 if not redis.call('SET', KEYS[1], 'queued', 'NX', 'PX', ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[2], 'data', ARGV[3], 'attempts', ARGV[4], 'made', 0, 'started', 0, 'stalls', 0, 'createdAt', ARGV[5])
 redis.call('RPUSH', KEYS[3], ARGV[2])
-if redis.call('LLEN', KEYS[4]) == 0 then redis.call('LPUSH', KEYS[4], 1) end
+redis.call('ZADD', KEYS[4], 'LT', 0, 'wake')
 return 1
 `;
 
@@ -100,7 +100,7 @@ while true do
     redis.call('ZADD', KEYS[3], at + tonumber(ARGV[1]), id)
     local out, more = reply('job', id, fields)
     -- More waiting: another worker (a replica's) may take the next one.
-    if more and redis.call('LLEN', KEYS[5]) == 0 then redis.call('LPUSH', KEYS[5], 1) end
+    if more then redis.call('ZADD', KEYS[5], 'LT', 0, 'wake') end
     return out
   end
 end
@@ -149,7 +149,7 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[1], 'lock')
 if ARGV[4] == '1' then redis.call('HINCRBY', KEYS[1], 'made', 1) end
 redis.call('ZADD', KEYS[3], now() + tonumber(ARGV[3]), ARGV[1])
-if redis.call('LLEN', KEYS[4]) == 0 then redis.call('LPUSH', KEYS[4], 1) end
+redis.call('ZADD', KEYS[4], 'LT', 0, 'wake')
 return 1
 `;
 

@@ -146,7 +146,7 @@ export function startSpawnWorker(ports: SpawnWorkerPorts, connection: Redis, con
         for (const { id, failed } of got.stalled)
           log.warn({ queue: "spawn", job: id }, failed ? "a spawn job stalled too often and failed" : "a stalled spawn job (its worker died) runs again");
         if (got.kind === "job") start(got.task);
-        // Nothing more waits: no take until something is queued (the wake list), due, or a look for stalled jobs is.
+        // Nothing more waits: no take until something is queued (the wake set), due, or a look for stalled jobs is.
         if (!got.more && running.size < concurrency) {
           await queue.waitForWork(blocking, Math.min(timing.idleMs, Math.max(10, got.dueInMs ?? timing.idleMs)));
         }

@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { ZodError } from "zod";
 
-/** What the hand-made workers (the inbound stream's, the spawn queue's, the feedback outbox's) share: a name, a blocking connection, the wait on a wake list, what no retry mends. */
+/** What the hand-made workers (the inbound stream's, the spawn queue's, the feedback outbox's) share: a name, a blocking connection, the wait on a wake set, what no retry mends. */
 
 /** A name no other worker has, across replicas and restarts: the consumer in a group, the holder of a lease. */
 export function workerName(): string {
@@ -23,7 +23,13 @@ export function unmendable(error: unknown): boolean {
   return error instanceof ZodError || error instanceof SyntaxError;
 }
 
-/** Waits up to `ms` on `blocking` (a connection of its own) for an element of the wake list `key` (something was queued or put off): the element, or undefined at the timeout. */
-export async function waitOnWake(blocking: Redis, key: string, ms: number): Promise<string | undefined> {
-  return (await blocking.blpop(key, Math.max(0.01, ms / 1000)))?.[1];
+/**
+ * Waits up to `ms` on `blocking` (a connection of its own) for the wake set `key`: when what was
+ * queued or put off since the worker last looked is due (ms, 0: now), or undefined at the timeout.
+ * A wake set holds one member, 'wake', scored by the earliest such due time: a queuing script tells
+ * with one `ZADD … LT` (a later time never moves an earlier one), and this wait takes it (`BZPOPMIN`).
+ */
+export async function waitOnWake(blocking: Redis, key: string, ms: number): Promise<number | undefined> {
+  const woken = await blocking.bzpopmin(key, Math.max(0.01, ms / 1000));
+  return woken ? Number(woken[2]) || 0 : undefined;
 }

@@ -65,7 +65,7 @@ interface OutboxCommands {
   escRemoveEntry(...args: ScriptArgs): Promise<number>;
   escHoldLease(...args: ScriptArgs): Promise<number>;
   escReleaseLease(...args: ScriptArgs): Promise<number>;
-  escCountEntries(...args: ScriptArgs): Promise<[number, number, number]>;
+  escCountEntries(...args: ScriptArgs): Promise<[number, number, number, number]>;
 }
 
 /**
@@ -75,7 +75,7 @@ interface OutboxCommands {
  * The one place that knows its key layout: the lanes index (lane → its head's due time), each lane
  * (entry ids in order), each entry (a hash, deleted once written), each entry id's key (24 h: the
  * same feedback queued twice is written once; `failed:<id>` once it failed), the failed stream (a
- * week), the wake list, the writer's lease and the count of entries still to write.
+ * week), the wake set and the writer's lease. What is still to write is counted from the lanes.
  */
 export class FeedbackOutbox {
   /** The name the health check and the metrics give it, as they name the queues. */
@@ -87,16 +87,16 @@ export class FeedbackOutbox {
     readonly prefix: string,
   ) {
     this.#redis = withScripts<OutboxCommands>(redis, {
-      escAddEntry: { numberOfKeys: 6, lua: ADD_ENTRY },
+      escAddEntry: { numberOfKeys: 5, lua: ADD_ENTRY },
       escTakeEntry: { numberOfKeys: 2, lua: TAKE_ENTRY },
       escSaveProgress: { numberOfKeys: 1, lua: SAVE_PROGRESS },
-      escFinishEntry: { numberOfKeys: 4, lua: FINISH_ENTRY },
+      escFinishEntry: { numberOfKeys: 3, lua: FINISH_ENTRY },
       escPutOffEntry: { numberOfKeys: 2, lua: PUT_OFF_ENTRY },
-      escFailEntry: { numberOfKeys: 6, lua: FAIL_ENTRY },
-      escRemoveEntry: { numberOfKeys: 5, lua: REMOVE_ENTRY },
+      escFailEntry: { numberOfKeys: 5, lua: FAIL_ENTRY },
+      escRemoveEntry: { numberOfKeys: 4, lua: REMOVE_ENTRY },
       escHoldLease: { numberOfKeys: 1, lua: HOLD_LEASE },
       escReleaseLease: { numberOfKeys: 1, lua: RELEASE_LEASE },
-      escCountEntries: { numberOfKeys: 3, lua: COUNT_ENTRIES },
+      escCountEntries: { numberOfKeys: 2, lua: COUNT_ENTRIES },
     });
   }
 
@@ -120,17 +120,13 @@ export class FeedbackOutbox {
   failedKey(): string {
     return keyIn(this.prefix, "outbox:failed");
   }
-  /** List of at most one element: the earliest due time (ms) queued since the writer last looked (it waits on it). */
+  /** Sorted set of one member: the earliest due time (ms) queued since the writer last looked (it waits on it; src/jobs/workerParts.ts). */
   wakeKey(): string {
-    return keyIn(this.prefix, "outbox:wake");
+    return keyIn(this.prefix, "outbox:wakeAt");
   }
   /** String with TTL: the writer holding the lease. */
   writerKey(): string {
     return keyIn(this.prefix, "outbox:writer");
-  }
-  /** Counter: entries still to write. */
-  pendingKey(): string {
-    return keyIn(this.prefix, "outbox:pending");
   }
   private lanePrefix(): string {
     return keyIn(this.prefix, "outbox:lane:");
@@ -160,7 +156,7 @@ export class FeedbackOutbox {
     const lane = `${safe(target.repo)}#${target.issue}${options.lane === "render" ? "/render" : ""}`;
     const dueAt = Date.now() + (options.delayMs ?? 0);
     const fields = ["installationId", target.installationId, "repo", target.repo, "issue", target.issue, "ops", JSON.stringify(ops)];
-    const keys = [this.idKey(id), this.entryKey(id), this.laneKey(lane), this.lanesKey(), this.wakeKey(), this.pendingKey()];
+    const keys = [this.idKey(id), this.entryKey(id), this.laneKey(lane), this.lanesKey(), this.wakeKey()];
     return (await this.#redis.escAddEntry(...keys, options.fresh ? 0 : DEDUPLICATE_MS, lane, dueAt, id, ...fields)) === 1;
   }
 
@@ -198,8 +194,7 @@ export class FeedbackOutbox {
 
   /** Waits up to `ms` on `blocking` (a connection of its own) for something to be queued: when the earliest of it is due (ms), or undefined at the timeout. */
   async waitForWork(blocking: Redis, ms: number): Promise<number | undefined> {
-    const woken = await waitOnWake(blocking, this.wakeKey(), ms);
-    return woken === undefined ? undefined : Number(woken) || 0;
+    return waitOnWake(blocking, this.wakeKey(), ms);
   }
 
   /** `done` of the entry's ops are written. */
@@ -213,7 +208,6 @@ export class FeedbackOutbox {
       this.entryKey(entry.id),
       this.laneKey(entry.lane),
       this.lanesKey(),
-      this.pendingKey(),
       entry.id,
       entry.lane,
       this.entryPrefix(),
@@ -233,7 +227,6 @@ export class FeedbackOutbox {
       this.entryKey(entry.id),
       this.laneKey(entry.lane),
       this.lanesKey(),
-      this.pendingKey(),
       this.failedKey(),
       this.idKey(entry.id),
       entry.id,
@@ -252,21 +245,18 @@ export class FeedbackOutbox {
   /** Deletes the issue's feedback `key` (queued or failed), which holds withdrawn text: 1 when there was one. */
   async remove(target: { repo: string; issue: number }, key: string): Promise<number> {
     const id = this.entryId(target, key);
-    return this.#redis.escRemoveEntry(
-      this.entryKey(id),
-      this.lanesKey(),
-      this.pendingKey(),
-      this.failedKey(),
-      this.idKey(id),
-      id,
-      this.entryPrefix(),
-      this.lanePrefix(),
-    );
+    return this.#redis.escRemoveEntry(this.entryKey(id), this.lanesKey(), this.failedKey(), this.idKey(id), id, this.entryPrefix(), this.lanePrefix());
   }
 
-  /** Entries still to write (due, put off, or being written): 0 when the app owes GitHub nothing. */
+  /** Entries still to write (due, put off, or being written), and the lanes (issues) they wait in: none when the app owes GitHub nothing. */
+  async pending(): Promise<{ entries: number; lanes: number }> {
+    const [entries, lanes] = await this.#count();
+    return { entries, lanes };
+  }
+
+  /** Entries still to write: 0 when the app owes GitHub nothing. */
   async unfinished(): Promise<number> {
-    return Number((await this.#redis.get(this.pendingKey())) ?? 0);
+    return (await this.pending()).entries;
   }
 
   /**
@@ -275,8 +265,12 @@ export class FeedbackOutbox {
    * write, the one being written among them.
    */
   async getJobCounts(...states: CountedState[]): Promise<Partial<Record<CountedState, number>>> {
-    const [pending, delayed, failed] = await this.#redis.escCountEntries(this.pendingKey(), this.lanesKey(), this.failedKey(), Date.now());
+    const [pending, , delayed, failed] = await this.#count();
     const all: Record<CountedState, number> = { waiting: Math.max(0, pending - delayed), active: 0, delayed, failed };
     return Object.fromEntries(states.map((state) => [state, all[state]]));
+  }
+
+  #count(): Promise<[number, number, number, number]> {
+    return this.#redis.escCountEntries(this.lanesKey(), this.failedKey(), Date.now(), this.lanePrefix());
   }
 }

@@ -18,13 +18,13 @@ end
 `;
 
 /**
- * KEYS: id, entry, lane, lanes, wake, pending. ARGV: ttlMs, lane, dueAt, entry id, then the
+ * KEYS: id, entry, lane, lanes, wake. ARGV: ttlMs, lane, dueAt, entry id, then the
  * entry's field/value pairs. Queues the entry at the end of its lane unless its id was queued
  * within the TTL (a retried step queueing the same feedback; a TTL of 0: an id made afresh, never
  * refused): 1 when queued, 0 when refused. A lane
  * not yet in the index (new, or lost from it) is scored by this entry; one there keeps its head's
- * score. The wake list (one element at most: the earliest due time queued since the writer last
- * looked) tells a waiting writer, which takes nothing before it is due.
+ * score. The wake set (the earliest due time queued since the writer last looked:
+ * src/jobs/workerParts.ts) tells a waiting writer, which takes nothing before it is due.
  */
 export const ADD_ENTRY = `${RESCORE}
 if ARGV[1] ~= '0' and not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 0 end
@@ -33,13 +33,7 @@ for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[2], 'lane', ARGV[2], 'dueAt', ARGV[3], unpack(fields))
 redis.call('RPUSH', KEYS[3], ARGV[4])
 redis.call('ZADD', KEYS[4], 'NX', ARGV[3], ARGV[2])
-redis.call('INCR', KEYS[6])
-local woken = redis.call('LINDEX', KEYS[5], 0)
-if not woken then
-  redis.call('LPUSH', KEYS[5], ARGV[3])
-elseif (tonumber(woken) or 0) > tonumber(ARGV[3]) then
-  redis.call('LSET', KEYS[5], 0, ARGV[3])
-end
+redis.call('ZADD', KEYS[5], 'LT', ARGV[3], 'wake')
 return 1
 `;
 
@@ -84,14 +78,13 @@ return 1
 `;
 
 /**
- * KEYS: entry, lane, lanes, pending. ARGV: entry id, lane, entry key prefix, now. The entry is
+ * KEYS: entry, lane, lanes. ARGV: entry id, lane, entry key prefix, now. The entry is
  * written: it leaves its lane, whose next head is due next. Returns the ms until the lane due first
  * is due (0: one is due now), or '' when no lane has entries: the writer takes again only then.
  */
 export const FINISH_ENTRY = `${RESCORE}
 if redis.call('DEL', KEYS[1]) == 1 then
   redis.call('LREM', KEYS[2], 1, ARGV[1])
-  redis.call('DECR', KEYS[4])
   rescore(KEYS[3], KEYS[2], ARGV[2], ARGV[3])
 end
 local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
@@ -111,7 +104,7 @@ return 1
 `;
 
 /**
- * KEYS: entry, lane, lanes, pending, failed, id. ARGV: entry id, lane, entry key prefix, oldest
+ * KEYS: entry, lane, lanes, failed, id. ARGV: entry id, lane, entry key prefix, oldest
  * failed id kept (a week ago), then the failure's field/value pairs. An entry that kept failing
  * leaves its lane for the failed stream, with its fields; its id key points there, so a withdrawal
  * still finds its text.
@@ -121,18 +114,17 @@ local record = redis.call('HGETALL', KEYS[1])
 if #record == 0 then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('LREM', KEYS[2], 1, ARGV[1])
-redis.call('DECR', KEYS[4])
 rescore(KEYS[3], KEYS[2], ARGV[2], ARGV[3])
 local fields = {'id', ARGV[1]}
 for i = 1, #record do fields[#fields + 1] = record[i] end
 for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
-local failed = redis.call('XADD', KEYS[5], 'MINID', '~', ARGV[4], '*', unpack(fields))
-if redis.call('EXISTS', KEYS[6]) == 1 then redis.call('SET', KEYS[6], 'failed:' .. failed, 'KEEPTTL') end
+local failed = redis.call('XADD', KEYS[4], 'MINID', '~', ARGV[4], '*', unpack(fields))
+redis.call('SET', KEYS[5], 'failed:' .. failed, 'XX', 'KEEPTTL')
 return 1
 `;
 
 /**
- * KEYS: entry, lanes, pending, failed, id. ARGV: entry id, entry key prefix, lane key prefix.
+ * KEYS: entry, lanes, failed, id. ARGV: entry id, entry key prefix, lane key prefix.
  * Deletes an entry that holds withdrawn text, queued or failed: 1 when one was deleted. One being
  * written this moment is deleted too; its writer finds it gone when it ends.
  */
@@ -142,14 +134,13 @@ if lane then
   redis.call('DEL', KEYS[1])
   local laneKey = ARGV[3] .. lane
   redis.call('LREM', laneKey, 1, ARGV[1])
-  redis.call('DECR', KEYS[3])
   rescore(KEYS[2], laneKey, lane, ARGV[2])
   return 1
 end
-local at = redis.call('GET', KEYS[5])
+local at = redis.call('GET', KEYS[4])
 if at and string.sub(at, 1, 7) == 'failed:' then
-  redis.call('SET', KEYS[5], '1', 'KEEPTTL')
-  return redis.call('XDEL', KEYS[4], string.sub(at, 8))
+  redis.call('SET', KEYS[4], '1', 'KEEPTTL')
+  return redis.call('XDEL', KEYS[3], string.sub(at, 8))
 end
 return 0
 `;
@@ -176,11 +167,19 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
-/** KEYS: pending, lanes, failed. ARGV: now. Entries still to write, lanes put off until later, failed entries. */
+/**
+ * KEYS: lanes, failed. ARGV: now, lane key prefix. {entries still to write, lanes with entries,
+ * lanes put off until later, failed entries}: every lane with entries is in the index, so summing
+ * their lengths counts the outbox without a counter each entry would keep (a few lanes, unless
+ * GitHub stopped the app's writes).
+ */
 export const COUNT_ENTRIES = `
+local entries, lanes = 0, redis.call('ZRANGE', KEYS[1], 0, -1)
+for _, lane in ipairs(lanes) do entries = entries + redis.call('LLEN', ARGV[2] .. lane) end
 return {
-  tonumber(redis.call('GET', KEYS[1]) or '0'),
-  redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[1], '+inf'),
-  redis.call('XLEN', KEYS[3])
+  entries,
+  #lanes,
+  redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[1], '+inf'),
+  redis.call('XLEN', KEYS[2])
 }
 `;

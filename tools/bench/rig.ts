@@ -403,8 +403,9 @@ export class Rig {
     total += await this.spawn.unfinished();
     count(SPAWN_COUNT_COMMANDS);
     if (withFeedback) {
-      total += await this.feedback.unfinished();
-      count({ get: 1 });
+      const { entries, lanes } = await this.feedback.pending();
+      total += entries;
+      count({ evalsha: 1, zrange: 1, llen: lanes, zcount: 1, xlen: 1 });
     }
     for (const queue of queues) {
       const counts = await queue.getJobCounts(...COUNTED_STATES);

@@ -36,7 +36,7 @@ describe("the feedback outbox", () => {
     expect(await outbox.add(ISSUE, comment("one again"), "line-1")).toBe(false);
     expect(await outbox.add(ISSUE, comment("two"), "line-2")).toBe(true);
     expect(await outbox.add(ISSUE, [], "nothing")).toBe(false);
-    expect(await outbox.unfinished()).toBe(2);
+    expect(await outbox.pending()).toEqual({ entries: 2, lanes: 1 });
     expect(await redis.pttl(outbox.idKey(outbox.entryId(ISSUE, "line-1")))).toBeGreaterThan(23 * 3600_000);
     const first = entryOf(await outbox.take(W));
     expect(first).toMatchObject({ repo: "acme/widgets", issue: 7, installationId: 5, progress: 0, attempts: 0 });
@@ -46,6 +46,24 @@ describe("the feedback outbox", () => {
     expect(await outbox.add(ISSUE, comment("one"), "line-1")).toBe(false);
     expect(await redis.exists(outbox.entryKey(first.id))).toBe(0);
     expect(await outbox.unfinished()).toBe(1);
+  });
+
+  it("tells a waiting writer when the earliest entry queued since it last looked is due, a later one never moving it", async () => {
+    const outbox = await fresh();
+    const blocking = redis.duplicate();
+    try {
+      const before = Date.now();
+      await outbox.add(ISSUE, comment("in a minute"), "later", { delayMs: 60_000 });
+      await outbox.add(OTHER, comment("now"), "now");
+      await outbox.add(ISSUE, comment("in an hour"), "much later", { delayMs: 3_600_000 });
+      const dueAt = await outbox.waitForWork(blocking, 1000);
+      expect(dueAt).toBeGreaterThanOrEqual(before);
+      expect(dueAt).toBeLessThan(before + 60_000);
+      // Taken: the next wait times out unless something else is queued.
+      expect(await outbox.waitForWork(blocking, 50)).toBeUndefined();
+    } finally {
+      blocking.disconnect();
+    }
   });
 
   it("an entry whose key was made afresh is queued without a 24 h key to refuse it again", async () => {
