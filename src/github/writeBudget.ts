@@ -40,7 +40,8 @@ export interface LimitSignal {
  * minute and hour per installation, shared by every replica through Redis (src/store/writeBudgetLog.ts
  * holds the keys and scripts), and the pause GitHub imposes on a secondary limit. Writes are asked
  * for before they are sent (`take`) and counted from when they were sent at the latest (`sent`), so
- * GitHub sees no more than the budget in any window. The feedback worker is its only caller: spawning never is.
+ * GitHub sees no more than the budget in any window. Its callers write through BudgetedWriter: the
+ * feedback worker, and a round's start putting its 🚀 on the comment that dispatched it.
  */
 export class WriteBudget {
   private readonly random: () => number;

@@ -13,12 +13,13 @@ const OpsSchema = z.array(FeedbackOpSchema).min(1);
 
 /**
  * Performs an outbox entry's GitHub writes in order, from where an earlier try stopped. Progress is
- * saved after each op that would show twice (a comment) and has ops after it, so a later op's failure
- * never has a retry post that comment again. Every write first takes a slot of the installation's write budget; when there is
- * none (the budget is spent, or GitHub asked the app to stop) WritesDeferred ends the try and the
- * entry waits in its lane, its issue's later writes behind it (src/status/feedbackWorker.ts). Label
- * changes that a later state makes moot are skipped (coalesced), not sent. Spawning never waits for
- * any of this. Each op is performed in feedbackOps.ts, each write sent by budgetedWriter.ts.
+ * saved after each op that would show twice (a comment) and has ops after it, so a later op's
+ * failure never has a retry post that comment again. Every write first takes a slot of the
+ * installation's write budget; when there is none (the budget is spent, or GitHub asked the app to
+ * stop) WritesDeferred ends the try and the entry waits in its lane, its issue's later writes behind
+ * it (src/status/feedbackWorker.ts). Label changes that a later state makes moot are skipped
+ * (coalesced), not sent. Spawning never waits for any of this. Each op is performed in
+ * feedbackOps.ts, each write sent by budgetedWriter.ts.
  */
 export async function processFeedback(services: FeedbackPorts, entry: OutboxEntry, saveProgress: (done: number) => Promise<void>): Promise<number> {
   const ops = OpsSchema.parse(JSON.parse(entry.ops));
