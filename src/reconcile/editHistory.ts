@@ -102,9 +102,10 @@ export function graphqlPort(octokit: { graphql: (query: string, variables: Recor
   };
 }
 
-/** The installation's GraphQL reads as the port, the client built on first use (src/github/graphqlReads.ts). */
+/** The installation's GraphQL reads as the port, the client built on its first query and kept for the port's others (src/github/graphqlReads.ts). */
 export function installationGraphql(services: { github: Pick<Services["github"], "graphqlReads"> }, installationId: number): GraphqlPort {
-  return graphqlPort({ graphql: async (query, variables) => (await services.github.graphqlReads(installationId)).graphql(query, variables) });
+  let client: ReturnType<Services["github"]["graphqlReads"]> | undefined;
+  return graphqlPort({ graphql: async (query, variables) => (await (client ??= services.github.graphqlReads(installationId))).graphql(query, variables) });
 }
 
 /** The edit histories of comments by node id, in batches of IDS_PER_REQUEST (one request each). Deleted comments are absent. */

@@ -1,6 +1,14 @@
 import { describe, expect, it, vi } from "vitest";
 import { issueBodyEdit } from "../../../src/reconcile/authorsWords.js";
-import { authorsText, EDIT_HISTORY_QUERY, graphqlPort, IDS_PER_REQUEST, readEditHistories, type CommentHistory } from "../../../src/reconcile/editHistory.js";
+import {
+  authorsText,
+  EDIT_HISTORY_QUERY,
+  graphqlPort,
+  IDS_PER_REQUEST,
+  installationGraphql,
+  readEditHistories,
+  type CommentHistory,
+} from "../../../src/reconcile/editHistory.js";
 
 const edit = (editor: string | null, editedAt: string, diff: string | null, deletedAt: string | null = null) => ({
   editor: editor ? { login: editor } : null,
@@ -92,6 +100,19 @@ describe("graphqlPort", () => {
   it("passes on any other failure", async () => {
     const port = graphqlPort({ graphql: async () => Promise.reject(Object.assign(new Error("Bad credentials"), { status: 401 })) });
     await expect(port(EDIT_HISTORY_QUERY, { ids: ["IC_1"] })).rejects.toThrow("Bad credentials");
+  });
+
+  it("an installation's port builds its GraphQL client once, on its first query", async () => {
+    const graphql = vi.fn(async () => ({ nodes: [] }));
+    const graphqlReads = vi.fn(
+      async () => ({ graphql }) as unknown as Awaited<ReturnType<Parameters<typeof installationGraphql>[0]["github"]["graphqlReads"]>>,
+    );
+    const port = installationGraphql({ github: { graphqlReads } }, 7);
+    expect(graphqlReads).not.toHaveBeenCalled();
+    await port(EDIT_HISTORY_QUERY, { ids: ["IC_1"] });
+    await port(EDIT_HISTORY_QUERY, { ids: ["IC_2"] });
+    expect(graphqlReads.mock.calls).toEqual([[7]]);
+    expect(graphql).toHaveBeenCalledTimes(2);
   });
 });
 
