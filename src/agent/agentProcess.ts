@@ -23,8 +23,8 @@ function spawnWith(file: string, args: readonly string[], spawn: AgentSpawn) {
     // Its own process group: stopping it signals the agent and every tool it started (runAgent.ts).
     detached: true,
     reject: false,
+    // Read through onOutput, not execa's `all`: merging the two streams cost more CPU per start than fork.
     buffer: false,
-    all: true,
     stripFinalNewline: false,
     stdio: ["pipe", "pipe", "pipe", ...extra] as const,
   });
@@ -42,4 +42,10 @@ export function spawnAgentProcess(file: string, args: readonly string[], spawn: 
     subprocess.once("error", () => resolve(false));
   });
   return { subprocess, spawned };
+}
+
+/** Calls `listener` with each chunk the process writes on stdout or stderr, in the order they arrive. */
+export function onOutput(subprocess: AgentProcess["subprocess"], listener: (chunk: Buffer) => void): void {
+  subprocess.stdout?.on("data", listener);
+  subprocess.stderr?.on("data", listener);
 }

@@ -1,7 +1,7 @@
 import { AgentError, SandboxError } from "../errors.js";
 import { SANDBOX_ADVICE } from "../sandbox/probe.js";
 import type { RoundSandbox } from "../sandbox/round.js";
-import { spawnAgentProcess } from "./agentProcess.js";
+import { onOutput, spawnAgentProcess } from "./agentProcess.js";
 import { RELEASE_LINE, gatedCommand } from "./releaseGate.js";
 import { resolveCommand } from "./resolveCommand.js";
 import { orphanWatchdog, signalGroup, type OrphanWatchdog } from "./watchdog.js";
@@ -60,7 +60,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   // The pid exists as soon as execa returns: hand it to the watchdog, and only then open the gate.
   if (subprocess.pid !== undefined) watchdog.register(subprocess.pid);
   subprocess.stdin?.end(RELEASE_LINE + options.input);
-  subprocess.all?.on("data", (chunk: Buffer) => {
+  onOutput(subprocess, (chunk) => {
     tail = (tail + chunk.toString("utf8")).slice(-16_384);
   });
   const pid = (await hasPid) ? subprocess.pid : undefined;

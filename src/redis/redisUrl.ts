@@ -1,6 +1,7 @@
 import { Redis, type RedisOptions } from "ioredis";
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
+import { coalesceWrites } from "./coalesceWrites.js";
 
 /**
  * REDIS_URL's forms, and the only code that knows them. `redis://` and `rediss://` (TLS) name one
@@ -178,6 +179,6 @@ export function redisPassword(endpoint: RedisEndpoint): string {
  */
 export function createRedis(url: string, options: RedisOptions): Redis {
   const endpoint = redisEndpoint(url);
-  if (endpoint.kind === "server") return new Redis(endpoint.url, options);
-  return new Redis({ ...endpoint.options, reconnectOnError: (error) => (error.message.startsWith("READONLY") ? 2 : false), ...options });
+  if (endpoint.kind === "server") return coalesceWrites(new Redis(endpoint.url, options));
+  return coalesceWrites(new Redis({ ...endpoint.options, reconnectOnError: (error) => (error.message.startsWith("READONLY") ? 2 : false), ...options }));
 }

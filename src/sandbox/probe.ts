@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { onOutput } from "../agent/agentProcess.js";
 import { RELEASE_LINE } from "../agent/releaseGate.js";
 import { SandboxError } from "../errors.js";
 import type { RoundSandbox } from "./round.js";
@@ -23,7 +24,7 @@ export async function probeSandbox(round: (workdir: string) => Promise<RoundSand
     inside = await round(workdir);
     const { subprocess } = inside.start("/bin/sh", ["-c", "exit 0"], {});
     let said = "";
-    subprocess.all?.on("data", (chunk: Buffer) => (said = (said + chunk.toString("utf8")).slice(-2000)));
+    onOutput(subprocess, (chunk) => (said = (said + chunk.toString("utf8")).slice(-2000)));
     subprocess.stdin?.end(RELEASE_LINE);
     const timer = setTimeout(() => subprocess.kill("SIGKILL"), PROBE_MS);
     const result = await subprocess;
