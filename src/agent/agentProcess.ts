@@ -23,7 +23,7 @@ function spawnWith(file: string, args: readonly string[], spawn: AgentSpawn) {
     // Its own process group: stopping it signals the agent and every tool it started (runAgent.ts).
     detached: true,
     reject: false,
-    // Read through onOutput, not execa's `all`: merging the two streams cost more CPU per start than fork.
+    // Read through onOutput, not execa's `all`: merging the two streams cost 2.7 ms of CPU a start (tools/bench/README.md).
     buffer: false,
     stripFinalNewline: false,
     stdio: ["pipe", "pipe", "pipe", ...extra] as const,
