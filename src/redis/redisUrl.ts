@@ -175,7 +175,8 @@ export function redisPassword(endpoint: RedisEndpoint): string {
 /**
  * A client for REDIS_URL with `options` (timeouts, retries). Through Sentinel it asks the Sentinels
  * for the master at every connect, checks the role of what it reached, and on a write refused by a
- * demoted master (READONLY) reconnects and sends it again, to the new master.
+ * demoted master (READONLY) reconnects and sends it again, to the new master. Every client sends
+ * the commands of one tick in one socket write (coalesceWrites.ts).
  */
 export function createRedis(url: string, options: RedisOptions): Redis {
   const endpoint = redisEndpoint(url);
