@@ -8,6 +8,9 @@ import { GitHubSimulator } from "../../tools/simulator/index.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { ensureBuilt } from "../support/build.js";
 import { REPO, WEBHOOK_SECRET, waitFor } from "../support/harness.js";
+import { requirePrograms } from "../support/programs.js";
+
+beforeAll(() => requirePrograms("bwrap", "socat", "nsenter", "redis-server"));
 
 const SLOW_STOP_AGENT = resolve("test/support/agents/slow-stop-agent.mjs");
 /** Lines the app may log between a Ctrl-C and its exit: "shutting down" and a few of its parts'. */

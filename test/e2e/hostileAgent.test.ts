@@ -3,11 +3,14 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../src/config/projectRoot.js";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import { allFiles } from "../support/files.js";
 import { REPO, WEBHOOK_SECRET, startLoop, waitFor, type Loop } from "../support/harness.js";
+import { requirePrograms } from "../support/programs.js";
+
+beforeAll(() => requirePrograms("bwrap", "socat", "nsenter", "setpriv", "chown"));
 
 /**
  * Issue 15, "Must show": an agent steered to attack, run with the sandbox on, tries every way

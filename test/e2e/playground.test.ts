@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import { projectRoot } from "../../src/config/projectRoot.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { ensureToolsBuilt } from "../support/build.js";
 import { waitFor } from "../support/harness.js";
+import { requirePrograms } from "../support/programs.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOT = join(projectRoot, "test-artifacts", "playground.png");
@@ -96,8 +97,7 @@ async function queuedComments(page: Page): Promise<number> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: the playground test drives Debian's chromium. Install it with \`apt-get install -y chromium\`.`);
+  requirePrograms(CHROMIUM, "redis-server");
   profile = mkdtempSync(join(tmpdir(), "esc-chromium-"));
   [playground, context] = await Promise.all([
     startPlayground(),

@@ -3,6 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO, startLoop, waitFor, type Loop } from "../support/harness.js";
+import { requirePrograms } from "../support/programs.js";
+
+beforeAll(() => requirePrograms("bwrap", "socat", "nsenter"));
 
 /** An agent that needs no network: it looks around inside the sandbox and writes what it saw into its checkout. */
 const AGENT = `

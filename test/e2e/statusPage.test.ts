@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext } from "playwright-core";
@@ -7,6 +7,7 @@ import { projectRoot } from "../../src/config/projectRoot.js";
 import { askedGate, recordingAgent } from "../support/flow.js";
 import { gateFixture, newGate } from "../support/gates.js";
 import { REPO, startLoop, waitFor, type Loop } from "../support/harness.js";
+import { requirePrograms } from "../support/programs.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "status-page-admin-token-0123456789";
@@ -30,12 +31,8 @@ async function approvalWithOneVote(): Promise<{ issue: number; gateId: string }>
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    // A missing browser must fail the suite, not skip it: the page is only tested here.
-    throw new Error(
-      `${CHROMIUM} is missing: the status page test drives Debian's chromium. Install it with \`apt-get install -y chromium\` (.ci/run does this).`,
-    );
-  }
+  // A missing browser must fail the suite, not skip it: the page is only tested here.
+  requirePrograms(CHROMIUM);
   profile = mkdtempSync(join(tmpdir(), "esc-chromium-"));
   loop = await startLoop({ ...recordingAgent().env, ADMIN_TOKEN: TOKEN });
   // The browser starts while the agents ask their questions through the simulator.

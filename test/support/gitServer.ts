@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import type { GitHubSimulator } from "../../tools/simulator/index.js";
+import { requirePrograms } from "./programs.js";
 
 /** Test helpers for the simulator's git server: tokens as the app mints them, and plain git. */
 
@@ -19,6 +20,7 @@ export async function installationToken(sim: GitHubSimulator, repo: string, perm
 
 /** Runs git with only the given environment on top of PATH and HOME; rejects with its stderr. */
 export async function runGit(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<string> {
+  requirePrograms("git");
   const { stdout } = await promisify(execFile)("git", args, {
     cwd: options.cwd,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", ...options.env },

@@ -9,6 +9,7 @@ import { GitHubSimulator } from "../../tools/simulator/index.js";
 import type { Queues } from "../../src/jobs/queues.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { RestConformance } from "./github/restConformance.js";
+import { requirePrograms } from "./programs.js";
 
 export const REPO = "acme/widgets";
 export const WEBHOOK_SECRET = "e2e-webhook-secret";
@@ -58,6 +59,7 @@ export async function startOnFreePort(options: StartAppOptions): Promise<Running
  * REST request the simulator receives is held to GitHub's REST description (see close).
  */
 export async function startLoop(env: Record<string, string> = {}): Promise<Loop> {
+  requirePrograms("git"); // the simulator serves the repository with git http-backend
   const rest = new RestConformance();
   const sim = await GitHubSimulator.start({ webhookSecret: WEBHOOK_SECRET, inspect: rest.inspect });
   sim.addRepo(REPO);

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { waitFor } from "./harness.js";
+import { requirePrograms } from "./programs.js";
 
 /**
  * Redis topologies the app meets in production, started on loopback at free ports from config
@@ -26,10 +27,12 @@ async function startProcess(
   config: string[],
   password: string,
 ): Promise<Process> {
+  requirePrograms(binary);
   const path = join(dir, `${name}.conf`);
   writeFileSync(path, [`port ${port}`, "bind 127.0.0.1", `dir ${dir}`, 'logfile ""', "daemonize no", ...config].join("\n") + "\n", { mode: 0o600 });
   let output = "";
   const child = spawn(binary, [path], { stdio: ["ignore", "pipe", "pipe"] });
+  child.on("error", (error) => (output += `${error.message}\n`));
   child.stdout.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr.on("data", (d: Buffer) => (output += d.toString()));
   const client = new Redis({ host: "127.0.0.1", port, password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
@@ -181,6 +184,7 @@ export interface ClusterSetup {
 
 /** Three cluster-enabled masters on 127.0.0.1 made into one cluster by `redis-cli --cluster create`. */
 export async function startCluster(): Promise<ClusterSetup> {
+  requirePrograms("redis-server", "redis-cli");
   const dir = mkdtempSync(join(tmpdir(), "esc-cluster-"));
   const password = randomBytes(12).toString("hex");
   const processes: Process[] = [];

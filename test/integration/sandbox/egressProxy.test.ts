@@ -10,6 +10,9 @@ import { parseAllowList } from "../../../src/sandbox/egress/allowList.js";
 import { startEgressProxy, type EgressLog, type EgressProxy } from "../../../src/sandbox/egress/egressProxy.js";
 import { egressPolicy } from "../../../src/sandbox/egress/policy.js";
 import { waitFor } from "../../support/harness.js";
+import { requirePrograms } from "../../support/programs.js";
+
+beforeAll(() => requirePrograms("setpriv"));
 
 /** A loopback HTTP server that answers with what it received. */
 async function echoServer(name: string): Promise<{ server: Server; port: number; seen: { url: string; headers: IncomingHttpHeaders }[] }> {

@@ -8,6 +8,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../../src/config/projectRoot.js";
 import { ensureBuilt } from "../../support/build.js";
 import { waitFor } from "../../support/harness.js";
+import { requirePrograms } from "../../support/programs.js";
+
+beforeAll(() => requirePrograms("bwrap", "socat", "nsenter", "setpriv"));
 
 /**
  * The warm network namespaces a sandboxed round enters (src/sandbox/networkSpares.ts): each round

@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../../src/config/projectRoot.js";
 import { ensureBuilt } from "../../support/build.js";
 import { waitFor } from "../../support/harness.js";
+import { requirePrograms } from "../../support/programs.js";
+
+beforeAll(() => requirePrograms("bwrap", "socat", "nsenter", "setpriv"));
 
 /**
  * A real bwrap round, driven by a stand-in app (a node process running dist/) as root and as an

@@ -2,8 +2,11 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { excludePaths } from "../../../src/workspace/excludePaths.js";
+import { requirePrograms } from "../../support/programs.js";
+
+beforeAll(() => requirePrograms("git"));
 
 function checkout(): string {
   const dir = mkdtempSync(join(tmpdir(), "esc-exclude-"));

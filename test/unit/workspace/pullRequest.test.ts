@@ -8,6 +8,9 @@ import type { InstallationOctokit } from "../../../src/github/octokit.js";
 import { renderAskComment, validateAsk } from "../../../src/protocol/ask.js";
 import { askedSince, deliverPullRequest, type PullRequestInput } from "../../../src/workspace/pullRequest.js";
 import { V3, nockGitHub, rateLimited, type GitHubApi } from "../../support/nockGitHub.js";
+import { requirePrograms } from "../../support/programs.js";
+
+beforeAll(() => requirePrograms("git"));
 
 const PULLS = `${V3}/repos/acme/widgets/pulls`;
 const BRANCH = "escalation/issue-12";
