@@ -32,7 +32,10 @@ export interface Services extends Stores {
     installation(installationId: number): Promise<InstallationOctokit>;
     /** The installation's client for GraphQL queries, paced apart from its writes (src/github/graphqlReads.ts). */
     graphqlReads(installationId: number): Promise<InstallationOctokit>;
+    /** A fresh token for one round's agent, narrowed to its repository (src/github/agentToken.ts). */
     agentToken(installationId: number, repo: string, extra?: TokenPermissions): Promise<AgentToken>;
+    /** Revokes a round's token when the round ends; false (logged) when GitHub could not be told. */
+    revokeAgentToken(installationId: number, token: string): Promise<boolean>;
     /** The repository's clone URL and default branch (cached like the settings). */
     repository(installationId: number, repo: string): Promise<RepositoryInfo>;
     /** The App itself (JWT): lists installations. */

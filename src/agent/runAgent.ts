@@ -1,7 +1,7 @@
 import { AgentError, SandboxError } from "../errors.js";
 import { SANDBOX_ADVICE } from "../sandbox/probe.js";
 import type { RoundSandbox } from "../sandbox/round.js";
-import { onOutput, spawnAgentProcess } from "./agentProcess.js";
+import { onOutput, spawnAgentProcess, type AgentProcess } from "./agentProcess.js";
 import { RELEASE_LINE, gatedCommand } from "./releaseGate.js";
 import { resolveCommand } from "./resolveCommand.js";
 import { orphanWatchdog, signalGroup, type OrphanWatchdog } from "./watchdog.js";
@@ -66,6 +66,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const pid = (await hasPid) ? subprocess.pid : undefined;
   if (pid === undefined && subprocess.pid !== undefined) watchdog.unregister(subprocess.pid);
   const stopper = pid === undefined ? undefined : groupStopper(pid, options, watchdog);
+  if (pid !== undefined) endsWithAgent(subprocess, pid);
   try {
     if (pid !== undefined) await options.onStart?.(pid);
   } catch (error) {
@@ -103,6 +104,24 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   };
 }
 
+/** Output the agent wrote just before it exited is read for this long before pipes an escaped process holds open are closed. */
+const DRAIN_MS = 100;
+
+/**
+ * The round ends when the agent's own process exits, not when its pipes close: what it left in its
+ * process group is killed at once, and a pipe that a process which left the group (setsid) still
+ * holds is closed after DRAIN_MS. Sandboxed, bwrap exits with the agent and the group holds the pid
+ * namespace's init, whose death takes every process left inside, those that left the group too.
+ * Unsandboxed, such a process outlives the round, without a token: the round revokes it.
+ */
+function endsWithAgent(subprocess: AgentProcess["subprocess"], pgid: number): void {
+  subprocess.once("exit", () => {
+    signalGroup(pgid, "SIGKILL");
+    const timer = setTimeout(() => subprocess.stdio.forEach((stream) => stream?.destroy()), DRAIN_MS);
+    subprocess.once("close", () => clearTimeout(timer));
+  });
+}
+
 /** Whether the sandbox's shell wrote its byte on the ready pipe before the pipe closed. */
 function readyByte(stream: unknown): Promise<boolean> {
   const readable = stream as NodeJS.ReadableStream | null | undefined;
@@ -110,6 +129,8 @@ function readyByte(stream: unknown): Promise<boolean> {
   return new Promise((resolve) => {
     readable.once("data", () => resolve(true));
     readable.once("end", () => resolve(false));
+    // Destroyed (endsWithAgent) rather than ended.
+    readable.once("close", () => resolve(false));
     readable.once("error", () => resolve(false));
     readable.resume();
   });

@@ -6,7 +6,7 @@ import { controlChannel, RunningAgents } from "../agent/runningAgents.js";
 import type { AppConfig } from "../config/appConfig.js";
 import { serverDefaults } from "../config/repoConfig.js";
 import { LoopEvents } from "../events.js";
-import { agentTokenIssuer } from "../github/agentToken.js";
+import { agentTokenIssuer, agentTokenRevoker } from "../github/agentToken.js";
 import { repositoryInfoLoader } from "../workspace/repositoryInfo.js";
 import { appIdentityLoader } from "../github/appIdentity.js";
 import { graphqlReadsClient } from "../github/graphqlReads.js";
@@ -77,6 +77,7 @@ export function createServices(app: Probot, config: AppConfig, log: Logger, comm
       installation: (installationId) => app.auth(installationId),
       graphqlReads: (installationId) => graphqlReadsClient(app, installationId),
       agentToken: agentTokenIssuer(app, config.agent.tokenPermissions),
+      revokeAgentToken: agentTokenRevoker(app, log),
       repository: (installationId, repo) => repositoryInfo(() => app.auth(installationId), repo),
       app: () => app.auth(),
     },

@@ -1,13 +1,12 @@
+import type { Logger } from "pino";
 import type { Probot } from "probot";
 import { GitHubError } from "../errors.js";
+import { installationClient } from "./octokit.js";
 
 export interface AgentToken {
   token: string;
   expiresAt: number;
 }
-
-/** Reuse a token only while it has this much life left, so an agent never starts with a dying one. */
-const MIN_REMAINING_MS = 20 * 60 * 1000;
 
 export type TokenPermissions = Record<string, "read" | "write">;
 
@@ -15,15 +14,12 @@ export type TokenPermissions = Record<string, "read" | "write">;
  * Issues the agent's GITHUB_TOKEN: an installation token narrowed to one repository and the
  * configured permissions, plus `extra` for this spawn (`contents: write` where the workspace is on).
  * Requested explicitly through the App's JWT client so it always goes to the configured API host
- * (GHE_HOST), and kept in memory only, never in Redis.
+ * (GHE_HOST), and kept in memory only, never in Redis. A fresh one for each round: the round revokes
+ * its token when it ends (agentTokenRevoker), so no two rounds share one.
  */
-export function agentTokenIssuer(probot: Probot, configured: TokenPermissions) {
-  const cache = new Map<string, AgentToken>();
+export function agentTokenIssuer(probot: Pick<Probot, "auth">, configured: TokenPermissions) {
   return async (installationId: number, repo: string, extra: TokenPermissions = {}): Promise<AgentToken> => {
     const permissions = { ...configured, ...extra };
-    const key = `${installationId}/${repo.toLowerCase()}/${JSON.stringify(Object.entries(permissions).sort())}`;
-    const cached = cache.get(key);
-    if (cached && cached.expiresAt - Date.now() > MIN_REMAINING_MS) return cached;
     const name = repo.split("/")[1]!;
     try {
       const octokit = await probot.auth();
@@ -32,9 +28,7 @@ export function agentTokenIssuer(probot: Probot, configured: TokenPermissions) {
         repositories: [name],
         permissions,
       });
-      const token = { token: data.token, expiresAt: Date.parse(data.expires_at) };
-      cache.set(key, token);
-      return token;
+      return { token: data.token, expiresAt: Date.parse(data.expires_at) };
     } catch (error) {
       const status = (error as { status?: number }).status;
       const asked = Object.entries(permissions)
@@ -46,6 +40,29 @@ export function agentTokenIssuer(probot: Probot, configured: TokenPermissions) {
         status,
         { cause: error },
       );
+    }
+  };
+}
+
+/**
+ * Revokes a round's token (`DELETE /installation/token`, authenticated by the token itself) so that
+ * nothing the agent left behind can act with it once the round has ended. Sent through a client
+ * built as the installation's (its API host, Octokit's retry of 5xx and network errors); a
+ * revocation that still fails is logged, never thrown: the round has ended, and the token expires
+ * within the hour.
+ */
+export function agentTokenRevoker(probot: Pick<Probot, "auth">, log: Pick<Logger, "warn" | "error">) {
+  return async (installationId: number, token: string): Promise<boolean> => {
+    try {
+      const octokit = await installationClient(probot, installationId, ({ octokitOptions }) => ({ ...octokitOptions, auth: { token } }));
+      await octokit.request("DELETE /installation/token");
+      return true;
+    } catch (error) {
+      const status = (error as { status?: number }).status;
+      // 401: GitHub no longer knows the token (revoked or expired already): nothing can act with it.
+      if (status === 401) return true;
+      log.error({ err: error, installationId, status }, "could not revoke the round's token: it stays valid until it expires (at most an hour)");
+      return false;
     }
   };
 }

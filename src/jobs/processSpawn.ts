@@ -112,7 +112,7 @@ export async function processSpawn(
     return { skipped: "workspace refused", round };
   }
   const prepared = workspace?.prepared;
-  const { task, secrets, workdir, taskFile, askFile, recipe, argv, env } = await prepareRoundInputs(services, {
+  const inputs = await prepareRoundInputs(services, {
     data,
     round,
     issue,
@@ -123,61 +123,75 @@ export async function processSpawn(
     workspace,
     pullRequest: settings.workspace.pullRequest,
   });
+  const { task, secrets, workdir, taskFile, askFile, recipe, argv, env } = inputs;
   const attempt = job.attemptsMade + 1;
   const maxAttempts = job.attempts;
   let run: AgentRun;
   let askLine: string;
-  let sandbox: RoundSandbox | undefined;
+  let saved: Awaited<ReturnType<typeof saveRoundWork>> | undefined;
+  let delivered: string;
   try {
-    sandbox = await services.sandbox.forRound({ workdir, taskFile, recipeDir: recipe?.dir });
-    run = await runAgent({
-      argv,
-      cwd: workdir,
-      env: sandbox ? sandbox.env(env) : env,
-      sandbox,
-      input: task,
-      timeoutMs: services.config.agent.timeoutSeconds * 1000,
-      killGraceMs: services.config.agent.killGraceSeconds * 1000,
-      signal,
-      onStart: async (pid) => {
-        const startedAt = Date.now();
-        log.info({ pid, attempt, replyToSpawnMs: startedAt - data.receivedAt }, "agent started");
-        services.events.notify("agent.started", { repo: data.repo, issue: data.issue, round, replyToSpawnMs: startedAt - data.receivedAt, resumedGate: gate });
-        // Acknowledgements only: failing to queue them (Redis blinked) must not stop a round that started.
-        await sendFeedback(services, target, {
-          ops: await acknowledgeStart(services, data, gate),
-          line: startLine(round, data, gate, attempt),
-          key: `start-${jobId}-${attempt}`,
-          quiet: true,
-        }).catch((error: unknown) => log.warn({ err: error }, "could not queue the start acknowledgements"));
-      },
-    });
-    // Posted however the agent exited, and before the save: the file is never committed.
-    askLine = await postAskFile(services, { path: askFile, env, repo: data.repo, issue: data.issue, round });
-  } catch (error) {
-    if (!(error instanceof SandboxError)) throw error;
-    // Not retried: the host must be fixed first (README, "The sandbox"); the agent never runs unsandboxed.
-    log.error({ err: error }, "the agent sandbox did not start; the round ends without running the agent");
-    await finishRound(services, ref, jobId, gate);
-    await sendFeedback(services, target, {
-      ops: awaitingOff,
-      line: `round ${round}: not started: ${error.message} Then comment \`/retry\`.`,
-      key: `sandbox-${jobId}`,
-    });
-    return { skipped: "sandbox did not start", round };
+    let sandbox: RoundSandbox | undefined;
+    try {
+      sandbox = await services.sandbox.forRound({ workdir, taskFile, recipeDir: recipe?.dir });
+      run = await runAgent({
+        argv,
+        cwd: workdir,
+        env: sandbox ? sandbox.env(env) : env,
+        sandbox,
+        input: task,
+        timeoutMs: services.config.agent.timeoutSeconds * 1000,
+        killGraceMs: services.config.agent.killGraceSeconds * 1000,
+        signal,
+        onStart: async (pid) => {
+          const startedAt = Date.now();
+          log.info({ pid, attempt, replyToSpawnMs: startedAt - data.receivedAt }, "agent started");
+          services.events.notify("agent.started", {
+            repo: data.repo,
+            issue: data.issue,
+            round,
+            replyToSpawnMs: startedAt - data.receivedAt,
+            resumedGate: gate,
+          });
+          // Acknowledgements only: failing to queue them (Redis blinked) must not stop a round that started.
+          await sendFeedback(services, target, {
+            ops: await acknowledgeStart(services, data, gate),
+            line: startLine(round, data, gate, attempt),
+            key: `start-${jobId}-${attempt}`,
+            quiet: true,
+          }).catch((error: unknown) => log.warn({ err: error }, "could not queue the start acknowledgements"));
+        },
+      });
+      // Posted however the agent exited, and before the save: the file is never committed.
+      askLine = await postAskFile(services, { path: askFile, env, repo: data.repo, issue: data.issue, round });
+    } catch (error) {
+      if (!(error instanceof SandboxError)) throw error;
+      // Not retried: the host must be fixed first (README, "The sandbox"); the agent never runs unsandboxed.
+      log.error({ err: error }, "the agent sandbox did not start; the round ends without running the agent");
+      await finishRound(services, ref, jobId, gate);
+      await sendFeedback(services, target, {
+        ops: awaitingOff,
+        line: `round ${round}: not started: ${error.message} Then comment \`/retry\`.`,
+        key: `sandbox-${jobId}`,
+      });
+      return { skipped: "sandbox did not start", round };
+    } finally {
+      sandbox?.release();
+      await recipe?.dispose();
+      if (!prepared && !services.config.agent.keepWorkdir) await rm(workdir, { recursive: true, force: true });
+    }
+    log.info({ exitCode: run.exitCode, signal: run.signal, ms: run.durationMs }, "agent exited");
+    // Whatever the agent left is pushed before the round is recorded as ended, however it ended.
+    saved = prepared ? await saveRoundWork(prepared, log) : undefined;
+    // A pull request's own conversation works on its head branch: that pull request is the delivery.
+    delivered =
+      prepared && saved?.onBranch && !run.failed && settings.workspace.pullRequest === "app" && !workspace?.ownPullRequest
+        ? await deliverRound(services, data, prepared, issue ? titleForTask(issue) : "", Date.now() - run.durationMs, new Set(history.map((g) => g.id)), log)
+        : "";
   } finally {
-    sandbox?.release();
-    await recipe?.dispose();
-    if (!prepared && !services.config.agent.keepWorkdir) await rm(workdir, { recursive: true, force: true });
+    // The token's last use was the push: nothing the agent left behind may act with it from here on.
+    await services.github.revokeAgentToken(data.installationId, inputs.token);
   }
-  log.info({ exitCode: run.exitCode, signal: run.signal, ms: run.durationMs }, "agent exited");
-  // Whatever the agent left is pushed before the round is recorded as ended, however it ended.
-  const saved = prepared ? await saveRoundWork(prepared, log) : undefined;
-  // A pull request's own conversation works on its head branch: that pull request is the delivery.
-  const delivered =
-    prepared && saved?.onBranch && !run.failed && settings.workspace.pullRequest === "app" && !workspace?.ownPullRequest
-      ? await deliverRound(services, data, prepared, issue ? titleForTask(issue) : "", Date.now() - run.durationMs, new Set(history.map((g) => g.id)), log)
-      : "";
   const stop: unknown = signal?.reason;
   // Stopped by shutdown or a lost lock, the job runs this round again; a failure with attempts left
   // is retried. Anything else ends the round: recorded first, before the worker can die again.

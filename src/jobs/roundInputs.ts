@@ -24,6 +24,8 @@ import type { SpawnJob } from "./payloads.js";
 
 export interface RoundInputs {
   task: string;
+  /** The round's token (the checkout's, else one issued for the agent): revoked when the round ends. */
+  token: string;
   /** The agent's token in every form it may show up in, masked in what the round writes. */
   secrets: string[];
   /** The checkout (kept across rounds), else a fresh directory the caller removes after the run. */
@@ -99,5 +101,5 @@ export async function prepareRoundInputs(services: RoundInputPorts, plan: RoundP
     undefined,
     recipe?.env,
   );
-  return { task, secrets, workdir, taskFile, askFile, recipe, argv, env };
+  return { task, token, secrets, workdir, taskFile, askFile, recipe, argv, env };
 }

@@ -229,7 +229,10 @@ async function hostileScenario(): Promise<void> {
     };
     await assertGateWaits("before the wipe");
 
-    // Redis is lost and the app restarts: the rebuild reads GitHub, where the agent wrote.
+    // Redis is lost and the app restarts: the rebuild reads GitHub, where the agent wrote. Once the
+    // app's own writes are out: an acknowledgement still queued is the only copy of the answer the
+    // agent deleted, and a wipe takes it (README, "Reliability").
+    await waitFor("the app's queued writes to go out", async () => (await store().queues.feedback.unfinished()) === 0, 60_000);
     await loop.wipeRedis();
     await loop.restart();
     await assertGateWaits("after the rebuild");

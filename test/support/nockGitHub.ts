@@ -37,8 +37,8 @@ export interface GitHubApi {
   done(): void;
 }
 
-/** Intercepts GitHub's API for one test; every other request stays on loopback. `throttle`: Octokit's throttling on, as in production. */
-export function nockGitHub(options: { throttle?: boolean } = {}): GitHubApi {
+/** Intercepts GitHub's API for one test; every other request stays on loopback. `throttle`, `retry`: Octokit's throttling or retry on, as in production. */
+export function nockGitHub(options: { throttle?: boolean; retry?: boolean } = {}): GitHubApi {
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
   const unexpected: string[] = [];
@@ -52,7 +52,7 @@ export function nockGitHub(options: { throttle?: boolean } = {}): GitHubApi {
     GHE_PROTOCOL: "http",
     REDIS_URL: "redis://127.0.0.1:6379",
   });
-  const probot = new (probotClass(config, pino({ level: "silent" }), { throttle: options.throttle ?? false, retry: false }))();
+  const probot = new (probotClass(config, pino({ level: "silent" }), { throttle: options.throttle ?? false, retry: options.retry ?? false }))();
   const scope = nock(API);
   return {
     scope,

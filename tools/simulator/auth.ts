@@ -67,6 +67,11 @@ export class Authenticator {
     return { token, expiresAt, grant, ...(repositories ? { repositories } : {}) };
   }
 
+  /** `DELETE /installation/token`: the token that authenticated `actor` is refused from now on, by the API and by git. */
+  revoke(grant: Grant): void {
+    for (const [token, issued] of this.installationTokens) if (issued.grant === grant) this.installationTokens.delete(token);
+  }
+
   private selectRepositories(installationId: number, names: unknown, ids: unknown): Repo[] | undefined {
     if (names === undefined && ids === undefined) return undefined;
     const nameList = names ?? [];

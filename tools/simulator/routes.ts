@@ -76,6 +76,16 @@ export function createRoutes({ state, ops, payloads, auth }: RouteDeps): Route[]
       },
     },
     {
+      method: "DELETE",
+      template: "/installation/token",
+      auth: "token",
+      handle: (req) => {
+        if (req.actor.kind !== "installation") throw new ApiError(401, "Bad credentials");
+        auth.revoke(req.actor.grant);
+        return { status: 204 };
+      },
+    },
+    {
       method: "GET",
       template: "/repos/{owner}/{repo}/installation",
       auth: "jwt",

@@ -9,6 +9,7 @@ import { projectRoot } from "../../../src/config/projectRoot.js";
 import { ensureBuilt } from "../../support/build.js";
 import { waitFor } from "../../support/harness.js";
 import { requirePrograms } from "../../support/programs.js";
+import { sleepers } from "../../support/sleepers.js";
 
 beforeAll(() => requirePrograms("bwrap", "socat", "nsenter", "setpriv"));
 
@@ -201,16 +202,4 @@ function task(workdir: string): string {
   const path = `${workdir}.task.md`;
   writeFileSync(path, "# Task\n");
   return path;
-}
-
-/** Host pids of `sleep <mark>` processes. */
-function sleepers(mark: string): number[] {
-  return readdirSync("/proc").flatMap((entry) => {
-    if (!/^\d+$/.test(entry)) return [];
-    try {
-      return readFileSync(`/proc/${entry}/cmdline`, "utf8") === `sleep\0${mark}\0` ? [Number(entry)] : [];
-    } catch {
-      return [];
-    }
-  });
 }

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { GitHubError } from "../../../src/errors.js";
-import { agentTokenIssuer } from "../../../src/github/agentToken.js";
+import { agentTokenIssuer, agentTokenRevoker } from "../../../src/github/agentToken.js";
 import { V3, nockGitHub, rateLimited, type GitHubApi } from "../../support/nockGitHub.js";
 
 const PATH = `${V3}/app/installations/7/access_tokens`;
@@ -23,19 +23,12 @@ describe("agentTokenIssuer, against GitHub's installation access token API", () 
     expect(token.expiresAt - Date.now()).toBeGreaterThan(59 * 60_000);
   });
 
-  it("reuses a token while it has 20 minutes left, per repository and permissions; a dying one is replaced", async () => {
+  it("issues a fresh token for each round, never one another round holds (each round revokes its own)", async () => {
     github.scope.post(PATH, { repositories: ["widgets"], permissions: { issues: "write" } }).reply(201, { token: "ghs_first", expires_at: inMinutes(60) });
-    github.scope
-      .post(PATH, { repositories: ["widgets"], permissions: { issues: "write", contents: "write" } })
-      .reply(201, { token: "ghs_workspace", expires_at: inMinutes(10) });
-    github.scope
-      .post(PATH, { repositories: ["widgets"], permissions: { issues: "write", contents: "write" } })
-      .reply(201, { token: "ghs_fresh", expires_at: inMinutes(60) });
+    github.scope.post(PATH, { repositories: ["widgets"], permissions: { issues: "write" } }).reply(201, { token: "ghs_second", expires_at: inMinutes(60) });
     const issue = agentTokenIssuer(github.probot, { issues: "write" });
     expect((await issue(7, "acme/widgets")).token).toBe("ghs_first");
-    expect((await issue(7, "ACME/Widgets")).token).toBe("ghs_first");
-    expect((await issue(7, "acme/widgets", { contents: "write" })).token).toBe("ghs_workspace");
-    expect((await issue(7, "acme/widgets", { contents: "write" })).token).toBe("ghs_fresh");
+    expect((await issue(7, "acme/widgets")).token).toBe("ghs_second");
   });
 
   it.each([
@@ -52,5 +45,44 @@ describe("agentTokenIssuer, against GitHub's installation access token API", () 
         `Could not create the agent's token for acme/widgets (installation 7) with issues:write,contents:write: ${body.message}`,
       ),
     });
+  });
+});
+
+describe("agentTokenRevoker, against GitHub's revoke-installation-token API", () => {
+  let github: GitHubApi;
+  beforeEach(() => (github = nockGitHub()));
+  afterEach(() => github.done());
+  const quiet = () => ({ warn: vi.fn(), error: vi.fn() });
+
+  it("sends DELETE /installation/token authenticated by the token itself", async () => {
+    github.scope.delete(`${V3}/installation/token`).matchHeader("authorization", "token ghs_round").reply(204);
+    const log = quiet();
+    expect(await agentTokenRevoker(github.probot, log)(7, "ghs_round")).toBe(true);
+    expect(log.error).not.toHaveBeenCalled();
+  });
+
+  it("takes a 401 as done: GitHub no longer knows the token", async () => {
+    github.scope.delete(`${V3}/installation/token`).reply(401, { message: "Bad credentials" });
+    expect(await agentTokenRevoker(github.probot, quiet())(7, "ghs_gone")).toBe(true);
+  });
+
+  it("retries a revocation that met a server error, as Octokit retries in production", async () => {
+    github.done();
+    github = nockGitHub({ retry: true });
+    github.scope.delete(`${V3}/installation/token`).reply(502, { message: "Bad Gateway" });
+    github.scope.delete(`${V3}/installation/token`).matchHeader("authorization", "token ghs_round").reply(204);
+    const log = quiet();
+    expect(await agentTokenRevoker(github.probot, log)(7, "ghs_round")).toBe(true);
+    expect(log.error).not.toHaveBeenCalled();
+  });
+
+  it("logs a revocation GitHub refused and returns false, never throws: the round has ended", async () => {
+    github.scope.delete(`${V3}/installation/token`).reply(500, { message: "Server Error" });
+    const log = quiet();
+    expect(await agentTokenRevoker(github.probot, log)(7, "ghs_round")).toBe(false);
+    expect(log.error).toHaveBeenCalledWith(
+      expect.objectContaining({ installationId: 7, status: 500 }),
+      expect.stringContaining("could not revoke the round's token"),
+    );
   });
 });
