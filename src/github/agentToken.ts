@@ -51,7 +51,7 @@ export function agentTokenIssuer(probot: Pick<Probot, "auth">, configured: Token
  * revocation that still fails is logged, never thrown: the round has ended, and the token expires
  * within the hour.
  */
-export function agentTokenRevoker(probot: Pick<Probot, "auth">, log: Pick<Logger, "warn" | "error">) {
+export function agentTokenRevoker(probot: Pick<Probot, "auth">, log: Pick<Logger, "error">) {
   return async (installationId: number, token: string): Promise<boolean> => {
     try {
       const octokit = await installationClient(probot, installationId, ({ octokitOptions }) => ({ ...octokitOptions, auth: { token } }));

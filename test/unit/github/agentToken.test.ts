@@ -52,7 +52,7 @@ describe("agentTokenRevoker, against GitHub's revoke-installation-token API", ()
   let github: GitHubApi;
   beforeEach(() => (github = nockGitHub()));
   afterEach(() => github.done());
-  const quiet = () => ({ warn: vi.fn(), error: vi.fn() });
+  const quiet = () => ({ error: vi.fn() });
 
   it("sends DELETE /installation/token authenticated by the token itself", async () => {
     github.scope.delete(`${V3}/installation/token`).matchHeader("authorization", "token ghs_round").reply(204);
