@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Probot } from "probot";
 import { GitHubError } from "../errors.js";
-import { installationClient } from "./octokit.js";
+import { installationClient, throttledApart } from "./octokit.js";
 
 export interface AgentToken {
   token: string;
@@ -54,7 +54,12 @@ export function agentTokenIssuer(probot: Pick<Probot, "auth">, configured: Token
 export function agentTokenRevoker(probot: Pick<Probot, "auth">, log: Pick<Logger, "error">) {
   return async (installationId: number, token: string): Promise<boolean> => {
     try {
-      const octokit = await installationClient(probot, installationId, ({ octokitOptions }) => ({ ...octokitOptions, auth: { token } }));
+      // Paced apart from the installation's writes: a revocation never waits behind queued comments.
+      const octokit = await installationClient(probot, installationId, ({ octokitOptions }) => ({
+        ...octokitOptions,
+        throttle: throttledApart(octokitOptions, `${installationId}/token`),
+        auth: { token },
+      }));
       await octokit.request("DELETE /installation/token");
       return true;
     } catch (error) {

@@ -1,5 +1,5 @@
 import type { Probot } from "probot";
-import { installationClient, type InstallationOctokit } from "./octokit.js";
+import { installationClient, throttledApart, type InstallationOctokit } from "./octokit.js";
 
 /**
  * An installation's client for GraphQL queries, built as Probot builds `app.auth(id)` but paced
@@ -10,7 +10,7 @@ import { installationClient, type InstallationOctokit } from "./octokit.js";
 export function graphqlReadsClient(app: Pick<Probot, "auth">, installationId: number): Promise<InstallationOctokit> {
   return installationClient(app, installationId, ({ octokit: _octokit, octokitOptions, ...otherOptions }) => ({
     ...octokitOptions,
-    throttle: octokitOptions.throttle?.enabled ? { ...octokitOptions.throttle, id: `${installationId}/graphql` } : { enabled: false },
+    throttle: throttledApart(octokitOptions, `${installationId}/graphql`),
     auth: { ...octokitOptions.auth, otherOptions, installationId },
   }));
 }

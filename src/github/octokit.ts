@@ -11,6 +11,14 @@ export interface FactoryOptions {
 }
 
 /**
+ * Octokit's throttling of `options` in a group of its own: requests paced apart from the
+ * installation's writes, which Octokit spaces a second apart in each process.
+ */
+export function throttledApart(options: FactoryOptions["octokitOptions"], group: string): Record<string, unknown> {
+  return options.throttle?.enabled ? { ...options.throttle, id: group } : { enabled: false };
+}
+
+/**
  * A client built as Probot builds `app.auth(installationId)` (its API host, retry and throttling),
  * with the options `adjust` returns: another throttling group, or another credential.
  */

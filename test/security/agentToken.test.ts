@@ -6,7 +6,7 @@ import { REPO, SecureLoop, waitFor } from "./support.js";
 
 /**
  * Issue 7, "What the agent can touch": the agent's GITHUB_TOKEN is an installation token narrowed
- * to the one repository (and the configured permissions), and it expires; it is never logged, and
+ * to the one repository (and the configured permissions), revoked when its round ends; it is never logged, and
  * output excerpts posted to GitHub are masked, so an agent that prints its token leaks it nowhere.
  */
 describe("security: the agent's token", { timeout: 60_000 }, () => {
@@ -16,7 +16,7 @@ describe("security: the agent's token", { timeout: 60_000 }, () => {
     loop = undefined;
   });
 
-  it("works on its own repository only, and expires within the hour", async () => {
+  it("works on its own repository only, is revoked when its round ends, and would expire within the hour", async () => {
     await ensureBuilt();
     loop = await SecureLoop.start();
     // Same installation, same owner: only the narrowing keeps the token out.
@@ -33,11 +33,17 @@ describe("security: the agent's token", { timeout: 60_000 }, () => {
     expect(probe).toEqual({ own: 201, foreignComment: 404, foreignIssue: 404 });
     expect(loop.sim.comments("acme/gadgets", 1)).toEqual([]);
 
+    // The round's token is its own and revoked when the round ends: GitHub refuses it from then on.
+    const token = run.env.GITHUB_TOKEN!;
+    await waitFor("GitHub to refuse the round's token after the round", async () => {
+      const response = await fetch(`${loop!.sim.apiUrl}/repos/${REPO}/issues/${issue}`, { headers: { authorization: `token ${token}` } });
+      return response.status === 401;
+    });
     const issued = await loop.app.services.github.agentToken(loop.installationId, REPO);
-    expect(issued.token).toBe(run.env.GITHUB_TOKEN);
+    expect(issued.token).not.toBe(token);
     expect(issued.expiresAt).toBeGreaterThan(Date.now());
     expect(issued.expiresAt).toBeLessThanOrEqual(Date.now() + 60 * 60 * 1000);
-    expect(loop.logs.join("\n")).not.toContain(run.env.GITHUB_TOKEN);
+    expect(loop.logs.join("\n")).not.toContain(token);
   });
 
   it("an agent that prints its token and fails: the status comment and the retry question show it masked; no log line has it", async () => {
