@@ -7,7 +7,7 @@ import { sealFor } from "../../support/seal.js";
 import { WEBHOOK_SECRET } from "../../support/harness.js";
 
 /** Issue 13, "Deleted and edited answers": a deleted answer or note is withdrawn, an edited one replaced, everywhere. */
-describe("gates: withdrawn and edited answers", () => {
+describe("gates: withdrawn and edited answers", { timeout: 90_000 }, () => {
   let g: Gates | undefined;
   afterEach(async () => {
     await g?.close();
@@ -208,6 +208,8 @@ describe("gates: withdrawn and edited answers", () => {
     await g.gate(issue, { count: 3 });
 
     // Redis wiped: the rebuild reads GitHub, where the comment is gone, and the status comment.
+    // Once the app's queued writes are out: a wipe takes what is still queued (README, "What it does not guarantee").
+    await g.quiet();
     await g.loop.wipeRedis();
     await g.loop.restart();
     await waitFor("the first gate rebuilt", () => g!.loop.app.services.gates.getGate(String(firstAsk.id)));
@@ -319,6 +321,8 @@ describe("gates: withdrawn and edited answers", () => {
     expect(round1).not.toContain("hunter2");
     await g.gate(issue, { count: 2 });
 
+    // Once the app's queued writes are out: a wipe takes what is still queued (README, "What it does not guarantee").
+    await g.quiet();
     await g.loop.wipeRedis();
     await g.loop.restart();
     await waitFor("the notes rebuilt", async () => (await g!.loop.app.services.notes.notes({ repo: REPO, issue })).length === 2 || undefined);

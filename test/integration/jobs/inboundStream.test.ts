@@ -4,6 +4,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { InboundStream } from "../../../src/jobs/inboundStream.js";
 import type { InboundEvent } from "../../../src/jobs/payloads.js";
 import { common } from "../../support/gateFakes.js";
+import { waitOut } from "../../support/harness.js";
+
+/** An entry idle this long counts as stalled in the test below: far above what a busy machine adds between two calls. */
+const STALLED_MS = 1000;
 
 /** A reply on issue #7, delivered as `deliveryId`. */
 function reply(deliveryId: string, body = "SQLite"): InboundEvent {
@@ -111,18 +115,20 @@ describe("InboundStream", () => {
     for (let i = 0; i < 31; i++) await stream.add(reply(`d-${i}`));
     const kept = await stream.read(blocking, "alive", 30, 100);
     const [stalled] = await stream.read(blocking, "dead", 1, 100);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Idle time is the event here: the dead reader's entry ages past STALLED_MS, while the kept ones,
+    // kept just now, stay well below it even on a busy machine (20 ms of margin failed under load).
+    await waitOut(STALLED_MS + 500);
     await stream.keep(
       "alive",
       kept.map((e) => e.id),
     );
     // One at a time, Redis looks at ten pending entries a call: the first call does not reach the 31st.
-    const first = await stream.claimStalled("c", 20, 1);
+    const first = await stream.claimStalled("c", STALLED_MS, 1);
     expect(first.entries).toEqual([]);
     let cursor = first.next;
     let found: string[] = [];
     for (let call = 0; call < 5 && found.length === 0; call++) {
-      const { next, entries } = await stream.claimStalled("c", 20, 1, cursor);
+      const { next, entries } = await stream.claimStalled("c", STALLED_MS, 1, cursor);
       cursor = next;
       found = entries.map((e) => e.delivery);
     }
