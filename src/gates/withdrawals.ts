@@ -18,18 +18,18 @@ export function echoKeys(gateId: string, commentId: number): string[] {
   return [`echo-${commentId}`, `partial-${gateId}-${commentId}`];
 }
 
-/** What holds a withdrawn text: the inbound stream and the feedback outbox. */
+/** What holds a withdrawn text: the deliveries' queue and the feedback outbox. */
 export interface ForgetPorts {
-  queues: { inbound: Pick<Services["queues"]["inbound"], "forget">; feedback: Pick<Services["queues"]["feedback"], "remove"> };
+  queues: Pick<Services["queues"], "forgetDelivery"> & { feedback: Pick<Services["queues"]["feedback"], "remove"> };
   log: Pick<Services["log"], "warn">;
 }
 
 /**
  * Removes the queued work that still holds a withdrawn or replaced text: the webhook deliveries that
- * brought it (waiting or failed in the inbound stream) and the app's echoes of it (an echo not yet
+ * brought it (their jobs keep what they were about, not the text) and the app's echoes of it (an echo not yet
  * posted is then never posted). An echo being written this moment is deleted too, and is gone once
- * its write ends (src/status/feedbackOutbox.ts). A delivery being handled ends with its entry
- * deleted, and its outcome keeps no text (src/jobs/inboundStream.ts).
+ * its write ends (src/status/feedbackOutbox.ts). A delivery waiting or due for a retry is then
+ * dropped unhandled (src/jobs/inboundQueue.ts).
  */
 export async function forgetJobs(
   services: ForgetPorts,
@@ -44,7 +44,7 @@ export async function forgetJobs(
       services.log.warn({ err: error, job: id }, "could not remove queued work holding withdrawn text");
     }
   };
-  const inbound = [...new Set(deliveryIds.filter((d): d is string => d !== undefined))].map((d) => removed(() => services.queues.inbound.forget(d), d));
+  const inbound = [...new Set(deliveryIds.filter((d): d is string => d !== undefined))].map((d) => removed(() => services.queues.forgetDelivery(d), d));
   const feedback = feedbackKeys.map((key) => removed(() => services.queues.feedback.remove(target, key), key));
   await Promise.all([...inbound, ...feedback]);
 }

@@ -1,11 +1,14 @@
 /**
- * Queue names and job ids (webhook deliveries, spawns and feedback are not BullMQ jobs:
- * src/jobs/inboundStream.ts, src/jobs/spawnQueue.ts, src/status/feedbackOutbox.ts). Job ids are
+ * Queue names and job ids (feedback is not a BullMQ queue: src/status/feedbackOutbox.ts). Job ids are
  * derived from what they act on, so the queue itself refuses a second job for the same answered
  * gate or the same timeout.
  * BullMQ forbids ":" in custom ids; we use "-" and keep the rest readable.
  */
 export const QUEUES = {
+  /** A job per acknowledged webhook delivery: the event handled (src/jobs/inboundWorker.ts). */
+  inbound: "inbound",
+  /** A round for each answer and dispatch: the job re-spawns the agent (src/jobs/spawnWorker.ts). */
+  spawn: "spawn",
   /** Delayed jobs that fire when an open gate's timeout passes, or a step of its reminder ladder is due. */
   timeouts: "timeouts",
   /** Reconciliation with GitHub, at start-up and on a schedule. */
@@ -14,10 +17,15 @@ export const QUEUES = {
   mirror: "mirror",
 } as const;
 
+/** The states the health check and the metrics ask of every queue, the feedback outbox included. */
+export type CountedState = "waiting" | "active" | "delayed" | "failed";
+
 /** A part of a job or entry id as Redis keys may hold it: letters, digits and `_.#/-` kept, anything else `_`. */
 export const safe = (text: string) => text.replace(/[^A-Za-z0-9_.#/-]/g, "_");
 
 export const jobIds = {
+  /** Prefixed: BullMQ refuses a custom id that is an integer, which a delivery id may be. */
+  delivery: (deliveryId: string) => `delivery-${safe(deliveryId)}`,
   /** `reopened`: how often a withdrawn answer opened the gate again, so the answer after it resumes once too. */
   resume: (gateId: string, reopened = 0) => `resume-${safe(gateId)}${reopened > 0 ? `-r${reopened}` : ""}`,
   dispatch: (repo: string, issue: number, trigger: string) => `dispatch-${safe(repo)}#${issue}-${safe(trigger)}`,

@@ -90,11 +90,6 @@ export const SpawnJobSchema = z.object({
 });
 export type SpawnJob = z.infer<typeof SpawnJobSchema>;
 
-/** A spawn job's data as the spawn queue keeps it (JSON); a ZodError or SyntaxError when it does not parse (the job fails at once). */
-export function parseSpawnJob(text: string): SpawnJob {
-  return SpawnJobSchema.parse(JSON.parse(text));
-}
-
 export const FeedbackOpSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("react"), commentId: z.number().int().positive(), content: z.enum(["eyes", "rocket", "confused", "+1"]) }),
   /** `whileRound`: put back only while that gate's round still runs (src/gates/labelTakenOff.ts). */

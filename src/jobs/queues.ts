@@ -3,13 +3,13 @@ import type { Redis } from "ioredis";
 import { withDeadline } from "../deadline.js";
 import { StoreUnavailableError } from "../errors.js";
 import type { InboundEvent, LadderJob, MirrorJob, SpawnJob, TimeoutJob } from "./payloads.js";
-import { SpawnQueue } from "./spawnQueue.js";
+import { openSpawnQueue, spawnJobOptions, type SpawnQueue } from "./spawnQueue.js";
 import { ClosableConnection } from "./closableConnection.js";
-import { InboundStream, type CountedState } from "./inboundStream.js";
+import { addDelivery, forgetDelivery, openInboundQueue, type InboundQueue } from "./inboundQueue.js";
 import { FeedbackOutbox } from "../status/feedbackOutbox.js";
-import { QUEUES, jobIds } from "./names.js";
+import { QUEUES, jobIds, type CountedState } from "./names.js";
 
-/** What the health check and the metrics read of a queue (a BullMQ queue, the inbound stream, the spawn queue, the feedback outbox). */
+/** What the health check and the metrics read of a queue (a BullMQ queue, the feedback outbox). */
 export interface CountedQueue {
   readonly name: string;
   getJobCounts(...states: CountedState[]): Promise<Partial<Record<string, number>>>;
@@ -29,9 +29,9 @@ const MIRROR_JOB = {
   removeOnFail: KEEP.removeOnFail,
 } satisfies JobsOptions;
 
-/** The producer side of every queue: the loop's and the Slack mirror's, the inbound stream, the spawn queue and the feedback outbox. */
+/** The producer side of every queue: the loop's BullMQ queues, the Slack mirror's and the feedback outbox. */
 export class Queues {
-  readonly inbound: InboundStream;
+  readonly inbound: InboundQueue;
   readonly spawn: SpawnQueue;
   readonly feedback: FeedbackOutbox;
   readonly timeouts: Queue<TimeoutJob | LadderJob>;
@@ -45,8 +45,8 @@ export class Queues {
    */
   constructor(connection: Redis, prefix: string, onError: (error: Error, queue: string) => void = () => undefined) {
     const open = <Data>(name: string) => new Queue<Data>(name, { connection, prefix }, ClosableConnection);
-    this.inbound = new InboundStream(connection, prefix);
-    this.spawn = new SpawnQueue(connection, prefix);
+    this.inbound = openInboundQueue(connection, prefix);
+    this.spawn = openSpawnQueue(connection, prefix);
     this.feedback = new FeedbackOutbox(connection, prefix);
     this.timeouts = open(QUEUES.timeouts);
     this.maintenance = open(QUEUES.maintenance);
@@ -92,11 +92,16 @@ export class Queues {
   }
 
   /**
-   * Records a webhook event in the inbound stream; the delivery id makes a redelivered event a
-   * no-op. A deadline turns an unreachable Redis into a fast failure.
+   * Queues a webhook event; the delivery id makes a redelivered event a no-op. A deadline turns an
+   * unreachable Redis into a fast failure.
    */
   async addInbound(event: InboundEvent, deadlineMs = 3000): Promise<void> {
-    await withDeadline(this.inbound.add(event), deadlineMs, () => new StoreUnavailableError(`Redis did not take the event within ${deadlineMs} ms`));
+    await withDeadline(addDelivery(this.inbound, event), deadlineMs, () => new StoreUnavailableError(`Redis did not take the event within ${deadlineMs} ms`));
+  }
+
+  /** Takes a withdrawn text out of the delivery that brought it (src/jobs/inboundQueue.ts); 1 when there was one. */
+  async forgetDelivery(deliveryId: string): Promise<number> {
+    return forgetDelivery(this.inbound, deliveryId);
   }
 
   /**
@@ -105,7 +110,7 @@ export class Queues {
    * the attempts_exhausted gate), 2 s, 4 s … apart.
    */
   async addSpawn(job: SpawnJob, jobId: string, attempts: number): Promise<void> {
-    await this.spawn.add(jobId, job, attempts);
+    await this.spawn.add("round", job, spawnJobOptions(jobId, attempts));
   }
 
   /** A Slack mirror job; its id makes the same post or update queued twice (a redelivered event) one job. */
@@ -113,17 +118,23 @@ export class Queues {
     await this.mirror.add(type, { type, gateId }, { ...MIRROR_JOB, jobId: jobIds.mirror(type, gateId, state) });
   }
 
-  /** Every queue, the inbound stream first: what the health check and the metrics read. */
+  /** Every queue, the deliveries first: what the health check and the metrics read. */
   all(): CountedQueue[] {
     return [this.inbound, this.spawn, this.feedback, this.timeouts, this.maintenance, this.mirror];
   }
 
-  /** The BullMQ queues: their connection errors go to `onError`, and close() closes them (the stream, the spawn queue and the outbox have nothing to close). */
+  /** The BullMQ queues: their connection errors go to `onError`, and close() closes them (the outbox has nothing to close). */
   bullQueues(): Queue[] {
-    return [this.timeouts, this.maintenance, this.mirror] as Queue[];
+    return [this.inbound, this.spawn, this.timeouts, this.maintenance, this.mirror] as Queue[];
   }
 
   async close(): Promise<void> {
     await Promise.all(this.bullQueues().map((queue) => queue.close()));
   }
+}
+
+/** Jobs of a BullMQ queue waiting, running or due later: 0 when it owes nothing. */
+export async function unfinishedJobs(queue: Pick<Queue, "getJobCounts">): Promise<number> {
+  const counts = await queue.getJobCounts("waiting", "active", "delayed", "prioritized", "waiting-children", "paused");
+  return Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0);
 }

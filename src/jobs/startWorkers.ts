@@ -6,8 +6,7 @@ import { describeOutcome } from "../gates/outcome.js";
 import { processLadderStep } from "./reminderLadder.js";
 import { processTimeout } from "./timeouts.js";
 import { reconcileAll } from "../reconcile/reconcileAll.js";
-import { LadderJobSchema, parseSpawnJob, TimeoutJobSchema } from "./payloads.js";
-import { InboundStream } from "./inboundStream.js";
+import { LadderJobSchema, SpawnJobSchema, TimeoutJobSchema } from "./payloads.js";
 import { startInboundWorker, type InboundWorker } from "./inboundWorker.js";
 import { ClosableConnection } from "./closableConnection.js";
 import { QUEUES } from "./names.js";
@@ -16,9 +15,8 @@ import { processFeedback } from "../status/processFeedback.js";
 import { FeedbackOutbox } from "../status/feedbackOutbox.js";
 import { startFeedbackWorker, type FeedbackWorker } from "../status/feedbackWorker.js";
 import { processSpawn } from "./processSpawn.js";
-import { LOCK_RENEW_MS } from "./roundGuards.js";
-import { SpawnQueue } from "./spawnQueue.js";
 import { startSpawnWorker, type SpawnWorker } from "./spawnWorker.js";
+import { JOB_TIMING, lockOptions } from "./jobLocks.js";
 import { describeSpawn } from "./spawnOutcome.js";
 import { processMirrorJob, type MirrorPorts } from "../mirror/processMirrorJob.js";
 import { slackApi } from "../mirror/slack.js";
@@ -35,15 +33,6 @@ export interface LoopWorkers {
   close(graceMs: number): Promise<void>;
 }
 
-/**
- * The timeouts queue's jobs, as the spawn queue's (src/jobs/spawnWorker.ts): locks renewed every
- * 2 s while this process lives, so their length only bounds how soon a dead worker's job is re-run:
- * lock expiry plus up to two stalled checks, 20-30 s (BullMQ's defaults take up to 90 s). A stalled
- * job is re-run up to 10 times rather than failed at its second stall, as BullMQ does by default,
- * which would strand a gate's timeout; the bound only stops a job that kills its worker every time.
- */
-const RECOVERY = { lockDuration: 20_000, lockRenewTime: LOCK_RENEW_MS, stalledInterval: 5_000, maxStalledCount: 10 } as const;
-
 export function startWorkers(services: Services, connection: Redis): LoopWorkers {
   const prefix = services.config.redisPrefix;
   const mirrorWorker = (ports: MirrorPorts) =>
@@ -53,17 +42,13 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     (epoch) => epoch.at,
     () => undefined,
   );
-  // The outcome in words: what operators read in the stream of outcomes, as before it was typed.
-  const inbound = startInboundWorker(
-    { stream: new InboundStream(connection, prefix), log: services.log, handle: async (event) => describeOutcome(await handleInbound(services, event)) },
-    connection,
-  );
+  // The outcome in words: what operators read in each delivery job's return value.
+  const inbound = startInboundWorker({ log: services.log, handle: async (event) => describeOutcome(await handleInbound(services, event)) }, connection, prefix);
   const spawn = startSpawnWorker(
     {
-      queue: new SpawnQueue(connection, prefix),
       log: services.log,
       run: async (task, signal) => {
-        const data = parseSpawnJob(task.data);
+        const data = SpawnJobSchema.parse(task.data);
         // `/stop` stops the round through the running agents' registry; the worker's stops (a lost lock, a shutdown) pass through it too.
         const controller = new AbortController();
         const forward = () => controller.abort(signal.reason);
@@ -78,6 +63,7 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
       },
     },
     connection,
+    prefix,
     services.config.agent.concurrency,
   );
   // One writer at a time across replicas (a lease): src/status/feedbackWorker.ts.
@@ -92,7 +78,7 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
       const { gateId, sequence } = TimeoutJobSchema.parse(job.data);
       return describeOutcome(await processTimeout(services, gateId, sequence));
     },
-    { connection, prefix, concurrency: 4, ...RECOVERY },
+    { connection, prefix, concurrency: 4, ...lockOptions(JOB_TIMING) },
     ClosableConnection,
   );
   const maintenance = new Worker(

@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { ZodError } from "zod";
 
-/** What the hand-made workers (the inbound stream's, the spawn queue's, the feedback outbox's) share: a name, a blocking connection, the wait on a wake set, what no retry mends. */
+/** The feedback writer's worker parts (src/status/feedbackWorker.ts): a name, a blocking connection, the wait on a wake set, what no retry mends. */
 
 /** A name no other worker has, across replicas and restarts: the consumer in a group, the holder of a lease. */
 export function workerName(): string {

@@ -152,7 +152,7 @@ export class LoopMetrics {
       const queues = options.queues;
       new Gauge({
         name: "escalation_queue_jobs",
-        help: "Jobs in the app's queues (the inbound stream's deliveries as `inbound`, the feedback outbox's entries as `feedback`), by queue and state (read at scrape time).",
+        help: "Jobs in the app's queues (BullMQ's, and the feedback outbox's entries as `feedback`), by queue and state (read at scrape time).",
         labelNames: ["queue", "state"],
         registers,
         async collect() {

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { keyIn } from "../redis/prefix.js";
 import { withScripts, type ScriptArgs } from "../store/scriptedRedis.js";
-import type { CountedState } from "../jobs/inboundStream.js";
+import type { CountedState } from "../jobs/names.js";
 import { safe } from "../jobs/names.js";
 import { waitOnWake } from "../jobs/workerParts.js";
 import type { FeedbackOp } from "../jobs/payloads.js";

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { REPO, quiet, startLoop, waitFor, type Loop } from "../support/harness.js";
+import { deliveryOutcomes } from "../../src/jobs/inboundQueue.js";
 
 const AGENT = resolve("test/support/agents/recording-agent.mjs");
 const LABEL = "awaiting-human";
@@ -10,7 +11,7 @@ const LABEL = "awaiting-human";
 /** The deliveries of a label taken off the issue that the app recorded and handled (none is left to do once the loop is quiet). */
 async function unlabeledJobs(loop: Loop, issue: number): Promise<number> {
   await quiet(loop);
-  const outcomes = await loop.app.services.queues.inbound.outcomes();
+  const outcomes = await deliveryOutcomes(loop.app.services.queues.inbound);
   return outcomes.filter((o) => o.kind === "unlabeled" && o.issue === issue).length;
 }
 

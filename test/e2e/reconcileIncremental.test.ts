@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { renderAskComment, validateAsk } from "../../src/protocol/ask.js";
+import { unfinishedJobs } from "../../src/jobs/queues.js";
 import { reconcileAll } from "../../src/reconcile/reconcileAll.js";
 import { startLoop, waitFor, type Loop } from "../support/harness.js";
 import { commandsDuring } from "../support/redisMonitor.js";
@@ -44,7 +45,7 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     await loop.sim.whenDelivered();
     // Its webhook handled before the wipe, so nothing written after it tells the rebuild of the rename.
     const inbound = loop.app.services.queues.inbound;
-    await waitFor("the rename's webhook handled", async () => (await inbound.unfinished()) === 0);
+    await waitFor("the rename's webhook handled", async () => (await unfinishedJobs(inbound)) === 0);
     await loop.wipeRedis();
     let coalesced = 0;
     loop.app.services.events.on("github.write", ({ outcome }) => void (outcome === "coalesced" && coalesced++));

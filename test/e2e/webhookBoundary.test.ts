@@ -3,7 +3,7 @@ import { Webhooks } from "@octokit/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPrivateRedis, type PrivateRedis } from "../../src/redis/privateRedis.js";
 import { REPO, WEBHOOK_SECRET, startLoop, waitFor, type Loop } from "../support/harness.js";
-import { InboundRecords } from "../support/inboundRecords.js";
+import { deliveriesHeld } from "../support/inboundRecords.js";
 
 /** A real issue_comment.created payload (from @octokit/webhooks-examples), aimed at our repository. */
 function payload(): string {
@@ -36,15 +36,12 @@ async function post(url: string, body: string, headers: Record<string, string>):
 describe("the webhook boundary", () => {
   let loop: Loop;
   let redis: PrivateRedis;
-  let inbound: InboundRecords;
 
   beforeAll(async () => {
     redis = await startPrivateRedis();
     loop = await startLoop({ REDIS_URL: redis.url, RECONCILE_INTERVAL: "off" });
-    inbound = new InboundRecords(redis.url, loop.app.services.queues.inbound);
   });
   afterAll(async () => {
-    await inbound.close().catch(() => undefined);
     await loop.close().catch(() => undefined);
     await redis.stop();
   });
@@ -61,11 +58,11 @@ describe("the webhook boundary", () => {
     ["malformed", async () => ({ "x-hub-signature-256": "sha256=not-hex" })],
   ])("rejects a %s signature with 4xx and records nothing", async (_name, headers) => {
     const body = payload();
-    const before = await inbound.count();
+    const before = await deliveriesHeld(loop.app.services.queues.inbound);
     const status = await post(loop.app.url, body, await headers());
     expect(status).toBeGreaterThanOrEqual(400);
     expect(status).toBeLessThan(500);
-    expect(await inbound.count()).toBe(before);
+    expect(await deliveriesHeld(loop.app.services.queues.inbound)).toBe(before);
   });
 
   it("rejects a body altered after signing", async () => {

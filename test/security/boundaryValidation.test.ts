@@ -1,8 +1,9 @@
 import { Webhooks } from "@octokit/webhooks";
-import { afterEach, describe, expect, it, onTestFinished } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { renderMarker } from "../../src/protocol/marker.js";
 import { REPO, SecureLoop, WEBHOOK_SECRET } from "./support.js";
-import { InboundRecords } from "../support/inboundRecords.js";
+import { deliveriesHeld } from "../support/inboundRecords.js";
+import { deliveryRecorded } from "../../src/jobs/inboundQueue.js";
 
 /**
  * Issue 7: every external input is validated at the boundary with zod, with size limits (comment
@@ -65,9 +66,7 @@ describe("security: validation at the boundary", { timeout: 60_000 }, () => {
     loop = await SecureLoop.start({ mode: "ask" });
     const { issue } = await loop.dispatch("Add a cache", { ask: true });
     expect(issue).toBe(1);
-    const records = new InboundRecords(loop.config.redisUrl, loop.app.services.queues.inbound);
-    onTestFinished(() => records.close());
-    const inbound = () => records.count();
+    const inbound = () => deliveriesHeld(loop!.app.services.queues.inbound);
     await loop.quiet();
     const inboundBefore = await inbound();
 
@@ -96,7 +95,7 @@ describe("security: validation at the boundary", { timeout: 60_000 }, () => {
     // At the limit the same delivery is accepted.
     const { delivery } = await deliver((p) => (p.comment.body = `SQLite ${"x".repeat(65_536 - 7)}`));
     // The app answers once the event is queued (or rejected and logged): its record is the proof it was taken.
-    expect(await records.recorded(delivery)).toBe(true);
+    expect(await deliveryRecorded(loop.app.services.queues.inbound, delivery)).toBe(true);
     expect(rejected(delivery)).toBeUndefined();
   });
 

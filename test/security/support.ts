@@ -12,6 +12,7 @@ import { REDACT_PATHS } from "../../src/logging.js";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { REPO, WEBHOOK_SECRET, quiet, startOnFreePort, waitFor, waitOut } from "../support/harness.js";
+import { deliveryOutcomes } from "../../src/jobs/inboundQueue.js";
 
 export { REPO, WEBHOOK_SECRET, waitFor };
 
@@ -115,7 +116,7 @@ export class SecureLoop {
     return waitFor(
       `the app's handling of comment ${commentId}`,
       async () => {
-        const outcomes = await this.app.services.queues.inbound.outcomes();
+        const outcomes = await deliveryOutcomes(this.app.services.queues.inbound);
         return outcomes.find((o) => o.kind === "comment" && o.comment === commentId)?.outcome;
       },
       timeoutMs,

@@ -6,7 +6,7 @@ import { loadConfig } from "../../src/config/env.js";
 import type { AppConfig } from "../../src/config/appConfig.js";
 import { startApp, type RunningApp, type StartAppOptions } from "../../src/app/startApp.js";
 import { GitHubSimulator } from "../../tools/simulator/index.js";
-import type { Queues } from "../../src/jobs/queues.js";
+import { unfinishedJobs, type Queues } from "../../src/jobs/queues.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { RestConformance } from "./github/restConformance.js";
 import { requirePrograms } from "./programs.js";
@@ -140,8 +140,8 @@ async function pendingJobs(queues: Queues, timers: boolean): Promise<Record<stri
   return {
     maintenance: await busy(queues.maintenance, false),
     timeouts: await busy(queues.timeouts, timers),
-    inbound: await queues.inbound.unfinished(),
-    spawn: await queues.spawn.unfinished(),
+    inbound: await unfinishedJobs(queues.inbound),
+    spawn: await unfinishedJobs(queues.spawn),
     feedback: await queues.feedback.unfinished(),
   };
 }
@@ -158,7 +158,7 @@ async function delivered(sim: GitHubSimulator): Promise<boolean> {
 /**
  * Waits until the loop has done everything it was given, before a test asserts that something did
  * NOT happen: every webhook the simulator raised so far answered (the app answers once the event is
- * queued), and no delivery of the inbound stream, job of the spawn queue or entry of the feedback outbox waiting, running, or delayed for a retry
+ * queued), and no delivery, round or entry of the feedback outbox waiting, running, or delayed for a retry
  * or a debounce; nor a timeout or reconciliation running. Whatever the input would have caused (a
  * spawn, a comment, a reaction, a label) has then happened; an agent's or the app's own writes raise
  * webhooks while their job runs, so those are waited for too. `timers` also waits until the delayed

@@ -10,8 +10,6 @@ import type { Ask } from "../../src/domain.js";
 import { openStores, type Stores } from "../../src/store/stores.js";
 import { renderAskComment } from "../../src/protocol/ask.js";
 import { ClosableConnection } from "../../src/jobs/closableConnection.js";
-import { InboundStream } from "../../src/jobs/inboundStream.js";
-import { SpawnQueue } from "../../src/jobs/spawnQueue.js";
 import { FeedbackOutbox } from "../../src/status/feedbackOutbox.js";
 import { QUEUES } from "../../src/jobs/names.js";
 import { freePort, startPrivateRedis, type PrivateRedis } from "../../src/redis/privateRedis.js";
@@ -34,8 +32,6 @@ const COUNTED_STATES = ["wait", "active", "delayed", "prioritized", "waiting-chi
  * for each sorted set. Without them the app was charged about 30 of the benchmark's commands per round trip.
  */
 const COUNT_COMMANDS: Readonly<Record<string, number>> = { evalsha: 1, lindex: 2, llen: 3, zcard: 3 };
-/** And one count of the spawn queue (its COUNT_JOBS script, src/jobs/spawnScripts.ts). */
-const SPAWN_COUNT_COMMANDS: Readonly<Record<string, number>> = { evalsha: 1, llen: 1, zcard: 2, xlen: 1 };
 
 export const REPOS = {
   roundTrips: "acme/roundtrips",
@@ -212,8 +208,6 @@ class AppChild {
 export class Rig {
   readonly store: Stores;
   readonly queues: Queue[];
-  readonly inbound: InboundStream;
-  readonly spawn: SpawnQueue;
   readonly feedback: FeedbackOutbox;
   readonly repos = new Map<string, SimRepo>();
   readonly bootedAt: number;
@@ -239,8 +233,6 @@ export class Rig {
   ) {
     this.store = openStores(redis, prefix);
     this.queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: redis, prefix }, ClosableConnection));
-    this.inbound = new InboundStream(redis, prefix);
-    this.spawn = new SpawnQueue(redis, prefix);
     this.feedback = new FeedbackOutbox(redis, prefix);
     this.bootedAt = Date.now();
   }
@@ -389,19 +381,16 @@ export class Rig {
   }
 
   /**
-   * Jobs not yet finished: the inbound stream's deliveries, the spawn queue's jobs, the timeouts
-   * queue's, and unless `withFeedback` is false the other queues' and the feedback outbox's entries;
+   * Jobs not yet finished: the deliveries, the rounds and the timers, and unless `withFeedback` is
+   * false the other queues' and the feedback outbox's entries;
    * delayed ones count.
    */
   async pendingJobs(withFeedback = true): Promise<number> {
-    const queues = withFeedback ? this.queues : this.queues.filter((q) => q.name === QUEUES.timeouts);
+    const queues = withFeedback ? this.queues : this.queues.filter((q) => ([QUEUES.inbound, QUEUES.spawn, QUEUES.timeouts] as string[]).includes(q.name));
     const count = (commands: Readonly<Record<string, number>>) => {
       for (const [command, calls] of Object.entries(commands)) this.benchCommands[command] = (this.benchCommands[command] ?? 0) + calls;
     };
-    let total = await this.inbound.unfinished();
-    count({ xlen: 1 });
-    total += await this.spawn.unfinished();
-    count(SPAWN_COUNT_COMMANDS);
+    let total = 0;
     if (withFeedback) {
       const { entries, lanes } = await this.feedback.pending();
       total += entries;

@@ -7,8 +7,9 @@ import { projectRoot } from "../../src/config/projectRoot.js";
 import { GateKeys } from "../../src/store/gateKeys.js";
 import { GateRecords } from "../../src/store/gateRecords.js";
 import { FeedbackOutbox } from "../../src/status/feedbackOutbox.js";
-import { InboundStream } from "../../src/jobs/inboundStream.js";
-import { SpawnQueue } from "../../src/jobs/spawnQueue.js";
+import { openInboundQueue, type InboundQueue } from "../../src/jobs/inboundQueue.js";
+import { openSpawnQueue, type SpawnQueue } from "../../src/jobs/spawnQueue.js";
+import { unfinishedJobs } from "../../src/jobs/queues.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { GitHubSimulator } from "../simulator/index.js";
 import type { AgentTracker } from "./agents.js";
@@ -33,7 +34,7 @@ export interface Rig {
   /** The loop's spawn queue, to see when work is pending. */
   spawn: SpawnQueue;
   /** The deliveries the apps have acknowledged and not yet handled. */
-  inbound: InboundStream;
+  inbound: InboundQueue;
   /** The GitHub writes the apps owe. */
   feedback: FeedbackOutbox;
   apps: Array<AppProcess | undefined>;
@@ -101,7 +102,7 @@ export async function startRig(plan: RunPlan, dir: string, agentLog: string, tra
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => 100 });
     client.on("error", () => undefined);
     cleanup.push(() => client.disconnect());
-    const [inbound, spawn, feedback] = [new InboundStream(client, prefix), new SpawnQueue(client, prefix), new FeedbackOutbox(client, prefix)];
+    const [inbound, spawn, feedback] = [openInboundQueue(client, prefix), openSpawnQueue(client, prefix), new FeedbackOutbox(client, prefix)];
     return { sim, redis, client, prefix, keys: new GateKeys(prefix), spawn, inbound, feedback, apps, startApp, close };
   } catch (error) {
     await close();
@@ -144,11 +145,11 @@ function appEnv(o: {
 /** Work waiting, delayed or running in the loop's queues (timers and maintenance's schedule aside); unreachable counts as busy. */
 export async function busyJobs(rig: Rig): Promise<number> {
   const counts = await Promise.all([
-    rig.spawn.unfinished().then(
+    unfinishedJobs(rig.spawn).then(
       (spawns) => ({ spawns }),
       () => ({ unreachable: 1 }),
     ),
-    rig.inbound.unfinished().then(
+    unfinishedJobs(rig.inbound).then(
       (deliveries) => ({ deliveries }),
       () => ({ unreachable: 1 }),
     ),

@@ -1,4 +1,5 @@
 import { jobIds } from "../../src/jobs/names.js";
+import { spawnState } from "../../src/jobs/spawnQueue.js";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import type { SimComment } from "../simulator/index.js";
 import type { AgentTracker } from "./agents.js";
@@ -66,7 +67,7 @@ export async function drive(rig: Rig, plan: RunPlan, target: FaultTarget, tracke
     }
   };
   const gateRecorded = async (askId: string) => (await client.hget(keys.gate(askId), "state").catch(() => null)) !== null;
-  const resumeQueued = async (askId: string) => (await rig.spawn.state(jobIds.resume(askId)).catch(() => ({ kind: "unknown" }))).kind !== "unknown";
+  const resumeQueued = async (askId: string) => (await spawnState(rig.spawn, jobIds.resume(askId)).catch(() => ({ kind: "unknown" }))).kind !== "unknown";
 
   let resumedAt: number | undefined;
   for (;;) {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { replyId } from "../../../src/github/replyIds.js";
 import { Gates, REPO, waitFor } from "./support.js";
+import { deliveryOutcomes } from "../../../src/jobs/inboundQueue.js";
 
 /**
  * Issue 13, "Pull requests": on a pull request GitHub sends `pull_request.*` for labels and closes,
@@ -105,7 +106,7 @@ describe("gates: pull requests", () => {
     expect(gate?.answers.map((a) => a.by)).toEqual(["maintainer"]);
     // What the loop made of each reply in a review (the bodiless review wrapping the line comment is not queued at all).
     const outcomes = async () => {
-      const handled = await g!.loop.app.services.queues.inbound.outcomes();
+      const handled = await deliveryOutcomes(g!.loop.app.services.queues.inbound);
       return g!.sim.deliveries.filter((d) => d.event.startsWith("pull_request_review")).map((d) => handled.find((o) => o.delivery === d.id)?.outcome);
     };
     const seen = await waitFor("every review processed", async () => {

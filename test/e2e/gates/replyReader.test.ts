@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Gates, waitFor } from "./support.js";
+import { deliveryOutcomes } from "../../../src/jobs/inboundQueue.js";
 
 /**
  * Issue 13, "The reply reader", through the simulator with signed webhooks: e-mail replies in
@@ -16,7 +17,7 @@ describe("gates: the reply reader", () => {
   /** What the inbound worker made of a comment: proof that the loop has processed it. */
   const handled = (gates: Gates, commentId: number): Promise<string> =>
     waitFor(`the handling of comment ${commentId}`, async () => {
-      const outcomes = await gates.loop.app.services.queues.inbound.outcomes();
+      const outcomes = await deliveryOutcomes(gates.loop.app.services.queues.inbound);
       return outcomes.find((o) => o.kind === "comment" && o.comment === commentId)?.outcome;
     });
 

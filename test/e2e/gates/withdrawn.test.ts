@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseStatusComment } from "../../../src/status/statusComment.js";
 import { jobIds } from "../../../src/jobs/names.js";
+import { spawnState } from "../../../src/jobs/spawnQueue.js";
 import { Gates, REPO, waitFor } from "./support.js";
 import { sealFor } from "../../support/seal.js";
 import { WEBHOOK_SECRET } from "../../support/harness.js";
@@ -54,7 +55,7 @@ describe("gates: withdrawn and edited answers", { timeout: 90_000 }, () => {
   /** The spawn job queued for the gate's answer has run to its end (started an agent or skipped): its outcome. */
   async function resumeJobDone(gates: Gates, gateId: string, reopened = 0): Promise<string> {
     return waitFor(`the resume job of gate ${gateId} done`, async () => {
-      const state = await gates.loop.app.services.queues.spawn.state(jobIds.resume(gateId, reopened));
+      const state = await spawnState(gates.loop.app.services.queues.spawn, jobIds.resume(gateId, reopened));
       return state.kind === "ended" ? state.outcome : undefined;
     });
   }
@@ -63,7 +64,7 @@ describe("gates: withdrawn and edited answers", { timeout: 90_000 }, () => {
   async function allResumeJobsDone(gates: Gates, gateId: string): Promise<void> {
     const reopened = (await gates.loop.app.services.gates.getGate(gateId))?.reopened ?? 0;
     for (let r = 0; r <= reopened; r++) {
-      if ((await gates.loop.app.services.queues.spawn.state(jobIds.resume(gateId, r))).kind !== "unknown") await resumeJobDone(gates, gateId, r);
+      if ((await spawnState(gates.loop.app.services.queues.spawn, jobIds.resume(gateId, r))).kind !== "unknown") await resumeJobDone(gates, gateId, r);
     }
   }
 

@@ -1,14 +1,18 @@
 import { randomUUID } from "node:crypto";
+import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { SpawnQueue, type SpawnTask } from "../../../src/jobs/spawnQueue.js";
-import { LockLost, ShutdownInterrupt, startSpawnWorker, type SpawnTiming, type SpawnWorker } from "../../../src/jobs/spawnWorker.js";
+import { QUEUES } from "../../../src/jobs/names.js";
+import { SpawnJobSchema } from "../../../src/jobs/payloads.js";
+import { openSpawnQueue, spawnJobOptions, spawnState, type SpawnQueue, type SpawnTask } from "../../../src/jobs/spawnQueue.js";
+import type { JobTiming } from "../../../src/jobs/jobLocks.js";
+import { LockLost, ShutdownInterrupt, startSpawnWorker, type SpawnWorker } from "../../../src/jobs/spawnWorker.js";
 import { waitFor } from "../../support/harness.js";
 
-const DATA = { installationId: 5, repo: "acme/widgets", issue: 7, trigger: { type: "resume", gateId: "42" }, receivedAt: 1 };
+const DATA = { installationId: 5, repo: "acme/widgets", issue: 7, trigger: { type: "resume", gateId: "42" }, receivedAt: 1 } as const;
 
-/** Fast clocks: locks renewed every 50 ms, retries 5, 10, 20 … ms apart. A lock's length only matters to a worker that dies. */
-const TIMING: SpawnTiming = { lockMs: 5000, renewEveryMs: 50, backoffMs: 5, idleMs: 200, stalledEveryMs: 100, mostStalls: 10 };
+/** Fast clocks: locks renewed every 50 ms, stalled jobs looked for every 100 ms. A lock's length only matters to a worker that dies. */
+const TIMING: JobTiming = { lockMs: 5000, renewEveryMs: 50, stalledEveryMs: 100, mostStalls: 10 };
 
 type Run = (task: SpawnTask, signal: AbortSignal) => Promise<string>;
 
@@ -18,52 +22,66 @@ const aborted = (signal: AbortSignal) => new Promise<unknown>((resolve) => signa
 describe("the spawn worker", () => {
   let redis: Redis;
   let workers: SpawnWorker[] = [];
+  let queues: SpawnQueue[] = [];
   const warnings: Array<Record<string, unknown>> = [];
-  const log = { warn: (fields: Record<string, unknown>) => void warnings.push(fields), error: () => undefined, debug: () => undefined };
+  const log = { warn: (fields: Record<string, unknown>) => void warnings.push(fields), error: () => undefined };
   beforeAll(() => {
     redis = new Redis(inject("redisUrl"), { maxRetriesPerRequest: null });
   });
   afterEach(async () => {
     await Promise.all(workers.map((w) => w.close(0, 2000)));
+    await Promise.all(queues.map((q) => q.close()));
     workers = [];
+    queues = [];
     warnings.length = 0;
   });
   afterAll(async () => {
     await redis.quit();
   });
 
-  const fresh = () => new SpawnQueue(redis, `spawns-${randomUUID().slice(0, 8)}`);
-  const start = (queue: SpawnQueue, run: Run, concurrency = 1, timing: SpawnTiming = TIMING) => {
-    const worker = startSpawnWorker({ queue, log, run }, redis, concurrency, timing);
+  const fresh = () => {
+    const queue = openSpawnQueue(redis, `spawns-${randomUUID().slice(0, 8)}`);
+    queues.push(queue);
+    return queue;
+  };
+  const prefixOf = (queue: SpawnQueue) => queue.opts.prefix ?? "";
+  const add = (queue: SpawnQueue, id: string, attempts: number, data: unknown = DATA) => queue.add("round", data as never, spawnJobOptions(id, attempts, 5));
+  const start = (queue: SpawnQueue, run: Run, concurrency = 1, timing: JobTiming = TIMING) => {
+    const worker = startSpawnWorker({ log, run }, redis, prefixOf(queue), concurrency, timing);
     workers.push(worker);
     return worker;
   };
   const ended = async (queue: SpawnQueue, id: string) => {
-    const state = await queue.state(id);
+    const state = await spawnState(queue, id);
     return state.kind === "ended" ? state.outcome : undefined;
   };
+  const lockOf = (queue: SpawnQueue, id: string) => redis.get(queue.toKey(`${id}:lock`));
 
-  it("runs up to `concurrency` jobs at once, in the order queued, and keeps each one's outcome", async () => {
+  it("runs up to `concurrency` jobs at once, in the order queued, keeps each one's outcome, and refuses an id queued again", async () => {
     const queue = fresh();
     const order: string[] = [];
     let running = 0;
     let most = 0;
+    for (const id of ["a", "b", "c", "d", "e"]) await add(queue, id, 1);
+    await add(queue, "a", 1, { ...DATA, issue: 8 });
     start(
       queue,
       async (task) => {
         most = Math.max(most, ++running);
-        order.push(task.id);
+        order.push(`${task.id}#${SpawnJobSchema.parse(task.data).issue}`);
         await new Promise((resolve) => setTimeout(resolve, 30));
         running--;
         return `ran ${task.id}`;
       },
       2,
     );
-    for (const id of ["a", "b", "c", "d", "e"]) await queue.add(id, DATA, 1);
     for (const id of ["a", "b", "c", "d", "e"]) expect(await waitFor(`job ${id} done`, () => ended(queue, id))).toBe(`ran ${id}`);
+    // Completed, its id still refuses the same answer queued again.
+    await add(queue, "a", 1, { ...DATA, issue: 9 });
+    expect(await queue.getJobCounts("waiting", "active", "delayed")).toMatchObject({ waiting: 0, active: 0, delayed: 0 });
     expect(most).toBe(2);
-    expect(order).toEqual(["a", "b", "c", "d", "e"]);
-    expect(await queue.unfinished()).toBe(0);
+    expect(order).toEqual(["a#7", "b#7", "c#7", "d#7", "e#7"]);
+    expect(await spawnState(queue, "never-queued")).toEqual({ kind: "unknown" });
   });
 
   it("retries a failing job with backoff until its attempts are used, then fails it with the last error", async () => {
@@ -73,16 +91,16 @@ describe("the spawn worker", () => {
       seen.push([task.attemptsMade, task.attemptsStarted]);
       throw new Error(`agent failed (${task.attemptsMade})`);
     });
-    await queue.add("flaky", DATA, 3);
-    await waitFor("the job failed", async () => (await queue.state("flaky")).kind === "failed");
+    await add(queue, "flaky", 3);
+    await waitFor("the job failed", async () => (await spawnState(queue, "flaky")).kind === "failed");
     expect(seen).toEqual([
       [0, 1],
       [1, 2],
       [2, 3],
     ]);
+    await waitFor("three failures logged", () => warnings.length === 3);
     expect(warnings.map((w) => w.attempt)).toEqual([1, 2, 3]);
-    const [[, fields]] = (await redis.xrange(queue.failedKey(), "-", "+")) as [[string, string[]]];
-    expect(fields[fields.indexOf("error") + 1]).toBe("agent failed (2)");
+    expect((await queue.getJob("flaky"))?.failedReason).toBe("agent failed (2)");
   });
 
   it("fails at once a job whose data does not parse", async () => {
@@ -90,11 +108,12 @@ describe("the spawn worker", () => {
     let runs = 0;
     start(queue, async (task) => {
       runs++;
-      return JSON.parse(task.data.slice(1)) as string;
+      return SpawnJobSchema.parse(task.data).repo;
     });
-    await queue.add("garbled", DATA, 5);
+    await add(queue, "garbled", 5, { ...DATA, issue: "seven" });
     await waitFor("the job failed", async () => (await queue.getJobCounts("failed")).failed === 1);
     expect(runs).toBe(1);
+    expect((await queue.getJob("garbled"))?.attemptsMade).toBe(1);
   });
 
   it("stops the agent of a job whose lock it lost, and neither ends nor retries that job", async () => {
@@ -104,16 +123,16 @@ describe("the spawn worker", () => {
       reasons.push(await aborted(signal));
       throw new Error("stopped");
     });
-    await queue.add("taken-over", DATA, 3);
-    await waitFor("the job running", async () => (await redis.hget(queue.jobKey("taken-over"), "lock")) !== null);
+    await add(queue, "taken-over", 3);
+    await waitFor("the job running", async () => (await lockOf(queue, "taken-over")) !== null);
     // Another worker took the job over (this one was thought dead): its token is on the job now.
-    await redis.hset(queue.jobKey("taken-over"), "lock", "another-worker");
+    await redis.set(queue.toKey("taken-over:lock"), "another-worker", "PX", 60_000);
     await waitFor("the agent stopped", () => reasons.length === 1);
     expect(reasons[0]).toBeInstanceOf(LockLost);
-    await waitFor("the worker free again", async () => (await queue.getJobCounts("active")).active === 1 && warnings.length === 1);
     expect(warnings[0]).toMatchObject({ job: "taken-over" });
-    expect(await redis.hmget(queue.jobKey("taken-over"), "lock", "made")).toEqual(["another-worker", "0"]);
-    expect(await queue.state("taken-over")).toEqual({ kind: "queued" });
+    await waitFor("the worker done with it", async () => (await queue.getJobCounts("active")).active === 1 && warnings.length >= 2);
+    const job = await queue.getJob("taken-over");
+    expect([await lockOf(queue, "taken-over"), job?.attemptsMade, await job?.getState()]).toEqual(["another-worker", 0, "active"]);
   });
 
   it("at a close, gives running agents their grace, then stops them and puts their jobs back without using an attempt", async () => {
@@ -123,14 +142,14 @@ describe("the spawn worker", () => {
       reasons.push(await aborted(signal));
       return "stopped";
     });
-    await queue.add("deploy", DATA, 1);
+    await add(queue, "deploy", 1);
     await waitFor("the job running", async () => (await queue.getJobCounts("active")).active === 1);
     const closing = Date.now();
     await worker.close(100, 5000);
     expect(Date.now() - closing).toBeGreaterThanOrEqual(95);
     expect(reasons).toHaveLength(1);
     expect(reasons[0]).toBeInstanceOf(ShutdownInterrupt);
-    expect(await queue.getJobCounts("waiting", "active", "delayed")).toEqual({ waiting: 0, active: 0, delayed: 1 });
+    expect(await queue.getJobCounts("waiting", "active", "delayed")).toMatchObject({ waiting: 0, active: 0, delayed: 1 });
     // The next worker runs it, its one attempt still unused.
     const next: SpawnTask[] = [];
     start(queue, async (task) => {
@@ -143,9 +162,11 @@ describe("the spawn worker", () => {
 
   it("runs again the job of a worker that died once its lock ran out", async () => {
     const queue = fresh();
-    await queue.add("orphan", DATA, 1);
-    // A worker took it and died: nobody renews its lock.
-    await queue.take("dead-worker", 100, { mostStalls: 10, lookForStalled: true });
+    await add(queue, "orphan", 1);
+    // A worker took it and died: nobody renews its 100 ms lock.
+    const dead = new Worker(QUEUES.spawn, null, { connection: redis, prefix: prefixOf(queue), lockDuration: 100 });
+    expect((await dead.getNextJob("dead-worker"))?.id).toBe("orphan");
+    await dead.close(true);
     const runs: SpawnTask[] = [];
     start(queue, async (task) => {
       runs.push(task);
@@ -168,15 +189,15 @@ describe("the spawn worker", () => {
     const timing = { ...TIMING, lockMs: 1000 };
     start(queue, run, 1, timing);
     start(queue, run, 1, timing);
-    await queue.add("long", DATA, 1);
+    await add(queue, "long", 1);
     await waitFor("the job running", () => runs.length === 1);
-    const first = Number(await redis.zscore(queue.activeKey(), "long"));
-    // Renewed past twice its length: without renewals the other worker would have taken it by then.
-    await waitFor("the lock renewed past two lock lengths", async () => Number(await redis.zscore(queue.activeKey(), "long")) > first + 2000, 10_000);
-    const lock = await redis.hget(queue.jobKey("long"), "lock");
+    const startedAt = Date.now();
+    const lock = await lockOf(queue, "long");
+    expect(lock).not.toBeNull();
+    // Still held under the same lock past two lock lengths: without renewals it would have run out by then.
+    await waitFor("the lock held past two lock lengths", async () => Date.now() - startedAt > 2500 && (await lockOf(queue, "long")) === lock, 10_000);
     release();
     expect(await waitFor("the run done", () => ended(queue, "long"))).toBe("long");
-    expect(lock).not.toBeNull();
     expect(runs).toEqual(["long"]);
   });
 });

@@ -72,13 +72,11 @@ describe("bench classification", () => {
     expect(keyKind("p", "p:issue:acme/x#4:status")).toBe("issue status");
     expect(keyKind("p", "p:timeouts:de:timeout-abc-1")).toBe("bullmq timeouts: deduplication keys (24 h)");
     expect(keyKind("p", "p:timeouts:events")).toBe("bullmq timeouts: indexes and event stream");
-    expect(keyKind("p", "p:spawns:id:resume-abc")).toBe("spawn queue: job ids (24 h)");
-    expect(keyKind("p", "p:spawns:job:resume-abc")).toBe("spawn queue: job");
+    expect(keyKind("p", "p:spawn:resume-abc")).toBe("bullmq spawn: job records");
     expect(keyKind("p", "p:outbox:id:acme/x#4-line-1")).toBe("feedback outbox: entry ids (24 h)");
     expect(keyKind("p", "p:outbox:lanes")).toBe("feedback outbox: lanes");
-    expect(keyKind("p", "p:deliveries")).toBe("inbound stream");
-    expect(keyKind("p", "p:deliveries:id:abc")).toBe("inbound stream: delivery ids (24 h)");
-    expect(keyKind("p", "p:deliveries:outcomes")).toBe("inbound stream: outcomes");
+    expect(keyKind("p", "p:inbound:de:abc")).toBe("bullmq inbound: deduplication keys (24 h)");
+    expect(keyKind("p", "p:inbound:delivery-abc")).toBe("bullmq inbound: job records");
     expect(keyKind("p", "p:timeouts:timeout-42-1")).toBe("bullmq timeouts: job records");
   });
 });

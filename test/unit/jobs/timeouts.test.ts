@@ -20,7 +20,7 @@ function world() {
     queues: {
       addSpawn: (job, id) => Promise.resolve(void spawns.push({ job, id })),
       addTimeout: (gateId) => Promise.resolve(void timeouts.push(gateId)),
-      inbound: { forget: () => Promise.resolve(0) },
+      forgetDelivery: () => Promise.resolve(0),
       feedback: { ...base.queues.feedback, remove: () => Promise.resolve(0) },
     },
     log: quietLog,

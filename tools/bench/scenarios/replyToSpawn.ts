@@ -7,7 +7,7 @@ import { cpuDelta, type CpuTimes, type ParkedGate, type Rig } from "../rig.js";
  * (1) Reply → agent process started, over `gates.length` answered gates. Humans reply in the
  * simulator at random (Poisson) times at `ratePerSecond`, open loop: a slow app does not slow the
  * replies down. Each webhook goes out through the simulator's dispatcher, then the real path runs:
- * webhook → inbound stream → record the answer → spawn job → agent process.
+ * webhook → inbound queue → record the answer → spawn job → agent process.
  *
  * Times, per gate: `posted` (the reply was created in the simulator), `arrival` (the app's
  * receivedAt, taken when the handler turns the delivery into an event), `spawn` (the app's
