@@ -1,0 +1,4 @@
+import type { B } from "../y/b.js";
+export interface A {
+  b?: B;
+}

@@ -1,0 +1,3 @@
+export interface B {
+  name: string;
+}

@@ -1,0 +1,4 @@
+import type { A } from "../x/a.js";
+export interface C {
+  a?: A;
+}
