@@ -7,7 +7,7 @@ import { startApp } from "./app/startApp.js";
 import { stopOnSignals } from "./app/stopOnSignals.js";
 import { recipeKeyWarnings } from "./agent/recipes/keyWarnings.js";
 
-/** `npm start`: the app, its workers, and a private Redis when REDIS_URL is unset. */
+/** `npm start`: the app, its workers (as ROLE says), and a private Redis when REDIS_URL is unset. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = await createLogger(config.logLevel);
@@ -24,10 +24,13 @@ async function main(): Promise<void> {
     const warning = unauthenticatedRedisWarning(redisUrl);
     if (warning) log.warn(warning);
   }
-  if (!config.agent.command) log.warn("AGENT_COMMAND is unset: gates and answers are recorded, but no agent can be spawned");
-  for (const warning of recipeKeyWarnings(config.agent)) log.warn(warning);
+  // The agent's settings matter where agents run: not on an app whose runners run them (ROLE=app).
+  if (config.role !== "app") {
+    if (!config.agent.command) log.warn("AGENT_COMMAND is unset: gates and answers are recorded, but no agent can be spawned");
+    for (const warning of recipeKeyWarnings(config.agent)) log.warn(warning);
+  }
   const app = await startApp({ config: { ...config, redisUrl }, log });
-  log.info({ url: app.url }, "escalation is running");
+  log.info({ url: app.url, role: config.role, ...(config.role === "app" ? {} : { runner: config.runnerName }) }, "escalation is running");
   stopOnSignals({
     async graceful(signal) {
       log.info({ signal }, "shutting down: no new jobs; running agents get SHUTDOWN_GRACE (a second Ctrl-C exits at once)");

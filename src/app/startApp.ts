@@ -12,7 +12,8 @@ import { commandConnection, producerConnection, workerConnection } from "../jobs
 import { Queues } from "../jobs/queues.js";
 import { refuseCluster } from "../redis/refuseCluster.js";
 import { withDeadline } from "../deadline.js";
-import { startSandbox, type Sandbox } from "../sandbox/sandbox.js";
+import { noAgents, startSandbox, type Sandbox } from "../sandbox/sandbox.js";
+import { startRunnerServer } from "../http/runnerServer.js";
 import type { Services } from "../services.js";
 import { EGRESS_DIR, startEgressProxy, type EgressEndpoints, type EgressProxy } from "../sandbox/egress/egressProxy.js";
 import { egressPolicy } from "../sandbox/egress/policy.js";
@@ -44,11 +45,19 @@ export interface RunningApp {
 /** How long requests under way at shutdown have to finish before their connections are closed. */
 const LINGER_MS = 1000;
 
-/** Builds the Probot server, the queues and the workers, and starts listening. */
+/**
+ * Builds the Probot server, the queues and the workers, and starts listening. By ROLE: `all` does
+ * everything; `app` runs no agent (no spawn worker, sandbox or egress proxy); `runner` serves no
+ * webhook (only /healthz and /metrics) and runs only the spawn worker and its agents.
+ */
 export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   const { config, log } = options;
+  const runsAgents = config.role !== "app";
+  const servesWebhooks = config.role !== "runner";
   const ProbotWithConfig = probotClass(config, log, options.octokit);
-  const server = new Server({ Probot: ProbotWithConfig, port: config.port, host: config.host, log: withQuietAccessLog(log), enableStaticFiles: false });
+  const server = servesWebhooks
+    ? new Server({ Probot: ProbotWithConfig, port: config.port, host: config.host, log: withQuietAccessLog(log), enableStaticFiles: false })
+    : undefined;
 
   const producer = producerConnection(config.redisUrl);
   const commands = commandConnection(config.redisUrl);
@@ -75,7 +84,8 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
     // A browser's spare connection (opened ahead of a request that never comes) would hold the
     // server's close until it times out: requests under way get a moment, then every connection goes.
     const lingering = setTimeout(() => httpServer?.closeAllConnections(), LINGER_MS);
-    await server.stop().catch(() => undefined);
+    if (server) await server.stop().catch(() => undefined);
+    else await new Promise((resolve) => (httpServer ? httpServer.close(resolve) : resolve(undefined)));
     clearTimeout(lingering);
     await workers?.close(config.shutdownGraceSeconds * 1000);
     // After the workers: agents finishing within SHUTDOWN_GRACE still reach GitHub through them.
@@ -95,28 +105,32 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
     // After the check: a queue writes its metadata as it opens.
     const loopQueues = new Queues(producer, config.redisPrefix, (error, queue) => log.warn({ err: error.message, queue }, "queue connection error"));
     queues = loopQueues;
-    if (options.egress ?? config.sandbox.mode === "bwrap") {
+    if (runsAgents && (options.egress ?? config.sandbox.mode === "bwrap")) {
       const policy = egressPolicy({ baseUrl: config.baseUrl, serverUrl: config.serverUrl, networkAllow: config.agent.networkAllow });
       egress = await startEgressProxy({ dir: join(config.dataDir, EGRESS_DIR), policy, log });
     }
-    const agentSandbox = await startSandbox(config.sandbox, log, egress?.endpoints, config.agent.concurrency);
+    const agentSandbox = runsAgents ? await startSandbox(config.sandbox, log, egress?.endpoints, config.agent.concurrency) : noAgents(config.sandbox.mode);
     sandbox = agentSandbox;
-    await server.load((app, { addHandler }) => {
-      services = createServices(app, config, log, commands, loopQueues, agentSandbox);
-      registerWebhooks(app, services);
-      registerHttp(services, addHandler);
-    });
+    if (server) {
+      await server.load((app, { addHandler }) => {
+        services = createServices(app, config, log, commands, loopQueues, agentSandbox);
+        registerWebhooks(app, services);
+        registerHttp(services, addHandler);
+      });
+    } else {
+      services = createServices(new ProbotWithConfig(), config, log, commands, loopQueues, agentSandbox);
+    }
     if (!services) throw new Error("Probot did not load the app");
     await services.agents.listen(subscriber);
-    httpServer = await server.start();
+    httpServer = server ? await server.start() : await startRunnerServer(services, config.port, config.host, log);
     if (options.workers ?? true) {
       // Running before the first agent, so no resume pays for forking it (it outlives close(): its end
       // of input is this process's exit).
-      orphanWatchdog(config.agent.killGraceSeconds * 1000).start();
+      if (runsAgents) orphanWatchdog(config.agent.killGraceSeconds * 1000).start();
       const workerRedis = workerConnection(config.redisUrl);
       track(workerRedis);
       workers = startWorkers(services, workerRedis);
-      await loopQueues.scheduleReconcile(config.reconcileIntervalSeconds);
+      if (servesWebhooks) await loopQueues.scheduleReconcile(config.reconcileIntervalSeconds);
     }
     stopMirroring = mirrorEvents(services);
     const address = httpServer.address();

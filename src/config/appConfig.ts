@@ -17,6 +17,13 @@ export interface AppConfig {
   baseUrl: string;
   /** GitHub's web and git host, e.g. https://github.com or http://127.0.0.1:3001 (GITHUB_SERVER_URL for agents). */
   serverUrl: string;
+  /**
+   * What this process does (README, "Runners"): `all` everything, `app` everything but running
+   * agents, `runner` only the spawn jobs, running their agents.
+   */
+  role: "all" | "app" | "runner";
+  /** Names this process's spawn worker: in logs, a round's status line and /healthz (RUNNER_NAME, default host name and pid). */
+  runnerName: string;
   redisUrl: string | undefined;
   redisPrefix: string;
   dataDir: string;

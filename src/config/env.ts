@@ -1,6 +1,6 @@
 import { getPrivateKey } from "@probot/get-private-key";
 import { resolve } from "node:path";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { ConfigError, describeIssues } from "../errors.js";
 import { parseDuration } from "../protocol/duration.js";
 import { StateKey } from "../protocol/stateKey.js";
@@ -34,6 +34,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, platform: NodeJ
   if (Boolean(e.SLACK_BOT_TOKEN) !== Boolean(e.SLACK_CHANNEL)) {
     throw new ConfigError("The Slack mirror needs both SLACK_BOT_TOKEN and SLACK_CHANNEL (a channel ID like C0123456789); set both or neither.");
   }
+  if (e.ROLE !== "all" && !e.REDIS_URL) {
+    throw new ConfigError(
+      `ROLE=${e.ROLE} needs REDIS_URL: the app and its runners share one Redis, and a private one is only for ROLE=all (one process doing everything).`,
+    );
+  }
   if (command) {
     // Fails at start-up, not at the first spawn, when a placeholder is misspelt.
     checkPlaceholders(command);
@@ -48,6 +53,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, platform: NodeJ
     logLevel: e.LOG_LEVEL,
     baseUrl: e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3` : "https://api.github.com",
     serverUrl: e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}` : "https://github.com",
+    role: e.ROLE,
+    runnerName: e.RUNNER_NAME ?? `${hostname()}-${process.pid}`,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     dataDir: resolve(e.DATA_DIR),

@@ -26,6 +26,13 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   GHE_HOST: z.string().optional(),
   GHE_PROTOCOL: z.enum(["http", "https"]).default("https"),
+  ROLE: z.enum(["all", "app", "runner"], { error: "must be all, app or runner" }).default("all"),
+  RUNNER_NAME: unsetWhenEmpty(
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1 to 64 letters, digits or . _ -"),
+  ),
   REDIS_URL: RedisUrlSchema.optional(),
   REDIS_PREFIX: RedisPrefixSchema,
   DATA_DIR: z.string().default("data"),

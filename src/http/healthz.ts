@@ -1,11 +1,26 @@
 import type { Services } from "../services.js";
 import { route, within, type HttpHandler } from "./route.js";
 
+/** The names of the spawn queue's workers connected now (RUNNER_NAME each), from BullMQ's client names; undefined when Redis will not list its clients. */
+async function connectedRunners(spawn: Pick<Services["queues"]["spawn"], "getWorkers">): Promise<string[] | undefined> {
+  try {
+    const names = (await spawn.getWorkers()).map((worker) => /:w:(.+)$/.exec(worker.rawname ?? "")?.[1]).filter((name) => name !== undefined);
+    return [...new Set(names)].sort();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * GET /healthz: 200 when the gate store and every queue answer within 2 s, 503 otherwise.
- * The body names what failed and the queues' job counts, for a person looking at it.
+ * The body names what failed, the queues' job counts, this process's role (and runner name when it
+ * runs agents) and the runners connected to the spawn queue, for a person looking at it.
  */
-export function healthHandler(services: { gates: Pick<Services["gates"], "openGates">; queues: Pick<Services["queues"], "all"> }): HttpHandler {
+export function healthHandler(services: {
+  config: Pick<Services["config"], "role" | "runnerName">;
+  gates: Pick<Services["gates"], "openGates">;
+  queues: Pick<Services["queues"], "all" | "spawn">;
+}): HttpHandler {
   return route(["/healthz"], async (_req, res) => {
     const checks: Record<string, unknown> = {};
     let ok = true;
@@ -27,8 +42,18 @@ export function healthHandler(services: { gates: Pick<Services["gates"], "openGa
         }
       }),
     );
-    res
-      .writeHead(ok ? 200 : 503, { "content-type": "application/json", "cache-control": "no-store" })
-      .end(JSON.stringify({ ok, ...(ok ? {} : { error: Object.values(checks).find((c) => c !== "ok") ?? "a queue is unreachable" }), ...checks, queues }));
+    const { role, runnerName } = services.config;
+    const runners = await within(2000, "the runners", connectedRunners(services.queues.spawn)).catch(() => undefined);
+    res.writeHead(ok ? 200 : 503, { "content-type": "application/json", "cache-control": "no-store" }).end(
+      JSON.stringify({
+        ok,
+        ...(ok ? {} : { error: Object.values(checks).find((c) => c !== "ok") ?? "a queue is unreachable" }),
+        ...checks,
+        role,
+        ...(role === "app" ? {} : { runner: runnerName }),
+        ...(runners ? { runners } : {}),
+        queues,
+      }),
+    );
   });
 }

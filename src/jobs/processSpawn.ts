@@ -156,7 +156,7 @@ export async function processSpawn(
           // Acknowledgements only: failing to queue them (Redis blinked) must not stop a round that started.
           await sendFeedback(services, target, {
             ops: await acknowledgeStart(services, data, gate),
-            line: startLine(round, data, gate, attempt),
+            line: startLine(round, data, gate, attempt, services.config.role === "runner" ? services.config.runnerName : undefined),
             key: `start-${jobId}-${attempt}`,
             quiet: true,
           }).catch((error: unknown) => log.warn({ err: error }, "could not queue the start acknowledgements"));

@@ -19,8 +19,9 @@ export function startAcknowledgements(data: SpawnJob, gate: Gate | undefined): F
   return commentId ? [{ type: "react", commentId, content: "rocket" }] : [];
 }
 
-export function startLine(round: number, data: SpawnJob, gate: Gate | undefined, attempt: number): string {
-  const suffix = attempt > 1 ? ` (attempt ${attempt})` : "";
+/** `runner`: the RUNNER_NAME of the process running it, named where runners are apart from the app (ROLE=runner). */
+export function startLine(round: number, data: SpawnJob, gate: Gate | undefined, attempt: number, runner?: string): string {
+  const suffix = `${runner ? ` on runner ${runner}` : ""}${attempt > 1 ? ` (attempt ${attempt})` : ""}`;
   if (gate) {
     const by = gate.answeredBy === "escalation" ? "the defaults taken at timeout" : `the answer of @${gate.answeredBy ?? "unknown"}`;
     return `round ${round}: agent started with ${by} to gate ${gate.id}${suffix}`;

@@ -27,6 +27,8 @@ const LOCK_LOST = "lock lost";
 
 export interface SpawnWorkerPorts {
   log: Pick<Logger, "warn" | "error">;
+  /** The worker's name (RUNNER_NAME): BullMQ's `getWorkers()` lists it, and each job it takes records it (`processedBy`). */
+  name?: string;
   /** Runs the job; `signal` aborts with ShutdownInterrupt or LockLost. What it returns is the job's outcome line. */
   run(task: SpawnTask, signal: AbortSignal): Promise<string>;
 }
@@ -82,7 +84,7 @@ export function startSpawnWorker(ports: SpawnWorkerPorts, connection: Redis, pre
       if (stop.reason instanceof LockLost) throw stop.reason;
       return outcome;
     },
-    { connection, prefix, concurrency, ...lockOptions(timing) },
+    { connection, prefix, concurrency, ...(ports.name ? { name: ports.name } : {}), ...lockOptions(timing) },
     ClosableConnection,
   );
   worker.on("lockRenewalFailed", (ids) => {

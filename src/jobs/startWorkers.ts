@@ -22,31 +22,56 @@ import { processMirrorJob, type MirrorPorts } from "../mirror/processMirrorJob.j
 import { slackApi } from "../mirror/slack.js";
 
 export interface LoopWorkers {
-  inbound: InboundWorker;
-  spawn: SpawnWorker;
-  feedback: FeedbackWorker;
-  timeouts: Worker;
-  maintenance: Worker;
+  /** The loop's workers: not on a runner (ROLE=runner). */
+  inbound: InboundWorker | undefined;
+  feedback: FeedbackWorker | undefined;
+  timeouts: Worker | undefined;
+  maintenance: Worker | undefined;
   /** The Slack mirror's worker, when Slack is configured. */
   mirror: Worker | undefined;
+  /** The rounds' worker: not on an app that runs no agent (ROLE=app). */
+  spawn: SpawnWorker | undefined;
   /** Stops taking jobs, gives running agents `graceMs`, then stops them so their jobs are retried. */
   close(graceMs: number): Promise<void>;
 }
 
 export function startWorkers(services: Services, connection: Redis): LoopWorkers {
-  const prefix = services.config.redisPrefix;
-  const mirrorWorker = (ports: MirrorPorts) =>
-    new Worker(QUEUES.mirror, async (job: Job) => processMirrorJob(ports, job), { connection, prefix, concurrency: 4 }, ClosableConnection);
+  const { role } = services.config;
+  const loop = role === "runner" ? undefined : startLoopWorkers(services, connection);
+  const spawn = role === "app" ? undefined : startRoundWorker(services, connection);
+  return {
+    inbound: loop?.inbound,
+    feedback: loop?.feedback,
+    timeouts: loop?.timeouts,
+    maintenance: loop?.maintenance,
+    mirror: loop?.mirror,
+    spawn,
+    async close(graceMs: number) {
+      const bull = loop ? [loop.timeouts, loop.maintenance, ...(loop.mirror ? [loop.mirror] : [])] : [];
+      const late = () => new Error("workers did not close in time");
+      // worker.close() has no deadline of its own: after the grace and the agents' kill, force it.
+      const deadlineMs = graceMs + services.config.agent.killGraceSeconds * 1000 + 5000;
+      await withDeadline(
+        Promise.all([loop?.inbound.close(deadlineMs), loop?.feedback.close(deadlineMs), spawn?.close(graceMs, deadlineMs), ...bull.map((w) => w.close())]),
+        deadlineMs,
+        late,
+      ).catch(() => undefined);
+      await withDeadline(Promise.all(bull.map((w) => w.close(true))), 3000, late).catch(() => undefined);
+    },
+  };
+}
+
+/** The rounds' worker: it runs the agents, under this process's RUNNER_NAME. */
+function startRoundWorker(services: Services, connection: Redis): SpawnWorker {
   // The namespace's epoch as this process starts: a different one later means Redis was wiped meanwhile.
   const startupEpoch = services.namespaceMarks.epoch().then(
     (epoch) => epoch.at,
     () => undefined,
   );
-  // The outcome in words: what operators read in each delivery job's return value.
-  const inbound = startInboundWorker({ log: services.log, handle: async (event) => describeOutcome(await handleInbound(services, event)) }, connection, prefix);
-  const spawn = startSpawnWorker(
+  return startSpawnWorker(
     {
       log: services.log,
+      name: services.config.runnerName,
       run: async (task, signal) => {
         const data = SpawnJobSchema.parse(task.data);
         // `/stop` stops the round through the running agents' registry; the worker's stops (a lost lock, a shutdown) pass through it too.
@@ -63,9 +88,18 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
       },
     },
     connection,
-    prefix,
+    services.config.redisPrefix,
     services.config.agent.concurrency,
   );
+}
+
+/** Everything but the rounds: deliveries, feedback, timers, reconciliation and the Slack mirror. */
+function startLoopWorkers(services: Services, connection: Redis) {
+  const prefix = services.config.redisPrefix;
+  const mirrorWorker = (ports: MirrorPorts) =>
+    new Worker(QUEUES.mirror, async (job: Job) => processMirrorJob(ports, job), { connection, prefix, concurrency: 4 }, ClosableConnection);
+  // The outcome in words: what operators read in each delivery job's return value.
+  const inbound = startInboundWorker({ log: services.log, handle: async (event) => describeOutcome(await handleInbound(services, event)) }, connection, prefix);
   // One writer at a time across replicas (a lease): src/status/feedbackWorker.ts.
   const feedback = startFeedbackWorker(
     { outbox: new FeedbackOutbox(connection, prefix), log: services.log, write: (entry, saveProgress) => processFeedback(services, entry, saveProgress) },
@@ -98,24 +132,5 @@ export function startWorkers(services: Services, connection: Redis): LoopWorkers
     worker.on("failed", (job, error) => services.log.warn({ queue: name, job: job?.id, err: error }, "job failed"));
     worker.on("error", (error) => services.log.error({ queue: name, err: error }, "worker error"));
   }
-  return {
-    inbound,
-    spawn,
-    feedback,
-    timeouts,
-    maintenance,
-    mirror,
-    async close(graceMs: number) {
-      const all = [timeouts, maintenance, ...(mirror ? [mirror] : [])];
-      const late = () => new Error("workers did not close in time");
-      // worker.close() has no deadline of its own: after the grace and the agents' kill, force it.
-      const deadlineMs = graceMs + services.config.agent.killGraceSeconds * 1000 + 5000;
-      await withDeadline(
-        Promise.all([inbound.close(deadlineMs), feedback.close(deadlineMs), spawn.close(graceMs, deadlineMs), ...all.map((w) => w.close())]),
-        deadlineMs,
-        late,
-      ).catch(() => undefined);
-      await withDeadline(Promise.all(all.map((w) => w.close(true))), 3000, late).catch(() => undefined);
-    },
-  };
+  return { inbound, feedback, timeouts, maintenance, mirror };
 }

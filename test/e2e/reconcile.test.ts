@@ -97,7 +97,7 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
 
   it("an /agent redelivered after a wipe that took its round's queued feedback runs once: the 🚀 went straight to GitHub", async () => {
     const { sim } = loop;
-    const feedback = loop.app.workers!.feedback;
+    const feedback = loop.app.workers!.feedback!;
     // Nothing the feedback outbox holds is written: the wipe below takes it all unwritten.
     feedback.pause();
     const issue = sim.createIssue(REPO, { title: "Queued feedback", body: "Cache it.", author: "maintainer" }).number;

@@ -31,11 +31,26 @@ function gatesInTask(text) {
   }));
 }
 
+/** The pids above this one, parent first, up to init: which process (an app, a runner) started it. */
+function ancestors() {
+  const pids = [];
+  for (let pid = process.ppid; pid > 1 && pids.length < 20;) {
+    pids.push(pid);
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      pid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    } catch {
+      break;
+    }
+  }
+  return pids;
+}
+
 const gates = gatesInTask(task);
 const resumes = gates.filter((g) => g.answered).at(-1);
 // The task must carry the issue itself too (the suite titles its issues "Chaos run N").
 const titled = /^# Task: Chaos run \d+/m.test(task);
-log("start", { gates, resumes: resumes?.gate, token: resumes?.token, titled });
+log("start", { gates, resumes: resumes?.gate, token: resumes?.token, titled, ancestors: ancestors() });
 process.on("SIGTERM", () => {
   log("signal", { signal: "SIGTERM" });
   process.exit(143);

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../../src/config/env.js";
@@ -198,5 +198,25 @@ describe("STATE_SECRET: the key of the app's signed comment state", () => {
 
   it("refuses one shorter than 16 characters, naming the variable", () => {
     expect(() => loadConfig(minimal({ STATE_SECRET: "short" }))).toThrow(/STATE_SECRET: must be at least 16 characters/);
+  });
+});
+
+describe("loadConfig: roles", () => {
+  it("one process does everything by default, its runner named after the host and pid", () => {
+    const config = loadConfig(minimal());
+    expect(config.role).toBe("all");
+    expect(config.runnerName).toBe(`${hostname()}-${process.pid}`);
+  });
+
+  it("an app or a runner needs REDIS_URL, and says why", () => {
+    for (const role of ["app", "runner"]) {
+      expect(configError(minimal({ ROLE: role })).message).toMatch(new RegExp(`ROLE=${role} needs REDIS_URL: the app and its runners share one Redis`));
+      expect(loadConfig(minimal({ ROLE: role, REDIS_URL: "redis://127.0.0.1:6390", RUNNER_NAME: "gpu-1" }))).toMatchObject({ role, runnerName: "gpu-1" });
+    }
+  });
+
+  it("refuses an unknown role and a runner name that would not read well in a log or a status line", () => {
+    expect(configError(minimal({ ROLE: "worker" })).message).toMatch(/ROLE: must be all, app or runner/);
+    expect(configError(minimal({ RUNNER_NAME: "gpu 1; rm" })).message).toMatch(/RUNNER_NAME: must be 1 to 64 letters, digits or \. _ -/);
   });
 });

@@ -160,6 +160,8 @@ describe("compose.yaml", () => {
         image?: string;
         command?: string[];
         env_file?: string;
+        profiles?: string[];
+        ports?: string[];
         environment?: Record<string, string>;
         volumes?: string[];
         security_opt?: string[];
@@ -170,7 +172,7 @@ describe("compose.yaml", () => {
     >;
     volumes: Record<string, unknown>;
   };
-  const { app, redis } = compose.services;
+  const { app, runner, redis } = compose.services;
 
   it("starts Redis append-only with a password from .env, persisted in a volume, checked before the app starts", () => {
     expect(redis!.image).toMatch(/^redis:/);
@@ -195,6 +197,17 @@ describe("compose.yaml", () => {
     expect(Object.keys(compose.volumes).sort()).toEqual(["data", "redis-data", "workspaces"]);
     expect(app!.security_opt).toEqual(["seccomp=unconfined", "apparmor=unconfined"]);
     expect(Number(/^(\d+)s$/.exec(app!.stop_grace_period!)?.[1])).toBeGreaterThan(20);
+  });
+
+  it("adds runners on request (a profile, scaled), each with the app's image, settings and sandbox, no port and no shared disk", () => {
+    expect(runner!.profiles).toEqual(["runners"]);
+    expect(runner!.image).toBe(app!.image);
+    expect(runner!.env_file).toBe(".env");
+    expect(runner!.environment).toEqual({ ROLE: "runner", REDIS_URL: app!.environment!.REDIS_URL });
+    expect(runner!.ports).toBeUndefined();
+    expect(runner!.volumes).toBeUndefined();
+    expect(runner!.security_opt).toEqual(app!.security_opt);
+    expect(runner!.stop_grace_period).toBe(app!.stop_grace_period);
   });
 
   it("names in .env.example every variable it interpolates and every variable the app requires", () => {

@@ -1,0 +1,186 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unfinishedJobs } from "../../src/jobs/queues.js";
+import { openSpawnQueue } from "../../src/jobs/spawnQueue.js";
+import { parseAskComment } from "../../src/protocol/ask.js";
+import { StatusLog } from "../../src/store/statusLog.js";
+import { freePort } from "../../src/redis/privateRedis.js";
+import { AppProcess, RedisServer } from "../../tools/chaos/processes.js";
+import { CHAOS_AGENT } from "../../tools/chaos/rig.js";
+import { GitHubSimulator } from "../../tools/simulator/index.js";
+import { waitFor } from "../support/harness.js";
+import { requirePrograms } from "../support/programs.js";
+
+const REPO = "acme/runners";
+const HUMAN = "maintainer";
+const PREFIX = "runners";
+
+/** A line of the chaos agent's log (test/support/agents/chaos-agent.mjs). */
+interface AgentLine {
+  event: "start" | "asked" | "end" | "signal";
+  issue: number;
+  round: number;
+  pid: number;
+  /** The pids above the agent, parent first (on "start"). */
+  ancestors?: number[];
+}
+
+function isAsk(body: string): boolean {
+  try {
+    return parseAskComment(body) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+describe("an app and two runners that share only Redis and GitHub (ROLE=app, ROLE=runner)", { timeout: 300_000 }, () => {
+  let dir: string;
+  let agentLog: string;
+  let redis: RedisServer;
+  let client: Redis;
+  let sim: GitHubSimulator;
+  let app: AppProcess;
+  let runners: AppProcess[] = [];
+
+  const lines = (): AgentLine[] =>
+    existsSync(agentLog)
+      ? readFileSync(agentLog, "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as AgentLine)
+      : [];
+  const logged = (issue: number, round: number, event: AgentLine["event"]) =>
+    lines().filter((l) => l.issue === issue && l.round === round && l.event === event);
+  /** `npm start`'s environment: the simulator as GitHub, the shared Redis, the chaos agent (round 0 asks after 0.3 s, a resumed round ends after 3 s). */
+  const env = (extra: Record<string, string>): Record<string, string> => ({
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? tmpdir(),
+    ...sim.appEnv(),
+    HOST: "127.0.0.1",
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: PREFIX,
+    // The agent runs from this project's directory, which the sandbox does not show.
+    AGENT_SANDBOX: "none",
+    AGENT_COMMAND: JSON.stringify([process.execPath, CHAOS_AGENT, agentLog, "{round}", "{issue}", "300", "3000"]),
+    AGENT_CONCURRENCY: "2",
+    AGENT_KILL_GRACE: "1s",
+    SHUTDOWN_GRACE: "2s",
+    RECONCILE_INTERVAL: "off",
+    LOG_LEVEL: "info",
+    ...extra,
+  });
+  const startRunner = async (name: string) => {
+    const port = await freePort();
+    const own = join(dir, name);
+    const runnerEnv = { ROLE: "runner", RUNNER_NAME: name, PORT: String(port), DATA_DIR: join(own, "data"), WORKSPACE_ROOT: join(own, "workspaces") };
+    return AppProcess.start(name, port, env(runnerEnv), join(dir, `${name}.log`));
+  };
+  /** Answers each question as it appears on `issues`, until every one has been answered once. */
+  const answerEach = (issues: number[]) => {
+    const answered = new Set<number>();
+    return waitFor(
+      `a question on each of ${issues.length} issue(s), answered`,
+      () => {
+        for (const issue of issues) {
+          if (answered.has(issue)) continue;
+          const ask = sim.comments(REPO, issue).find((c) => c.user.login === sim.botLogin && isAsk(c.body));
+          if (!ask) continue;
+          sim.comment(REPO, issue, HUMAN, `1. chaos-answer-${ask.id}`);
+          answered.add(issue);
+        }
+        return answered.size === issues.length || undefined;
+      },
+      120_000,
+    );
+  };
+  const nothingQueued = async () => {
+    const spawn = openSpawnQueue(client, PREFIX);
+    try {
+      return (await unfinishedJobs(spawn)) === 0;
+    } finally {
+      await spawn.close();
+    }
+  };
+
+  beforeAll(async () => {
+    requirePrograms("redis-server");
+    dir = mkdtempSync(join(tmpdir(), "escalation-runners-"));
+    agentLog = join(dir, "agents.log");
+    redis = await RedisServer.start(join(dir, "redis"));
+    client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    sim = await GitHubSimulator.start({ webhookSecret: randomBytes(16).toString("hex") });
+    sim.addRepo(REPO);
+    sim.addUser(HUMAN);
+    sim.setPermission(REPO, HUMAN, "write");
+    const port = await freePort();
+    app = await AppProcess.start("app", port, env({ ROLE: "app", PORT: String(port), DATA_DIR: join(dir, "app") }), join(dir, "app.log"));
+    sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
+    runners = [await startRunner("runner-a"), await startRunner("runner-b")];
+  });
+
+  afterAll(async () => {
+    for (const process of [app, ...runners]) await process?.kill();
+    client?.disconnect();
+    await sim?.stop();
+    await redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a runner serves no webhook, and /healthz names each process's role, the runner, and the runners connected", async () => {
+    const webhook = await fetch(`${runners[0]!.url}/api/github/webhooks`, { method: "POST", body: "{}" });
+    expect(webhook.status).toBe(404);
+    const health = (await (await fetch(`${app.url}/healthz`)).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ ok: true, role: "app", runners: ["runner-a", "runner-b"] });
+    expect(health).not.toHaveProperty("runner");
+    expect(await (await fetch(`${runners[1]!.url}/healthz`)).json()).toMatchObject({ ok: true, role: "runner", runner: "runner-b" });
+  });
+
+  it("20 issues asked and answered: every agent a descendant of a runner, never of the app; each answer resumes its agent once", async () => {
+    const issues = Array.from({ length: 20 }, (_, i) => sim.createIssue(REPO, { title: `Chaos run ${i}`, body: "Add a cache.", author: HUMAN }).number);
+    for (const issue of issues) sim.comment(REPO, issue, HUMAN, "/agent");
+    await answerEach(issues);
+    await waitFor("every resumed round finished", () => issues.every((issue) => logged(issue, 1, "end").length > 0) || undefined, 120_000);
+    await waitFor("no round left queued or running", nothingQueued, 30_000);
+    for (const issue of issues) {
+      expect(logged(issue, 0, "start"), `#${issue} round 0`).toHaveLength(1);
+      expect(logged(issue, 1, "start"), `#${issue} round 1`).toHaveLength(1);
+      expect(logged(issue, 1, "end"), `#${issue} round 1`).toHaveLength(1);
+    }
+    const starts = lines().filter((l) => l.event === "start");
+    expect(starts).toHaveLength(40);
+    const runnerOf = (line: AgentLine) => runners.find((r) => line.ancestors?.includes(r.pid))?.name;
+    for (const start of starts) {
+      expect(start.ancestors, `agent ${start.pid}`).not.toContain(app.pid);
+      expect(runnerOf(start), `agent ${start.pid}`).toBeDefined();
+    }
+    expect(new Set(starts.map(runnerOf))).toEqual(new Set(["runner-a", "runner-b"]));
+    // The round's status line (logged, shown at the status comment's next render) names the runner that ran it.
+    const status = await new StatusLog(client, PREFIX).statusLines({ repo: REPO, issue: issues[0]! });
+    const runner = runnerOf(logged(issues[0]!, 1, "start")[0]!);
+    expect(status).toContainEqual(expect.stringMatching(new RegExp(`round 1: agent started with the answer of @maintainer to gate \\d+ on runner ${runner}$`)));
+  });
+
+  it("SIGKILL of the runner holding a round: its agent is stopped, and the other runner finishes the round, once", async () => {
+    const issue = sim.createIssue(REPO, { title: "Chaos run 20", body: "Add a cache.", author: HUMAN }).number;
+    sim.comment(REPO, issue, HUMAN, "/agent");
+    await answerEach([issue]);
+    const first = await waitFor("the resumed agent running", () => logged(issue, 1, "start")[0], 60_000);
+    const holder = runners.find((r) => first.ancestors?.includes(r.pid))!;
+    const other = runners.find((r) => r !== holder)!;
+    expect(logged(issue, 1, "end")).toEqual([]);
+    await holder.kill();
+    // The orphan watchdog stops the agent; BullMQ's stalled-job check hands the round to the other runner.
+    await waitFor("the killed runner's agent stopped", () => logged(issue, 1, "signal").some((l) => l.pid === first.pid) || undefined, 30_000);
+    await waitFor("the round finished on the other runner", () => logged(issue, 1, "end").length > 0 || undefined, 90_000);
+    await waitFor("no round left queued or running", nothingQueued, 30_000);
+    const starts = logged(issue, 1, "start");
+    expect(starts).toHaveLength(2);
+    expect(starts[1]!.ancestors).toContain(other.pid);
+    expect(logged(issue, 1, "end")).toHaveLength(1);
+    expect(logged(issue, 1, "end")[0]!.pid).toBe(starts[1]!.pid);
+  });
+});
