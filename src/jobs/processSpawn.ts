@@ -126,6 +126,8 @@ export async function processSpawn(
   const { task, secrets, workdir, taskFile, askFile, recipe, argv, env } = inputs;
   const attempt = job.attemptsMade + 1;
   const maxAttempts = job.attempts;
+  // Started more often than it failed: an earlier start of this attempt never ended (a runner lost, a shutdown).
+  const again = job.attemptsStarted > attempt;
   let run: AgentRun;
   let askLine: string;
   let saved: Awaited<ReturnType<typeof saveRoundWork>> | undefined;
@@ -156,8 +158,9 @@ export async function processSpawn(
           // Acknowledgements only: failing to queue them (Redis blinked) must not stop a round that started.
           await sendFeedback(services, target, {
             ops: await acknowledgeStart(services, data, gate),
-            line: startLine(round, data, gate, attempt, services.config.role === "runner" ? services.config.runnerName : undefined),
-            key: `start-${jobId}-${attempt}`,
+            line: startLine(round, data, gate, attempt, services.config.role === "runner" ? services.config.runnerName : undefined, again),
+            // One line per start: a start taken up after a runner died is shown too.
+            key: `start-${jobId}-${job.attemptsStarted}`,
             quiet: true,
           }).catch((error: unknown) => log.warn({ err: error }, "could not queue the start acknowledgements"));
         },

@@ -19,9 +19,14 @@ export function startAcknowledgements(data: SpawnJob, gate: Gate | undefined): F
   return commentId ? [{ type: "react", commentId, content: "rocket" }] : [];
 }
 
-/** `runner`: the RUNNER_NAME of the process running it, named where runners are apart from the app (ROLE=runner). */
-export function startLine(round: number, data: SpawnJob, gate: Gate | undefined, attempt: number, runner?: string): string {
-  const suffix = `${runner ? ` on runner ${runner}` : ""}${attempt > 1 ? ` (attempt ${attempt})` : ""}`;
+/**
+ * `runner`: the RUNNER_NAME of the process running it, named where runners are apart from the app
+ * (ROLE=runner). `again`: an earlier start of this attempt did not finish (its runner died, or shut
+ * down and put the round back), so this is a new start of it.
+ */
+export function startLine(round: number, data: SpawnJob, gate: Gate | undefined, attempt: number, runner?: string, again = false): string {
+  const notes = [...(attempt > 1 ? [`attempt ${attempt}`] : []), ...(again ? ["started again: the earlier start did not finish"] : [])];
+  const suffix = `${runner ? ` on runner ${runner}` : ""}${notes.length > 0 ? ` (${notes.join("; ")})` : ""}`;
   if (gate) {
     const by = gate.answeredBy === "escalation" ? "the defaults taken at timeout" : `the answer of @${gate.answeredBy ?? "unknown"}`;
     return `round ${round}: agent started with ${by} to gate ${gate.id}${suffix}`;

@@ -182,5 +182,11 @@ describe("an app and two runners that share only Redis and GitHub (ROLE=app, ROL
     expect(starts[1]!.ancestors).toContain(other.pid);
     expect(logged(issue, 1, "end")).toHaveLength(1);
     expect(logged(issue, 1, "end")[0]!.pid).toBe(starts[1]!.pid);
+    // The status comment's log shows both starts: the one on the runner that died, and the one taken up.
+    const status = (await new StatusLog(client, PREFIX).statusLines({ repo: REPO, issue })).filter((line) => line.includes("round 1: agent started"));
+    expect(status).toEqual([
+      expect.stringMatching(new RegExp(`on runner ${holder.name}$`)),
+      expect.stringMatching(new RegExp(`on runner ${other.name} \\(started again: the earlier start did not finish\\)$`)),
+    ]);
   });
 });

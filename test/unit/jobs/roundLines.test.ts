@@ -30,6 +30,12 @@ describe("what a round writes when its agent starts", () => {
     expect(startLine(2, dispatch(), undefined, 1)).toBe("round 2: agent started (dispatched by @alice)");
     expect(startLine(2, dispatch({ retry: true }), undefined, 3)).toBe("round 2: agent started (retry by @alice) (attempt 3)");
     expect(startLine(2, dispatch(), undefined, 2, "runner-b")).toBe("round 2: agent started (dispatched by @alice) on runner runner-b (attempt 2)");
+    expect(startLine(1, resume, gate({ answeredBy: "bob" }), 1, "runner-b", true)).toBe(
+      "round 1: agent started with the answer of @bob to gate 1001 on runner runner-b (started again: the earlier start did not finish)",
+    );
+    expect(startLine(2, dispatch(), undefined, 3, undefined, true)).toBe(
+      "round 2: agent started (dispatched by @alice) (attempt 3; started again: the earlier start did not finish)",
+    );
     expect(startLine(1, resume, gate({ answeredBy: "bob" }), 1)).toBe("round 1: agent started with the answer of @bob to gate 1001");
     expect(startLine(1, resume, gate({ answeredBy: "escalation" }), 2)).toBe(
       "round 1: agent started with the defaults taken at timeout to gate 1001 (attempt 2)",
