@@ -120,7 +120,8 @@ describe("an app and two runners that share only Redis and GitHub (ROLE=app, ROL
     app = await AppProcess.start("app", port, env({ ROLE: "app", PORT: String(port), DATA_DIR: join(dir, "app") }), join(dir, "app.log"));
     sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
     runners = [await startRunner("runner-a"), await startRunner("runner-b")];
-  });
+    // Three processes to start, each up to a minute on a busy machine (AppProcess's own bound).
+  }, 200_000);
 
   afterAll(async () => {
     for (const process of [app, ...runners]) await process?.kill();
@@ -128,7 +129,7 @@ describe("an app and two runners that share only Redis and GitHub (ROLE=app, ROL
     await sim?.stop();
     await redis?.stop();
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   it("a runner serves no webhook, and /healthz names each process's role, the runner, and the runners connected", async () => {
     const webhook = await fetch(`${runners[0]!.url}/api/github/webhooks`, { method: "POST", body: "{}" });
