@@ -149,7 +149,7 @@ export async function answerFromReply(services: ReplyPorts, event: CommentEvent,
   await reportHiddenContent(services, event, body);
   if (parsed.verdict.kind === "not an answer") {
     const by = event.comment.author.login;
-    // Once per person and gate, within the write budget (the feedback outbox), while it is open.
+    // Once per person and gate, within the write budget (the feedback queue), while it is open.
     if (gate.state === "open" && (await services.commentMarks.firstTime(`how-to-answer:${gate.id}:${by.toLowerCase()}`))) {
       await sendFeedback(services, targetOf(event), {
         ops: [{ type: "comment", body: renderHowToAnswer(by, gate.ask.questions) }],

@@ -25,7 +25,7 @@ export type VotePorts = ReplyPorts & { gates: Pick<Services["gates"], "recordVot
 /**
  * A permitted human's reply on an approval gate: a vote, recorded once per person in Redis; the
  * vote that meets the policy resolves the gate (approved or denied) and queues the agent's resume
- * like an answer does. Every acknowledgement goes through the feedback outbox, after the resume.
+ * like an answer does. Every acknowledgement goes through the feedback queue, after the resume.
  */
 export async function voteFromReply(services: VotePorts, event: CommentEvent, gate: Gate, settings: RepoSettings): Promise<Outcome> {
   const by = event.comment.author.login;

@@ -18,7 +18,7 @@ export function echoKeys(gateId: string, commentId: number): string[] {
   return [`echo-${commentId}`, `partial-${gateId}-${commentId}`];
 }
 
-/** What holds a withdrawn text: the deliveries' queue and the feedback outbox. */
+/** What holds a withdrawn text: the deliveries' queue and the feedback queue. */
 export interface ForgetPorts {
   queues: Pick<Services["queues"], "forgetDelivery"> & { feedback: Pick<Services["queues"]["feedback"], "remove"> };
   log: Pick<Services["log"], "warn">;

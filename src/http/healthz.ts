@@ -1,15 +1,6 @@
+import { connectedRunners } from "../jobs/spawnQueue.js";
 import type { Services } from "../services.js";
 import { route, within, type HttpHandler } from "./route.js";
-
-/** The names of the spawn queue's workers connected now (RUNNER_NAME each), from BullMQ's client names; undefined when Redis will not list its clients. */
-async function connectedRunners(spawn: Pick<Services["queues"]["spawn"], "getWorkers">): Promise<string[] | undefined> {
-  try {
-    const names = (await spawn.getWorkers()).map((worker) => /:w:(.+)$/.exec(worker.rawname ?? "")?.[1]).filter((name) => name !== undefined);
-    return [...new Set(names)].sort();
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * GET /healthz: 200 when the gate store and every queue answer within 2 s, 503 otherwise.
@@ -43,6 +34,7 @@ export function healthHandler(services: {
       }),
     );
     const { role, runnerName } = services.config;
+    // Undefined when Redis will not list its clients.
     const runners = await within(2000, "the runners", connectedRunners(services.queues.spawn)).catch(() => undefined);
     res.writeHead(ok ? 200 : 503, { "content-type": "application/json", "cache-control": "no-store" }).end(
       JSON.stringify({

@@ -10,7 +10,7 @@ import { route, type HttpHandler } from "./route.js";
  */
 export function metricsHandler(
   services: Pick<Services, "config" | "events" | "gates" | "writeBudgetLog" | "log" | "queues">,
-  metrics = new LoopMetrics(services, { queues: () => services.queues.all() }),
+  metrics = new LoopMetrics(services, { queues: () => services.queues.all(), spawn: () => services.queues.spawn }),
 ): HttpHandler {
   const token = services.config.metricsToken;
   return route(["/metrics"], async (req, res, url) => {

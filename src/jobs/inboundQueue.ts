@@ -2,6 +2,7 @@ import { Queue, type Job, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { ClosableConnection } from "./closableConnection.js";
+import { KEEP_FAILED, KEEP_RECENT } from "./jobRetention.js";
 import { jobIds, QUEUES } from "./names.js";
 import type { InboundEvent } from "./payloads.js";
 
@@ -49,8 +50,8 @@ export function deliveryJobOptions(deliveryId: string, backoffMs = 1000): JobsOp
     deduplication: { id: deliveryId, ttl: DEDUPLICATE_MS },
     attempts: 5,
     backoff: { type: "exponential", delay: backoffMs },
-    removeOnComplete: { age: 3600, count: 1000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
+    removeOnComplete: KEEP_RECENT,
+    removeOnFail: KEEP_FAILED,
   };
 }
 

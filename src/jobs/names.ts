@@ -1,5 +1,5 @@
 /**
- * Queue names and job ids (feedback is not a BullMQ queue: src/status/feedbackOutbox.ts). Job ids are
+ * Queue names and job ids. Job ids are
  * derived from what they act on, so the queue itself refuses a second job for the same answered
  * gate or the same timeout.
  * BullMQ forbids ":" in custom ids; we use "-" and keep the rest readable.
@@ -9,6 +9,8 @@ export const QUEUES = {
   inbound: "inbound",
   /** A round for each answer and dispatch: the job re-spawns the agent (src/jobs/spawnWorker.ts). */
   spawn: "spawn",
+  /** A job per issue lane that owes GitHub writes: labels, comments, reactions, the status comment (src/status/feedbackWorker.ts). */
+  feedback: "feedback",
   /** Delayed jobs that fire when an open gate's timeout passes, or a step of its reminder ladder is due. */
   timeouts: "timeouts",
   /** Reconciliation with GitHub, at start-up and on a schedule. */
@@ -17,7 +19,7 @@ export const QUEUES = {
   mirror: "mirror",
 } as const;
 
-/** The states the health check and the metrics ask of every queue, the feedback outbox included. */
+/** The states the health check and the metrics ask of every queue. */
 export type CountedState = "waiting" | "active" | "delayed" | "failed";
 
 /** A part of a job or entry id as Redis keys may hold it: letters, digits and `_.#/-` kept, anything else `_`. */

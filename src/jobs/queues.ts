@@ -5,35 +5,31 @@ import { StoreUnavailableError } from "../errors.js";
 import type { InboundEvent, LadderJob, MirrorJob, SpawnJob, TimeoutJob } from "./payloads.js";
 import { openSpawnQueue, spawnJobOptions, type SpawnQueue } from "./spawnQueue.js";
 import { ClosableConnection } from "./closableConnection.js";
+import { KEEP_DEDUPLICATING, KEEP_FAILED } from "./jobRetention.js";
 import { addDelivery, forgetDelivery, openInboundQueue, type InboundQueue } from "./inboundQueue.js";
-import { FeedbackOutbox } from "../status/feedbackOutbox.js";
+import { FeedbackQueue } from "../status/feedbackQueue.js";
 import { QUEUES, jobIds, type CountedState } from "./names.js";
 
-/** What the health check and the metrics read of a queue (a BullMQ queue, the feedback outbox). */
+/** What the health check and the metrics read of a queue. */
 export interface CountedQueue {
   readonly name: string;
   getJobCounts(...states: CountedState[]): Promise<Partial<Record<string, number>>>;
 }
 
-const KEEP = {
-  // Completed jobs stay long enough for their ids to deduplicate redeliveries and retries.
-  removeOnComplete: { age: 24 * 3600, count: 50_000 },
-  removeOnFail: { age: 7 * 24 * 3600 },
-} satisfies JobsOptions;
+const KEEP = { removeOnComplete: KEEP_DEDUPLICATING, removeOnFail: KEEP_FAILED } satisfies JobsOptions;
 
 /** Mirror retries 1 s, 2 s, 4 s … about two minutes in all: a Slack hiccup heals, a long outage is dropped. */
 const MIRROR_JOB = {
   attempts: 8,
   backoff: { type: "exponential", delay: 1000 },
-  removeOnComplete: { age: 24 * 3600, count: 10_000 },
-  removeOnFail: KEEP.removeOnFail,
+  ...KEEP,
 } satisfies JobsOptions;
 
-/** The producer side of every queue: the loop's BullMQ queues, the Slack mirror's and the feedback outbox. */
+/** The producer side of every queue: the loop's BullMQ queues and the Slack mirror's. */
 export class Queues {
   readonly inbound: InboundQueue;
   readonly spawn: SpawnQueue;
-  readonly feedback: FeedbackOutbox;
+  readonly feedback: FeedbackQueue;
   readonly timeouts: Queue<TimeoutJob | LadderJob>;
   readonly maintenance: Queue;
   readonly mirror: Queue<MirrorJob>;
@@ -47,7 +43,7 @@ export class Queues {
     const open = <Data>(name: string) => new Queue<Data>(name, { connection, prefix }, ClosableConnection);
     this.inbound = openInboundQueue(connection, prefix);
     this.spawn = openSpawnQueue(connection, prefix);
-    this.feedback = new FeedbackOutbox(connection, prefix);
+    this.feedback = new FeedbackQueue(connection, prefix);
     this.timeouts = open(QUEUES.timeouts);
     this.maintenance = open(QUEUES.maintenance);
     this.mirror = open(QUEUES.mirror);
@@ -123,9 +119,9 @@ export class Queues {
     return [this.inbound, this.spawn, this.feedback, this.timeouts, this.maintenance, this.mirror];
   }
 
-  /** The BullMQ queues: their connection errors go to `onError`, and close() closes them (the outbox has nothing to close). */
+  /** The BullMQ queues: their connection errors go to `onError`, and close() closes them. */
   bullQueues(): Queue[] {
-    return [this.inbound, this.spawn, this.timeouts, this.maintenance, this.mirror] as Queue[];
+    return [this.inbound, this.spawn, this.feedback.queue, this.timeouts, this.maintenance, this.mirror] as Queue[];
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import { Queue, type Job, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import { ClosableConnection } from "./closableConnection.js";
+import { KEEP_DEDUPLICATING, KEEP_FAILED } from "./jobRetention.js";
 import { QUEUES } from "./names.js";
 import type { SpawnJob } from "./payloads.js";
 
@@ -25,8 +26,8 @@ export function spawnJobOptions(jobId: string, attempts: number, backoffMs = SPA
     jobId,
     attempts,
     backoff: { type: "exponential", delay: backoffMs },
-    removeOnComplete: { age: 24 * 3600, count: 50_000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
+    removeOnComplete: KEEP_DEDUPLICATING,
+    removeOnFail: KEEP_FAILED,
   };
 }
 
@@ -70,4 +71,20 @@ export async function spawnState(queue: SpawnQueue, id: string): Promise<SpawnSt
   if (state === "failed") return { kind: "failed" };
   if (state === "unknown") return { kind: "unknown" };
   return { kind: "queued" };
+}
+
+/** The names (RUNNER_NAME) of the spawn queue's workers connected now, from BullMQ's client names (`<queue>:w:<name>`). */
+export async function connectedRunners(queue: Pick<SpawnQueue, "getWorkers">): Promise<string[]> {
+  const names = (await queue.getWorkers()).map((worker) => /:w:(.+)$/.exec(worker.rawname ?? "")?.[1]).filter((name) => name !== undefined);
+  return [...new Set(names)].sort();
+}
+
+/** Rounds running now, by the runner that took each (BullMQ's `processedBy`: the worker's name). */
+export async function roundsByRunner(queue: Pick<SpawnQueue, "getActive">): Promise<Map<string, number>> {
+  const running = new Map<string, number>();
+  for (const job of await queue.getActive()) {
+    const runner = job.processedBy ?? "unknown";
+    running.set(runner, (running.get(runner) ?? 0) + 1);
+  }
+  return running;
 }

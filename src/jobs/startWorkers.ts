@@ -12,7 +12,6 @@ import { ClosableConnection } from "./closableConnection.js";
 import { QUEUES } from "./names.js";
 import type { Services } from "../services.js";
 import { processFeedback } from "../status/processFeedback.js";
-import { FeedbackOutbox } from "../status/feedbackOutbox.js";
 import { startFeedbackWorker, type FeedbackWorker } from "../status/feedbackWorker.js";
 import { processSpawn } from "./processSpawn.js";
 import { startSpawnWorker, type SpawnWorker } from "./spawnWorker.js";
@@ -100,10 +99,12 @@ function startLoopWorkers(services: Services, connection: Redis) {
     new Worker(QUEUES.mirror, async (job: Job) => processMirrorJob(ports, job), { connection, prefix, concurrency: 4 }, ClosableConnection);
   // The outcome in words: what operators read in each delivery job's return value.
   const inbound = startInboundWorker({ log: services.log, handle: async (event) => describeOutcome(await handleInbound(services, event)) }, connection, prefix);
-  // One writer at a time across replicas (a lease): src/status/feedbackWorker.ts.
+  // One job at a time across replicas (BullMQ's global concurrency): src/status/feedbackWorker.ts.
+  const { feedback: queue } = services.queues;
   const feedback = startFeedbackWorker(
-    { outbox: new FeedbackOutbox(connection, prefix), log: services.log, write: (entry, saveProgress) => processFeedback(services, entry, saveProgress) },
+    { lanes: queue.lanes, queue, log: services.log, write: (entry, saveProgress) => processFeedback(services, entry, saveProgress) },
     connection,
+    prefix,
   );
   const timeouts = new Worker(
     QUEUES.timeouts,

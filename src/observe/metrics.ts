@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { Gate } from "../domain.js";
 import { DEFAULT_WRITE_WINDOWS, WriteBudget } from "../github/writeBudget.js";
 import type { CountedQueue } from "../jobs/queues.js";
+import { connectedRunners, roundsByRunner, type SpawnQueue } from "../jobs/spawnQueue.js";
 import type { Services } from "../services.js";
 
 /** Ask → answer: minutes to days. */
@@ -15,6 +16,8 @@ const JOB_STATES = ["waiting", "active", "delayed", "failed"] as const;
 export interface MetricsOptions {
   /** Queues whose job counts are exported; read on each scrape. */
   queues?: () => CountedQueue[];
+  /** The spawn queue, whose workers are the runners: rounds running per runner, runners seen. */
+  spawn?: () => Pick<SpawnQueue, "getWorkers" | "getActive">;
   /** Bound on the Redis reads of one scrape. */
   scrapeTimeoutMs?: number;
 }
@@ -152,7 +155,7 @@ export class LoopMetrics {
       const queues = options.queues;
       new Gauge({
         name: "escalation_queue_jobs",
-        help: "Jobs in the app's queues (BullMQ's, and the feedback outbox's entries as `feedback`), by queue and state (read at scrape time).",
+        help: "Jobs in the app's BullMQ queues, by queue and state (read at scrape time).",
         labelNames: ["queue", "state"],
         registers,
         async collect() {
@@ -169,6 +172,7 @@ export class LoopMetrics {
         },
       });
     }
+    if (options.spawn) runnerGauges(registers, options.spawn, timeoutMs);
     // Pre-create the common series so dashboards see zeros rather than gaps.
     for (const source of ["human", "default"]) answers.inc({ source }, 0);
     for (const outcome of ["success", "failure", "timeout", "stopped"]) spawns.inc({ outcome }, 0);
@@ -217,4 +221,57 @@ async function bounded<T>(work: Promise<T>, ms: number): Promise<T> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A runner not seen connected for this long leaves the runners' gauges. */
+const RUNNER_SEEN_MS = 60_000;
+
+/**
+ * The runners' gauges, read at scrape time from the spawn queue: its workers connected (each a
+ * runner, by RUNNER_NAME) and its active jobs by the worker that took them. A runner seen by a
+ * scrape within the last minute counts, so a scrape between a runner's reconnects misses none; one
+ * gone longer leaves the series.
+ */
+function runnerGauges(registers: Registry[], spawn: () => Pick<SpawnQueue, "getWorkers" | "getActive">, timeoutMs: number): void {
+  const seenAt = new Map<string, number>();
+  // One read per scrape feeds both gauges, whichever prom-client collects first.
+  let inFlight: Promise<Map<string, number>> | undefined;
+  const read = () =>
+    (inFlight ??= (async () => {
+      const now = Date.now();
+      for (const name of await bounded(connectedRunners(spawn()), timeoutMs)) seenAt.set(name, now);
+      for (const [name, at] of seenAt) if (now - at > RUNNER_SEEN_MS) seenAt.delete(name);
+      return bounded(roundsByRunner(spawn()), timeoutMs);
+    })().finally(() => (inFlight = undefined)));
+  new Gauge({
+    name: "escalation_runners",
+    help: "Runners (the spawn queue's workers, by RUNNER_NAME) seen connected within the last minute (read at scrape time).",
+    registers,
+    async collect() {
+      try {
+        await read();
+        this.set(seenAt.size);
+      } catch {
+        // Left at the last value; escalation_redis_up says the store is unreachable.
+      }
+    },
+  });
+  let shown = new Set<string>();
+  new Gauge({
+    name: "escalation_rounds_running",
+    help: "Rounds running now, by the runner that took each (the spawn queue's active jobs, read at scrape time); 0 for a runner seen within the last minute that runs none.",
+    labelNames: ["runner"],
+    registers,
+    async collect() {
+      try {
+        const running = await read();
+        const runners = new Set([...seenAt.keys(), ...running.keys()]);
+        for (const runner of shown) if (!runners.has(runner)) this.remove({ runner });
+        for (const runner of runners) this.set({ runner }, running.get(runner) ?? 0);
+        shown = runners;
+      } catch {
+        // Left at the last value.
+      }
+    },
+  });
 }

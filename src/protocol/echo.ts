@@ -59,7 +59,7 @@ export function echoLines(answers: readonly Answer[], questions: readonly Questi
 
 /**
  * The acknowledgement comment for an interpreted reply, or undefined when the reply was read as
- * written. It goes through the feedback outbox: the agent is already on its way when it is posted.
+ * written. It goes through the feedback queue: the agent is already on its way when it is posted.
  */
 export function renderEcho(by: string, answers: readonly Answer[], questions: readonly Question[]): string | undefined {
   const lines = echoLines(answers, questions);

@@ -1,15 +1,15 @@
 import type { FeedbackOp } from "../jobs/payloads.js";
 import type { Services } from "../services.js";
-import type { IssueTarget } from "./feedbackOutbox.js";
+import type { IssueTarget } from "./feedbackLanes.js";
 
-export type { IssueTarget } from "./feedbackOutbox.js";
+export type { IssueTarget } from "./feedbackLanes.js";
 
 /** The issue an inbound event is about, as a feedback target. */
 export function targetOf(event: { installationId: number; repo: string; issue: { number: number } }): IssueTarget {
   return { installationId: event.installationId, repo: event.repo, issue: event.issue.number };
 }
 
-/** What sendFeedback writes through: the issue's status log, and the feedback outbox. */
+/** What sendFeedback writes through: the issue's status log, and the feedback queue. */
 export interface FeedbackPorts {
   config: Pick<Services["config"], "statusDebounceMs">;
   statusLog: Pick<Services["statusLog"], "appendStatusLine" | "markStatusPending">;
@@ -19,7 +19,7 @@ export interface FeedbackPorts {
 
 /** What one piece of feedback holds: GitHub writes, a status-log line, or both. */
 export interface FeedbackRequest {
-  /** The writes, performed in order from the feedback outbox. */
+  /** The writes, performed in the order queued for the issue (src/status/feedbackWorker.ts). */
   ops?: FeedbackOp[];
   /** A line for the issue's status log, stored at once. */
   line?: string;
@@ -38,7 +38,7 @@ export interface FeedbackRequest {
 
 /**
  * Queues visible feedback for an issue: optional status-log line plus GitHub writes. The status
- * line is stored at once (so nothing is lost), the writes happen later from the feedback outbox, in
+ * line is stored at once (so nothing is lost), the writes happen later from the feedback queue, in
  * the order they were queued for the issue. The status comment is not edited per line: a render is
  * scheduled `STATUS_DEBOUNCE` after the first line and shows every line added meanwhile, so quick
  * transitions cost one edit; quiet lines (the happy path's) ride along with the next render.

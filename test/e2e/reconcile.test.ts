@@ -98,8 +98,8 @@ describe("GitHub is the source of truth: rebuilding after Redis or the app lost 
   it("an /agent redelivered after a wipe that took its round's queued feedback runs once: the 🚀 went straight to GitHub", async () => {
     const { sim } = loop;
     const feedback = loop.app.workers!.feedback!;
-    // Nothing the feedback outbox holds is written: the wipe below takes it all unwritten.
-    feedback.pause();
+    // Nothing the feedback queue holds is written: the wipe below takes it all unwritten.
+    await feedback.pause();
     const issue = sim.createIssue(REPO, { title: "Queued feedback", body: "Cache it.", author: "maintainer" }).number;
     sim.comment(REPO, issue, "maintainer", "/agent");
     await waitFor("round 0's question recorded", () => loop.app.services.gates.lastGate({ repo: REPO, issue }));

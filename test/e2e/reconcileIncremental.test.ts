@@ -64,7 +64,7 @@ describe("periodic reconciliation reads only repositories with an open gate or a
     expect(calls.filter((c) => c.route === "POST /graphql").length).toBeLessThanOrEqual(IDLE.length + 2);
     // Nor a write: GitHub shows the label the app put on before the wipe, so its label-on is coalesced.
     await waitFor(
-      "the feedback outbox to drain, the label coalesced",
+      "the feedback queue to drain, the label coalesced",
       async () => coalesced > 0 && (await loop.app.services.queues.feedback.unfinished()) === 0,
     );
     expect(loop.sim.calls.slice(before).filter((c) => c.method !== "GET" && c.route.startsWith("POST /repos/"))).toEqual([]);

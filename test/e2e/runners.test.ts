@@ -25,6 +25,8 @@ interface AgentLine {
   issue: number;
   round: number;
   pid: number;
+  /** When it was logged (ms). */
+  at: number;
   /** The pids above the agent, parent first (on "start"). */
   ancestors?: number[];
 }
@@ -73,10 +75,10 @@ describe("an app and two runners that share only Redis and GitHub (ROLE=app, ROL
     LOG_LEVEL: "info",
     ...extra,
   });
-  const startRunner = async (name: string) => {
+  const startRunner = async (name: string, extra: Record<string, string> = {}) => {
     const port = await freePort();
     const own = join(dir, name);
-    const runnerEnv = { ROLE: "runner", RUNNER_NAME: name, PORT: String(port), DATA_DIR: join(own, "data"), WORKSPACE_ROOT: join(own, "workspaces") };
+    const runnerEnv = { ROLE: "runner", RUNNER_NAME: name, PORT: String(port), DATA_DIR: join(own, "data"), WORKSPACE_ROOT: join(own, "workspaces"), ...extra };
     return AppProcess.start(name, port, env(runnerEnv), join(dir, `${name}.log`));
   };
   /** Answers each question as it appears on `issues`, until every one has been answered once. */
@@ -97,6 +99,7 @@ describe("an app and two runners that share only Redis and GitHub (ROLE=app, ROL
       120_000,
     );
   };
+  const metrics = async (process: AppProcess) => (await (await fetch(`${process.url}/metrics`)).text()).split("\n");
   const nothingQueued = async () => {
     const spawn = openSpawnQueue(client, PREFIX);
     try {
@@ -138,6 +141,7 @@ describe("an app and two runners that share only Redis and GitHub (ROLE=app, ROL
     expect(health).toMatchObject({ ok: true, role: "app", runners: ["runner-a", "runner-b"] });
     expect(health).not.toHaveProperty("runner");
     expect(await (await fetch(`${runners[1]!.url}/healthz`)).json()).toMatchObject({ ok: true, role: "runner", runner: "runner-b" });
+    expect(await metrics(app)).toEqual(expect.arrayContaining(["escalation_runners 2", 'escalation_rounds_running{runner="runner-a"} 0']));
   });
 
   it("20 issues asked and answered: every agent a descendant of a runner, never of the app; each answer resumes its agent once", async () => {
@@ -173,6 +177,7 @@ describe("an app and two runners that share only Redis and GitHub (ROLE=app, ROL
     const holder = runners.find((r) => first.ancestors?.includes(r.pid))!;
     const other = runners.find((r) => r !== holder)!;
     expect(logged(issue, 1, "end")).toEqual([]);
+    expect(await metrics(app)).toContain(`escalation_rounds_running{runner="${holder.name}"} 1`);
     await holder.kill();
     // The orphan watchdog stops the agent; BullMQ's stalled-job check hands the round to the other runner.
     await waitFor("the killed runner's agent stopped", () => logged(issue, 1, "signal").some((l) => l.pid === first.pid) || undefined, 30_000);
@@ -189,5 +194,38 @@ describe("an app and two runners that share only Redis and GitHub (ROLE=app, ROL
       expect.stringMatching(new RegExp(`on runner ${holder.name}$`)),
       expect.stringMatching(new RegExp(`on runner ${other.name} \\(started again: the earlier start did not finish\\)$`)),
     ]);
+  });
+
+  it("SIGTERM of the runner holding a round: its agent gets SHUTDOWN_GRACE, the runner exits, and the round, put back without using an attempt, finishes once on the other", async () => {
+    // Two runners whose resumed rounds outlast a 1 s SHUTDOWN_GRACE by far.
+    for (const runner of runners) await runner.terminate();
+    const slow = { SHUTDOWN_GRACE: "1s", AGENT_COMMAND: JSON.stringify([process.execPath, CHAOS_AGENT, agentLog, "{round}", "{issue}", "300", "8000"]) };
+    runners = [await startRunner("runner-c", slow), await startRunner("runner-d", slow)];
+    const issue = sim.createIssue(REPO, { title: "Chaos run 21", body: "Add a cache.", author: HUMAN }).number;
+    sim.comment(REPO, issue, HUMAN, "/agent");
+    await answerEach([issue]);
+    const first = await waitFor("the resumed agent running", () => logged(issue, 1, "start")[0], 60_000);
+    const holder = runners.find((r) => first.ancestors?.includes(r.pid))!;
+    const other = runners.find((r) => r !== holder)!;
+    const terminatedAt = Date.now();
+    await holder.terminate();
+    // The agent was told to stop once the grace had passed, and did not finish.
+    const signalled = logged(issue, 1, "signal").find((l) => l.pid === first.pid);
+    expect(signalled?.at).toBeGreaterThanOrEqual(terminatedAt + 900);
+    expect(logged(issue, 1, "end")).toEqual([]);
+    await waitFor("the round finished on the other runner", () => logged(issue, 1, "end").length > 0 || undefined, 90_000);
+    await waitFor("no round left queued or running", nothingQueued, 30_000);
+    const starts = logged(issue, 1, "start");
+    expect(starts).toHaveLength(2);
+    expect(starts[1]!.ancestors).toContain(other.pid);
+    expect(logged(issue, 1, "end")).toEqual([expect.objectContaining({ pid: starts[1]!.pid })]);
+    // Put back with moveToDelayed: started twice, and no attempt used (BullMQ counts the completion itself as one made).
+    const spawn = openSpawnQueue(client, PREFIX);
+    try {
+      const job = (await spawn.getCompleted()).find((j) => j.data.issue === issue && j.id?.startsWith("resume-"));
+      expect(job).toMatchObject({ attemptsMade: 1, attemptsStarted: 2, processedBy: other.name });
+    } finally {
+      await spawn.close();
+    }
   });
 });

@@ -158,7 +158,7 @@ async function delivered(sim: GitHubSimulator): Promise<boolean> {
 /**
  * Waits until the loop has done everything it was given, before a test asserts that something did
  * NOT happen: every webhook the simulator raised so far answered (the app answers once the event is
- * queued), and no delivery, round or entry of the feedback outbox waiting, running, or delayed for a retry
+ * queued), and no delivery, round or entry of the feedback lanes waiting, running, or delayed for a retry
  * or a debounce; nor a timeout or reconciliation running. Whatever the input would have caused (a
  * spawn, a comment, a reaction, a label) has then happened; an agent's or the app's own writes raise
  * webhooks while their job runs, so those are waited for too. `timers` also waits until the delayed

@@ -118,7 +118,7 @@ async function oneRun(index: number, sizes: Sizes, options: { dir: string; profi
     say(`(3) parking ${sizes.parked} gates`);
     const parked = await parkMany(rig, sizes.parked);
     // Side by side first, while the simulator's webhook queue is empty: measurement 1 leaves it (and
-    // the feedback outbox) busy with the echoes of hundreds of round trips for a while.
+    // the feedback queue) busy with the echoes of hundreds of round trips for a while.
     say(
       `    parked in ${parked.result.parkSeconds.toFixed(1)} s; (5) side by side: webhook vs polling every ${INTERVALS.join(" s and ")} s, ${sizes.pollGates} gates each, replies within ${sizes.pollWindowSeconds} s`,
     );
@@ -133,7 +133,7 @@ async function oneRun(index: number, sizes: Sizes, options: { dir: string; profi
       () => true,
       () => false,
     );
-    if (!drained) say("    (the feedback outbox was still busy after a minute; measuring anyway)");
+    if (!drained) say("    (the feedback queue was still busy after a minute; measuring anyway)");
     const answerable = await rig.parkGates(REPOS.burst, sizes.deliveries, { inRedis: true });
     const throughput = await measureThroughput(rig, answerable, { concurrency: sizes.concurrency, resumeWindowSeconds: sizes.resumeWindowSeconds });
     say("done; stopping");

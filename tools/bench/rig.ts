@@ -10,7 +10,7 @@ import type { Ask } from "../../src/domain.js";
 import { openStores, type Stores } from "../../src/store/stores.js";
 import { renderAskComment } from "../../src/protocol/ask.js";
 import { ClosableConnection } from "../../src/jobs/closableConnection.js";
-import { FeedbackOutbox } from "../../src/status/feedbackOutbox.js";
+import { FeedbackLanes } from "../../src/status/feedbackLanes.js";
 import { QUEUES } from "../../src/jobs/names.js";
 import { freePort, startPrivateRedis, type PrivateRedis } from "../../src/redis/privateRedis.js";
 import { GitHubSimulator, type SimComment, type SimIssue, type SimRepo } from "../simulator/index.js";
@@ -208,7 +208,7 @@ class AppChild {
 export class Rig {
   readonly store: Stores;
   readonly queues: Queue[];
-  readonly feedback: FeedbackOutbox;
+  readonly feedback: FeedbackLanes;
   readonly repos = new Map<string, SimRepo>();
   readonly bootedAt: number;
   /** When the app's process was started: a start-up reconciliation's wall time counts from here. */
@@ -233,7 +233,7 @@ export class Rig {
   ) {
     this.store = openStores(redis, prefix);
     this.queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: redis, prefix }, ClosableConnection));
-    this.feedback = new FeedbackOutbox(redis, prefix);
+    this.feedback = new FeedbackLanes(redis, prefix);
     this.bootedAt = Date.now();
   }
 
@@ -382,7 +382,7 @@ export class Rig {
 
   /**
    * Jobs not yet finished: the deliveries, the rounds and the timers, and unless `withFeedback` is
-   * false the other queues' and the feedback outbox's entries;
+   * false the other queues' and the feedback lanes' entries;
    * delayed ones count.
    */
   async pendingJobs(withFeedback = true): Promise<number> {
@@ -392,9 +392,9 @@ export class Rig {
     };
     let total = 0;
     if (withFeedback) {
-      const { entries, lanes } = await this.feedback.pending();
-      total += entries;
-      count({ evalsha: 1, zrange: 1, llen: lanes, zcount: 1, xlen: 1 });
+      const lanes = await this.feedback.owing();
+      total += await this.feedback.unfinished();
+      count({ smembers: 2, evalsha: 1, llen: lanes.length });
     }
     for (const queue of queues) {
       const counts = await queue.getJobCounts(...COUNTED_STATES);
@@ -406,7 +406,7 @@ export class Rig {
 
   /**
    * Waits until the queues are empty and the simulator has delivered every webhook, three polls in
-   * a row. With `feedback: false` the feedback outbox is not waited for: it drains at the write
+   * a row. With `feedback: false` the feedback queue is not waited for: it drains at the write
    * budget's pace, behind the loop, and a burst of round trips leaves it busy for a while.
    */
   async quiesce(options: { feedback?: boolean; timeoutMs?: number } = {}): Promise<void> {

@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { projectRoot } from "../../src/config/projectRoot.js";
 import { GateKeys } from "../../src/store/gateKeys.js";
 import { GateRecords } from "../../src/store/gateRecords.js";
-import { FeedbackOutbox } from "../../src/status/feedbackOutbox.js";
+import { FeedbackLanes } from "../../src/status/feedbackLanes.js";
 import { openInboundQueue, type InboundQueue } from "../../src/jobs/inboundQueue.js";
 import { openSpawnQueue, type SpawnQueue } from "../../src/jobs/spawnQueue.js";
 import { unfinishedJobs } from "../../src/jobs/queues.js";
@@ -36,7 +36,7 @@ export interface Rig {
   /** The deliveries the apps have acknowledged and not yet handled. */
   inbound: InboundQueue;
   /** The GitHub writes the apps owe. */
-  feedback: FeedbackOutbox;
+  feedback: FeedbackLanes;
   apps: Array<AppProcess | undefined>;
   startApp: (replica: number) => Promise<void>;
   close(): Promise<void>;
@@ -102,7 +102,7 @@ export async function startRig(plan: RunPlan, dir: string, agentLog: string, tra
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => 100 });
     client.on("error", () => undefined);
     cleanup.push(() => client.disconnect());
-    const [inbound, spawn, feedback] = [openInboundQueue(client, prefix), openSpawnQueue(client, prefix), new FeedbackOutbox(client, prefix)];
+    const [inbound, spawn, feedback] = [openInboundQueue(client, prefix), openSpawnQueue(client, prefix), new FeedbackLanes(client, prefix)];
     return { sim, redis, client, prefix, keys: new GateKeys(prefix), spawn, inbound, feedback, apps, startApp, close };
   } catch (error) {
     await close();
@@ -196,7 +196,7 @@ export async function dumpState(rig: Rig, issue: number, dir: string): Promise<v
   );
   try {
     const keys = (await rig.client.keys(`${rig.prefix}:*`))
-      .filter((k) => !/^[^:]+:(deliveries|outbox|spawn|timeouts|maintenance|mirror[^:]*)(:|$)/.test(k))
+      .filter((k) => !/^[^:]+:(deliveries|owed|feedback|inbound|spawn|timeouts|maintenance|mirror[^:]*)(:|$)/.test(k))
       .sort();
     const out: Record<string, unknown> = {};
     for (const key of keys) {

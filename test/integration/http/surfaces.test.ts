@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -9,11 +10,13 @@ import { LoopEvents } from "../../../src/events.js";
 import { registerHttp } from "../../../src/http/index.js";
 import { SESSION_COOKIE, SESSION_SECONDS, SessionKey } from "../../../src/http/session.js";
 import type { HttpHandler } from "../../../src/http/route.js";
+import { QUEUES } from "../../../src/jobs/names.js";
 import { Queues } from "../../../src/jobs/queues.js";
 import { freePort } from "../../../src/redis/privateRedis.js";
 import type { Services } from "../../../src/services.js";
 import { openStores } from "../../../src/store/stores.js";
 import { gateFixture, newGate } from "../../support/gates.js";
+import { waitFor } from "../../support/harness.js";
 
 const TOKEN = "admin-token-for-tests-0123456789";
 
@@ -243,6 +246,28 @@ describe("/metrics", () => {
     expect(text).toMatch(/^process_resident_memory_bytes \d/m);
     expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+  });
+
+  it("exports the runners seen and the rounds each runs, from the spawn queue's workers and active jobs", async () => {
+    const connection = new Redis(inject("redisUrl"), { maxRetriesPerRequest: null });
+    let release = () => undefined as void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const runner = new Worker(QUEUES.spawn, () => released, { connection, prefix: app.services.config.redisPrefix, concurrency: 2, name: "runner-a" });
+    const lines = async () => (await (await fetch(`${app.url}/metrics`)).text()).split("\n");
+    try {
+      for (const id of ["round-1", "round-2"]) await app.services.queues.spawn.add("round", {} as never, { jobId: id });
+      await waitFor("both rounds running", async () => (await app.services.queues.spawn.getActiveCount()) === 2);
+      expect(await lines()).toEqual(expect.arrayContaining(["escalation_runners 1", 'escalation_rounds_running{runner="runner-a"} 2']));
+      release();
+      await waitFor("both rounds ended", async () => (await app.services.queues.spawn.getCompletedCount()) === 2);
+      await runner.close();
+      // Gone, but seen within the minute: it still counts, running nothing.
+      expect(await lines()).toEqual(expect.arrayContaining(["escalation_runners 1", 'escalation_rounds_running{runner="runner-a"} 0']));
+    } finally {
+      release();
+      await runner.close();
+      connection.disconnect();
+    }
   });
 
   it("is open without METRICS_TOKEN, and needs it as a Bearer token when set", async () => {

@@ -34,9 +34,9 @@ describe("Queues: connection errors", () => {
       // Ready, then gone before BullMQ's first command (its INFO): the fail-fast producer refuses it.
       await new Promise<void>((resolve) => producer.once("ready", () => resolve()));
       producer.disconnect();
-      await waitFor("the queues to report the dropped connection", () => new Set(errors.map((e) => e.queue)).size >= 5, 5000);
+      await waitFor("the queues to report the dropped connection", () => new Set(errors.map((e) => e.queue)).size >= 6, 5000);
       await queues.close().catch(() => undefined);
-      expect(new Set(errors.map((e) => e.queue))).toEqual(new Set(["inbound", "spawn", "timeouts", "maintenance", "mirror"]));
+      expect(new Set(errors.map((e) => e.queue))).toEqual(new Set(["inbound", "spawn", "feedback", "timeouts", "maintenance", "mirror"]));
       expect(errors[0]!.message).toMatch(/Stream isn't writeable|Connection is closed/);
     });
     expect(unhandled).toEqual([]);

@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_WRITE_WINDOWS } from "../../../src/github/writeBudget.js";
 import type { FeedbackOp } from "../../../src/jobs/payloads.js";
-import type { OutboxEntry } from "../../../src/status/feedbackOutbox.js";
+import type { LaneEntry } from "../../../src/status/feedbackLanes.js";
 import { processFeedback, type FeedbackPorts } from "../../../src/status/processFeedback.js";
 import { nockGitHub, V3, type GitHubApi } from "../../support/nockGitHub.js";
 import { storeRedis } from "../../support/storeRedis.js";
@@ -10,11 +10,11 @@ import { storeRedis } from "../../support/storeRedis.js";
 const { freshStore } = storeRedis();
 const COMMENTS = `${V3}/repos/acme/widgets/issues/7/comments`;
 
-describe("an outbox entry's writes", () => {
+describe("a lane entry's writes", () => {
   let github: GitHubApi | undefined;
   afterEach(() => github?.done());
 
-  const entryOf = (ops: FeedbackOp[], progress = 0): OutboxEntry => ({
+  const entryOf = (ops: FeedbackOp[], progress = 0): LaneEntry => ({
     id: "acme/widgets#7-test",
     lane: "acme/widgets#7",
     installationId: 4242,
@@ -22,7 +22,7 @@ describe("an outbox entry's writes", () => {
     issue: 7,
     ops: JSON.stringify(ops),
     progress,
-    attempts: 0,
+    dueAt: 0,
   });
 
   it("save progress after a comment with ops after it, so a retry posts it once; not after the last op, which the entry's end records", async () => {

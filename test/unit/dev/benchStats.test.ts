@@ -73,8 +73,9 @@ describe("bench classification", () => {
     expect(keyKind("p", "p:timeouts:de:timeout-abc-1")).toBe("bullmq timeouts: deduplication keys (24 h)");
     expect(keyKind("p", "p:timeouts:events")).toBe("bullmq timeouts: indexes and event stream");
     expect(keyKind("p", "p:spawn:resume-abc")).toBe("bullmq spawn: job records");
-    expect(keyKind("p", "p:outbox:id:acme/x#4-line-1")).toBe("feedback outbox: entry ids (24 h)");
-    expect(keyKind("p", "p:outbox:lanes")).toBe("feedback outbox: lanes");
+    expect(keyKind("p", "p:owed:key:acme/x#4-line-1")).toBe("feedback lanes: entry ids (24 h)");
+    expect(keyKind("p", "p:owed:lanes")).toBe("feedback lanes: lanes");
+    expect(keyKind("p", "p:feedback:de:acme/x#4")).toBe("bullmq feedback: deduplication keys (24 h)");
     expect(keyKind("p", "p:inbound:de:abc")).toBe("bullmq inbound: deduplication keys (24 h)");
     expect(keyKind("p", "p:inbound:delivery-abc")).toBe("bullmq inbound: job records");
     expect(keyKind("p", "p:timeouts:timeout-42-1")).toBe("bullmq timeouts: job records");

@@ -87,8 +87,8 @@ export function keyKind(prefix: string, key: string): string {
   const issue = /^issue:[^#]+#\d+(?::(\w+))?$/.exec(rest);
   if (issue) return issue[1] ? `issue ${issue[1]}` : "issue hash";
   const [head = rest, second = ""] = rest.split(":");
-  if (head === "outbox") return second === "id" ? "feedback outbox: entry ids (24 h)" : `feedback outbox: ${second}`;
-  if (["inbound", "spawn", "timeouts", "maintenance"].includes(head)) {
+  if (head === "owed") return second === "key" ? "feedback lanes: entry ids (24 h)" : `feedback lanes: ${second}`;
+  if (["inbound", "spawn", "feedback", "timeouts", "maintenance"].includes(head)) {
     if (second === "de") return `bullmq ${head}: deduplication keys (24 h)`;
     if (BULLMQ_STRUCTURE.has(second)) return `bullmq ${head}: indexes and event stream`;
     return `bullmq ${head}: job records`;
@@ -181,8 +181,8 @@ export async function measureApiCalls(rig: Rig, warm: number): Promise<ApiCallsR
     Object.entries(bytesPerGate)
       .filter(([k]) => pick(k))
       .reduce((s, [, v]) => s + v, 0);
-  // The queues' keys: BullMQ's and the feedback outbox's (its ids deduplicate as BullMQ's keys do).
-  const queued = (k: string) => ["bullmq", "feedback outbox"].some((q) => k.startsWith(q));
+  // The queues' keys: BullMQ's and the feedback lanes' (their ids deduplicate as BullMQ's keys do).
+  const queued = (k: string) => ["bullmq", "feedback lanes"].some((q) => k.startsWith(q));
   const deduplicating = (k: string) => k.includes("deduplication") || k.includes("ids (24 h)");
   const dedupPerGate = sum((k) => queued(k) && deduplicating(k));
   const jobHistoryPerGate = sum((k) => queued(k) && !deduplicating(k));

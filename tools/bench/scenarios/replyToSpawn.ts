@@ -111,7 +111,7 @@ export async function measureReplyToSpawn(rig: Rig, gates: readonly ParkedGate[]
     100,
   ).catch(() => undefined); // report what arrived; `missing` says how many did not
   const seconds = (Date.now() - started) / 1000;
-  // CPU and commands until the feedback outbox has drained too, so every round trip's writes are in
+  // CPU and commands until the feedback queue has drained too, so every round trip's writes are in
   // whatever the host's load (a saturated app left part of them outside, and looked cheaper).
   await rig.quiesce({ timeoutMs: 60_000 }).catch(() => undefined);
   const cpuPerRoundTrip = cpuDelta(await rig.cpu(), cpuBefore, gates.length);
