@@ -27,6 +27,9 @@ export interface FeedbackWorker {
   close(deadlineMs: number): Promise<void>;
 }
 
+/** Entries a job writes before it lets the other issues' jobs go first. */
+const TURN_ENTRIES = 10;
+
 /** An error no retry can mend: what was recorded does not parse. */
 const unmendable = (error: unknown) => error instanceof ZodError || error instanceof SyntaxError;
 
@@ -37,7 +40,7 @@ async function putOff(job: Job, token: string | undefined, at: number): Promise<
 }
 
 /**
- * Brings a lane up to date: writes its entries in order until it is empty. An entry not yet due
+ * Brings a lane up to date: writes its entries in order until it is empty, ten at a turn. An entry not yet due
  * puts the job off until it is (the lane waits with it); a write the budget or GitHub puts off
  * does the same without using a try. A failing write fails the try: BullMQ retries the job, the
  * entry still first. At the last try (or when the entry does not parse) the job fails with the
@@ -72,6 +75,8 @@ async function writeLane(ports: FeedbackWorkerPorts, job: Job<FeedbackJob, Feedb
     }
     await ports.lanes.finish(entry);
     result.entries++;
+    // A busy issue takes its turn like the others: its job goes to the back of the queue.
+    if (result.entries % TURN_ENTRIES === 0) return putOff(job, token, Date.now());
   }
 }
 

@@ -19,5 +19,5 @@ describe("fault injection: the short chaos suite", () => {
     expect(failures).toEqual([]);
     expect(report.summary.runs).toBe(shortPlans().length);
     for (const kind of Object.keys(report.summary.faultsByKind)) expect(report.summary.faultsByKind[kind], kind).toBeGreaterThan(0);
-  }, 240_000);
+  }, 420_000);
 });

@@ -15,6 +15,8 @@ export interface FaultTarget {
   tracker: AgentTracker;
   apps: Array<AppProcess | undefined>;
   startApp(replica: number): Promise<void>;
+  runners: Array<AppProcess | undefined>;
+  startRunner(index: number): Promise<void>;
   /** Waits `ms` while still following the agents (so lingering is seen while the app is down). */
   pause(ms: number): Promise<void>;
   mark: (text: string) => void;
@@ -37,18 +39,39 @@ export async function inject(fault: Fault, t: FaultTarget): Promise<void> {
       return redeliverSome(fault.count, t, "duplicated");
     case "pause-deliveries":
       return pauseDeliveries(fault, t);
+    case "github-5xx":
+      return failRequests(fault, t);
+    case "secondary-limit":
+      return tripSecondaryLimit(fault, t);
+    case "lose-deliveries":
+      return loseDeliveries(fault, t);
+    case "kill-runner":
+      return stopRunners(fault, "SIGKILL", t);
+    case "term-runner":
+      return stopRunners(fault, "SIGTERM", t);
   }
 }
 
 async function killApps(fault: Fault, t: FaultTarget): Promise<void> {
   const replicas = fault.replica >= t.apps.length ? t.apps.map((_, i) => i) : [fault.replica];
-  for (const i of replicas) await stopApp(i, "SIGKILL", t);
+  for (const i of replicas) await stopProcess(t.apps[i], "SIGKILL", t);
   await t.pause(fault.downMs);
   for (const i of replicas) await restartApp(i, t);
 }
 
-async function stopApp(replica: number, how: "SIGKILL" | "SIGTERM", t: FaultTarget): Promise<void> {
-  const app = t.apps[replica];
+/** SIGKILL (a lost node) or SIGTERM (a deploy) of a runner, or of every one; each starts again after `downMs`. */
+async function stopRunners(fault: Fault, how: "SIGKILL" | "SIGTERM", t: FaultTarget): Promise<void> {
+  const which = fault.replica >= t.runners.length ? t.runners.map((_, i) => i) : [fault.replica];
+  await Promise.all(which.map((i) => stopProcess(t.runners[i], how, t)));
+  await t.pause(fault.downMs);
+  for (const i of which) {
+    await t.startRunner(i);
+    t.mark(`${t.runners[i]!.name} restarted (pid ${t.runners[i]!.pid})`);
+  }
+}
+
+/** Stops an app or a runner, following its agents while a graceful stop waits out their grace. */
+async function stopProcess(app: AppProcess | undefined, how: "SIGKILL" | "SIGTERM", t: FaultTarget): Promise<void> {
   if (!app?.running) return;
   t.tracker.appDied(app.pid, how, how === "SIGKILL" ? t.limits.sigkillMs : t.limits.sigtermMs);
   t.mark(`${how} ${app.name} (pid ${app.pid})`);
@@ -90,7 +113,7 @@ async function wipeRedis(fault: Fault, t: FaultTarget): Promise<void> {
   t.mark("redis: FLUSHALL");
   await t.pause(t.rng.int(0, 500));
   const how = fault.graceful ? "SIGTERM" : "SIGKILL";
-  for (let i = 0; i < t.apps.length; i++) await stopApp(i, how, t);
+  for (const app of t.apps) await stopProcess(app, how, t);
   for (let i = 0; i < t.apps.length; i++) await restartApp(i, t);
 }
 
@@ -120,5 +143,28 @@ function pauseDeliveries(fault: Fault, t: FaultTarget): Promise<void> {
       t.mark("webhook deliveries live again");
     })(),
   );
+  return Promise.resolve();
+}
+
+/** GitHub answers the next API requests (the app's, the agent's) with a server error. */
+function failRequests(fault: Fault, t: FaultTarget): Promise<void> {
+  const status = t.rng.pick([500, 502, 503] as const);
+  t.sim.failRequests(fault.count, status);
+  t.mark(`GitHub answers the next ${fault.count} API requests ${status}`);
+  return Promise.resolve();
+}
+
+/** GitHub refuses the next content-creating request with its secondary rate limit and a Retry-After. */
+function tripSecondaryLimit(fault: Fault, t: FaultTarget): Promise<void> {
+  const status = t.rng.pick([403, 429] as const);
+  t.sim.tripSecondaryLimit({ retryAfterSeconds: fault.count, status });
+  t.mark(`GitHub's secondary limit: the next content-creating request is refused ${status}, retry-after ${fault.count} s`);
+  return Promise.resolve();
+}
+
+/** GitHub loses the next deliveries: never sent, so only reconciliation (or a later event) finds what they carried. */
+function loseDeliveries(fault: Fault, t: FaultTarget): Promise<void> {
+  t.sim.loseDeliveries(fault.count);
+  t.mark(`the next ${fault.count} webhook deliveries are lost`);
   return Promise.resolve();
 }

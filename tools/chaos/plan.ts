@@ -20,7 +20,18 @@ export const STEPS = [
 ] as const;
 export type Step = (typeof STEPS)[number];
 
-export const FAULT_KINDS = ["kill-app", "restart-redis", "wipe-redis", "duplicate-deliveries", "pause-deliveries"] as const;
+export const FAULT_KINDS = [
+  "kill-app",
+  "restart-redis",
+  "wipe-redis",
+  "duplicate-deliveries",
+  "pause-deliveries",
+  "github-5xx",
+  "secondary-limit",
+  "lose-deliveries",
+  "kill-runner",
+  "term-runner",
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface Fault {
@@ -30,9 +41,13 @@ export interface Fault {
   downMs: number;
   /** wipe-redis: restart the app with SIGTERM (graceful) instead of SIGKILL. */
   graceful: boolean;
-  /** duplicate-deliveries, pause-deliveries: how many past deliveries are sent again. */
+  /**
+   * duplicate-deliveries, pause-deliveries: how many past deliveries are sent again; github-5xx: how
+   * many API requests fail; lose-deliveries: how many new deliveries are lost; secondary-limit: its
+   * Retry-After in seconds.
+   */
   count: number;
-  /** kill-app with two replicas: which one (0 or 1); both when 2. */
+  /** kill-app with two replicas: which one (0 or 1); both when 2. kill-runner, term-runner: which runner; every one when it is the number of runners. */
   replica: number;
 }
 
@@ -40,6 +55,8 @@ export interface RunPlan {
   index: number;
   seed: number;
   replicas: 1 | 2;
+  /** Runners (ROLE=runner) beside the app replicas (then ROLE=app): 0, the app runs the agents itself (ROLE=all). */
+  runners: 0 | 1 | 2;
   faults: Fault[];
   /** How long the round-0 agent works before asking, and the re-spawned agent before finishing. */
   round0Ms: number;
@@ -56,7 +73,15 @@ const STEPS_BY_KIND: Record<FaultKind, readonly Step[]> = {
   "wipe-redis": STEPS.filter((s) => s !== "round0-running"),
   "duplicate-deliveries": STEPS,
   "pause-deliveries": STEPS,
+  "github-5xx": STEPS,
+  "secondary-limit": STEPS,
+  "lose-deliveries": STEPS,
+  "kill-runner": STEPS,
+  "term-runner": STEPS,
 };
+
+/** Faults that only strike where runners run the agents. */
+const RUNNER_KINDS: readonly FaultKind[] = ["kill-runner", "term-runner"];
 
 const KIND_WEIGHTS: Array<[FaultKind, number]> = [
   ["kill-app", 30],
@@ -64,31 +89,37 @@ const KIND_WEIGHTS: Array<[FaultKind, number]> = [
   ["wipe-redis", 20],
   ["duplicate-deliveries", 20],
   ["pause-deliveries", 15],
+  ["github-5xx", 15],
+  ["secondary-limit", 10],
+  ["lose-deliveries", 15],
+  ["kill-runner", 30],
+  ["term-runner", 20],
 ];
 
-function weightedKind(rng: Rng): FaultKind {
-  const total = KIND_WEIGHTS.reduce((sum, [, w]) => sum + w, 0);
+function weightedKind(rng: Rng, runners: number): FaultKind {
+  const weights = KIND_WEIGHTS.filter(([kind]) => runners > 0 || !RUNNER_KINDS.includes(kind));
+  const total = weights.reduce((sum, [, w]) => sum + w, 0);
   let roll = rng.next() * total;
-  for (const [kind, weight] of KIND_WEIGHTS) {
+  for (const [kind, weight] of weights) {
     roll -= weight;
     if (roll < 0) return kind;
   }
-  return KIND_WEIGHTS[0]![0];
+  return weights[0]![0];
 }
 
 export function fault(kind: FaultKind, step: Step, over: Partial<Fault> = {}): Fault {
   return { kind, step, downMs: 500, graceful: false, count: 3, replica: 0, ...over };
 }
 
-function randomFault(rng: Rng, replicas: number): Fault {
-  const kind = weightedKind(rng);
+function randomFault(rng: Rng, replicas: number, runners: number): Fault {
+  const kind = weightedKind(rng, runners);
   return {
     kind,
     step: rng.pick(STEPS_BY_KIND[kind]),
     downMs: kind === "pause-deliveries" ? rng.int(500, 3000) : rng.int(0, 1500),
     graceful: rng.chance(0.4),
-    count: rng.int(1, 5),
-    replica: replicas === 2 ? rng.int(0, 2) : 0,
+    count: kind === "github-5xx" ? rng.int(2, 12) : rng.int(1, 5),
+    replica: RUNNER_KINDS.includes(kind) ? rng.int(0, runners) : replicas === 2 ? rng.int(0, 2) : 0,
   };
 }
 
@@ -101,9 +132,10 @@ export function randomPlan(seed: number, index: number): RunPlan {
 export function planFromSeed(own: number, index: number): RunPlan {
   const rng = new Rng(own);
   const replicas = rng.chance(0.25) ? 2 : 1;
+  const runners = rng.chance(0.3) ? (rng.chance(0.5) ? 1 : 2) : 0;
   const count = rng.chance(0.6) ? 1 : rng.chance(0.75) ? 2 : 3;
-  const faults = Array.from({ length: count }, () => randomFault(rng, replicas));
-  return { index, seed: own, replicas, faults: sortByStep(faults), round0Ms: rng.int(200, 800), resumeMs: rng.int(1000, 2500) };
+  const faults = Array.from({ length: count }, () => randomFault(rng, replicas, runners));
+  return { index, seed: own, replicas, runners, faults: sortByStep(faults), round0Ms: rng.int(200, 800), resumeMs: rng.int(1000, 2500) };
 }
 
 export function sortByStep(faults: Fault[]): Fault[] {
@@ -117,21 +149,43 @@ export function sortByStep(faults: Fault[]): Fault[] {
 export function shortPlans(): RunPlan[] {
   // Longest first: with runs in parallel, the slow ones (a killed worker's job waits out its lock) overlap.
   const plans: Array<Omit<RunPlan, "index" | "seed">> = [
-    { replicas: 1, faults: [fault("kill-app", "agent-running", { downMs: 200 })], round0Ms: 300, resumeMs: 1500 },
-    { replicas: 2, faults: [fault("kill-app", "enqueued", { replica: 0, downMs: 300 })], round0Ms: 300, resumeMs: 1200 },
-    { replicas: 1, faults: [fault("kill-app", "gate-recorded", { downMs: 300 })], round0Ms: 300, resumeMs: 1200 },
-    { replicas: 1, faults: [fault("wipe-redis", "agent-running", { graceful: false })], round0Ms: 300, resumeMs: 1500 },
+    { replicas: 1, runners: 0, faults: [fault("kill-app", "agent-running", { downMs: 200 })], round0Ms: 300, resumeMs: 1500 },
+    { replicas: 2, runners: 0, faults: [fault("kill-app", "enqueued", { replica: 0, downMs: 300 })], round0Ms: 300, resumeMs: 1200 },
+    { replicas: 1, runners: 0, faults: [fault("kill-app", "gate-recorded", { downMs: 300 })], round0Ms: 300, resumeMs: 1200 },
+    { replicas: 1, runners: 0, faults: [fault("wipe-redis", "agent-running", { graceful: false })], round0Ms: 300, resumeMs: 1500 },
     {
       replicas: 1,
+      runners: 0,
       faults: [fault("restart-redis", "answered", { downMs: 700 }), fault("wipe-redis", "enqueued", { graceful: true })],
       round0Ms: 300,
       resumeMs: 1200,
     },
     {
       replicas: 1,
+      runners: 0,
       faults: [fault("pause-deliveries", "gate-recorded", { downMs: 1500, count: 2 }), fault("duplicate-deliveries", "agent-running", { count: 5 })],
       round0Ms: 300,
       resumeMs: 1200,
+    },
+    {
+      // GitHub's faults: the answer's delivery lost (reconciliation finds it), a burst of 5xx as its round is queued, a secondary limit while it runs.
+      replicas: 1,
+      runners: 0,
+      faults: [
+        fault("lose-deliveries", "gate-recorded", { count: 1 }),
+        fault("github-5xx", "enqueued", { count: 8 }),
+        fault("secondary-limit", "agent-running", { count: 2 }),
+      ],
+      round0Ms: 300,
+      resumeMs: 1200,
+    },
+    {
+      // Two runners: both SIGTERMed while round 0 runs (it goes back, taken up after they restart), both SIGKILLed while the resumed round runs.
+      replicas: 1,
+      runners: 2,
+      faults: [fault("term-runner", "round0-running", { replica: 2 }), fault("kill-runner", "agent-running", { replica: 2, downMs: 300 })],
+      round0Ms: 1500,
+      resumeMs: 1500,
     },
   ];
   return plans.map((plan, index) => ({ ...plan, index, seed: 0 }));
@@ -140,6 +194,7 @@ export function shortPlans(): RunPlan[] {
 /** "kill-app@enqueued" and the like, for the table. */
 export function describeFaults(plan: RunPlan): string {
   const parts = plan.faults.map((f) => `${f.kind}${f.kind === "wipe-redis" && f.graceful ? "(term)" : ""}@${f.step}`);
+  if (plan.runners > 0) parts.unshift(`${plan.runners}-runner${plan.runners > 1 ? "s" : ""}`);
   if (plan.replicas === 2) parts.unshift("2-replicas");
   return parts.join(", ");
 }

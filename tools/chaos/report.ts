@@ -18,7 +18,7 @@ export interface SuiteSummary {
 }
 
 export function summarize(results: RunResult[], seed: number | undefined): SuiteSummary {
-  const kinds = ["two-replicas", ...FAULT_KINDS];
+  const kinds = ["two-replicas", "runners", ...FAULT_KINDS];
   const faultsByKind = Object.fromEntries(kinds.map((k) => [k, results.filter((r) => r.faultKinds.includes(k)).length]));
   const injectionsByKind = Object.fromEntries(kinds.map((k) => [k, results.reduce((sum, r) => sum + r.faultKinds.filter((f) => f === k).length, 0)]));
   const seconds = results.map((r) => r.seconds).sort((a, b) => a - b);

@@ -39,6 +39,9 @@ export interface Rig {
   feedback: FeedbackLanes;
   apps: Array<AppProcess | undefined>;
   startApp: (replica: number) => Promise<void>;
+  /** The runners (ROLE=runner), when the plan has any: then they run the agents, and the apps (ROLE=app) none. */
+  runners: Array<AppProcess | undefined>;
+  startRunner: (index: number) => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -73,37 +76,50 @@ export async function startRig(plan: RunPlan, dir: string, agentLog: string, tra
     const prefix = `chaos${plan.index}`;
     const env = appEnv({ sim, secret, redisUrl: redis.url, prefix, agentLog, plan, extraEnv });
     const apps: Array<AppProcess | undefined> = ports.map(() => undefined);
+    const runners: Array<AppProcess | undefined> = Array.from({ length: plan.runners }, () => undefined);
+    const runnerPorts = await Promise.all(runners.map(() => freePort()));
     let starts = 0;
     // A fresh port at each start (the proxy follows): on a busy host another process may take a
     // port between freePort() and listen(), so a start that loses that race tries another.
-    const startApp = async (replica: number) => {
-      const name = `app${replica}`;
+    const start = async (name: string, portsOf: number[], index: number, own: Record<string, string>): Promise<AppProcess> => {
       for (let attempt = 1; ; attempt++) {
-        if (attempt > 1) ports[replica] = await freePort();
+        if (attempt > 1) portsOf[index] = await freePort();
         try {
-          apps[replica] = await AppProcess.start(
+          return await AppProcess.start(
             `${name}#${++starts}`,
-            ports[replica]!,
-            { ...env, PORT: String(ports[replica]) },
+            portsOf[index]!,
+            { ...env, ...own, PORT: String(portsOf[index]) },
             join(dir, `${name}.log`),
             (pid) => tracker.appStarted(pid),
           );
-          return;
         } catch (error) {
           if (attempt >= 3) throw error;
         }
       }
     };
+    const startApp = async (replica: number) => {
+      apps[replica] = await start(`app${replica}`, ports, replica, plan.runners > 0 ? { ROLE: "app" } : {});
+    };
+    // Each runner with its own data directory, sharing only Redis and GitHub with the apps.
+    const startRunner = async (index: number) => {
+      const data = join(dir, `runner${index}-data`);
+      runners[index] = await start(`runner${index}`, runnerPorts, index, {
+        ROLE: "runner",
+        RUNNER_NAME: `runner${index}`,
+        DATA_DIR: data,
+        WORKSPACE_ROOT: join(data, "workspaces"),
+      });
+    };
     cleanup.push(async () => {
-      for (const app of apps) await app?.kill();
+      for (const app of [...apps, ...runners]) await app?.kill();
     });
-    await Promise.all(apps.map((_, i) => startApp(i)));
+    await Promise.all([...apps.map((_, i) => startApp(i)), ...runners.map((_, i) => startRunner(i))]);
 
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => 100 });
     client.on("error", () => undefined);
     cleanup.push(() => client.disconnect());
     const [inbound, spawn, feedback] = [openInboundQueue(client, prefix), openSpawnQueue(client, prefix), new FeedbackLanes(client, prefix)];
-    return { sim, redis, client, prefix, keys: new GateKeys(prefix), spawn, inbound, feedback, apps, startApp, close };
+    return { sim, redis, client, prefix, keys: new GateKeys(prefix), spawn, inbound, feedback, apps, startApp, runners, startRunner, close };
   } catch (error) {
     await close();
     throw error;

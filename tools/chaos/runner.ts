@@ -54,7 +54,7 @@ export async function runScenario(plan: RunPlan, options: RunOptions): Promise<R
     index: plan.index,
     seed: plan.seed,
     faults: describeFaults(plan),
-    faultKinds: [...(plan.replicas === 2 ? ["two-replicas"] : []), ...plan.faults.map((f) => f.kind)],
+    faultKinds: [...(plan.replicas === 2 ? ["two-replicas"] : []), ...(plan.runners > 0 ? ["runners"] : []), ...plan.faults.map((f) => f.kind)],
     outcome,
     violations,
     seconds: (Date.now() - started) / 1000,
@@ -67,7 +67,8 @@ export async function runScenario(plan: RunPlan, options: RunOptions): Promise<R
   let rig: Rig | undefined;
   try {
     rig = await startRig(plan, dir, agentLog, tracker, options.env);
-    mark(`${plan.replicas} app replica(s) up: ${rig.apps.map((a) => `${a!.name} pid ${a!.pid}`).join(", ")}; faults: ${describeFaults(plan) || "none"}`);
+    const up = [...rig.apps, ...rig.runners].map((a) => `${a!.name} pid ${a!.pid}`).join(", ");
+    mark(`${plan.replicas} app replica(s) and ${plan.runners} runner(s) up: ${up}; faults: ${describeFaults(plan) || "none"}`);
     const target = faultTarget(rig, plan, tracker, mark);
     const run = await drive(rig, plan, target, tracker, { ...options, dir });
     mark("checking");
@@ -111,6 +112,8 @@ function faultTarget(rig: Rig, plan: RunPlan, tracker: AgentTracker, mark: (text
     tracker,
     apps: rig.apps,
     startApp: rig.startApp,
+    runners: rig.runners,
+    startRunner: rig.startRunner,
     mark,
     limits: { sigkillMs: (TIMINGS.killGraceS + 3) * 1000, sigtermMs: (TIMINGS.shutdownGraceS + TIMINGS.killGraceS + 4) * 1000 },
     background: [],

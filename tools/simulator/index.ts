@@ -5,6 +5,7 @@ export type {
   AccountType,
   ApiCall,
   Delivery,
+  LostDelivery,
   Permission,
   ReactionContent,
   ReceivedRequest,

@@ -39,6 +39,13 @@ export class ApiServer {
   }
   /** GitHub's secondary limit on content creation; enforced only when a test sets limits or trips it. */
   readonly content = new ContentLimiter();
+  /** The API requests still to be answered with a server error (a burst of 5xx), and its status. */
+  #failing = { count: 0, status: 502 };
+
+  /** The next `count` API requests (REST or GraphQL, anyone's) are answered `status`, as in a GitHub incident. */
+  failNext(count: number, status: 500 | 502 | 503): void {
+    this.#failing = { count, status };
+  }
 
   constructor(private readonly options: ApiServerOptions) {}
 
@@ -64,6 +71,10 @@ export class ApiServer {
             : this.options.router.match(method, apiPath);
       if (!match) throw notFound();
       route = `${method} ${match.route.template}`;
+      if (this.#failing.count > 0) {
+        this.#failing.count--;
+        throw new ApiError(this.#failing.status, this.#failing.status === 503 ? "Service Unavailable" : "Server Error");
+      }
       const who = this.options.auth.authenticate(req.headers.authorization, match.route.auth);
       actor = actorName(who, this.options.appSlug);
       caller = callerOf(who);

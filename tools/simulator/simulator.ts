@@ -19,7 +19,19 @@ import { searchRoute } from "./search.js";
 import type { ContentLimits, ContentWrite, RateBudget, RateResource } from "./ratelimit.js";
 import { API_PREFIX, ApiServer, GRAPHQL_PATH } from "./server.js";
 import { isoNow, SimState, type Account, type Comment, type Issue, type Repo } from "./state.js";
-import type { ApiCall, Delivery, Permission, ReactionContent, SimComment, SimIssue, SimRepo, SimulatorOptions, SimUser, SimUserRef } from "./types.js";
+import type {
+  ApiCall,
+  Delivery,
+  LostDelivery,
+  Permission,
+  ReactionContent,
+  SimComment,
+  SimIssue,
+  SimRepo,
+  SimulatorOptions,
+  SimUser,
+  SimUserRef,
+} from "./types.js";
 import { WebhookDispatcher } from "./webhooks.js";
 
 /**
@@ -41,6 +53,8 @@ export class GitHubSimulator {
   calls: ApiCall[] = [];
   /** Every webhook delivery attempt, in order. */
   deliveries: Delivery[] = [];
+  /** Events lost on purpose (loseDeliveries), oldest first: never sent, each redeliverable. */
+  lostDeliveries: LostDelivery[] = [];
 
   private readonly state: SimState;
   private readonly payloads: Payloads;
@@ -117,6 +131,7 @@ export class GitHubSimulator {
       appId: this.appId,
       url: options.webhookUrl,
       record: (delivery) => this.deliveries.push(delivery),
+      lost: (delivery) => this.lostDeliveries.push(delivery),
       log,
     });
     const auth = new Authenticator(this.state, createPublicKey(publicKey), this.appInfo);
@@ -167,6 +182,16 @@ export class GitHubSimulator {
       retryAfterSeconds: options.retryAfterSeconds,
       status: options.status,
     });
+  }
+
+  /** The next `count` API requests (REST or GraphQL, anyone's) are answered `status`: a burst of GitHub's server errors. */
+  failRequests(count: number, status: 500 | 502 | 503 = 502): void {
+    this.api.failNext(count, status);
+  }
+
+  /** The next `count` webhook events are lost: never delivered, as in a GitHub outage; each can be redelivered. */
+  loseDeliveries(count: number): void {
+    this.dispatcher.loseNext(count);
   }
 
   /** Every content-creating REST request, accepted or refused, in arrival order. */

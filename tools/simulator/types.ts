@@ -108,6 +108,14 @@ export interface ApiCall {
   at: number;
 }
 
+/** A webhook event the simulator lost (loseDeliveries): raised, never sent. */
+export interface LostDelivery {
+  id: string;
+  event: string;
+  action?: string;
+  at: number;
+}
+
 export interface Delivery {
   id: string;
   event: string;

@@ -3,7 +3,7 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { Webhooks } from "@octokit/webhooks";
 import type { WebhookEvent } from "./operations.js";
-import type { Delivery } from "./types.js";
+import type { Delivery, LostDelivery } from "./types.js";
 
 /**
  * Signs and delivers webhooks the way GitHub's Hookshot does: one at a time, in order, each awaited
@@ -20,6 +20,8 @@ export interface DispatcherOptions {
   url: string | undefined;
   /** Called once per attempt; the simulator appends to its public `deliveries`. */
   record: (delivery: Delivery) => void;
+  /** Called for each event lost (never sent); the simulator appends to its public `lostDeliveries`. */
+  lost: (delivery: LostDelivery) => void;
   log: (line: string) => void;
 }
 
@@ -50,6 +52,8 @@ export class WebhookDispatcher {
   private sending = false;
   private waiters: Array<() => void> = [];
   private readonly shutdown = new AbortController();
+  /** Events still to lose. */
+  private losing = 0;
 
   constructor(private readonly options: DispatcherOptions) {
     this.url = options.url;
@@ -66,8 +70,19 @@ export class WebhookDispatcher {
     const delivery: StoredDelivery = { event: event.event, action: event.action, body: JSON.stringify(event.payload), attempts: 0 };
     this.stored.set(id, delivery);
     if (this.stored.size > MAX_STORED_DELIVERIES) this.stored.delete(this.stored.keys().next().value!);
+    if (this.losing > 0) {
+      this.losing--;
+      this.options.log(`webhook ${delivery.event}.${delivery.action} ${id} lost`);
+      this.options.lost({ id, event: delivery.event, action: delivery.action, at: Date.now() });
+      return;
+    }
     this.queue.push({ id, url: this.url, delivery });
     void this.pump();
+  }
+
+  /** The next `count` events are never sent, as when GitHub loses deliveries; each stays redeliverable. */
+  loseNext(count: number): void {
+    this.losing = count;
   }
 
   setMode(mode: "live" | "paused"): void {

@@ -100,21 +100,39 @@ describe("the feedback worker", () => {
     expect(await queue.unfinished()).toBe(0);
   });
 
+  it("a busy issue takes turns: after ten of its writes, another issue's queued meanwhile goes first", async () => {
+    const queue = fresh();
+    const written: string[] = [];
+    for (let i = 0; i < 15; i++) await add(queue, ISSUE, `a${i}`);
+    start(queue, async (entry) => {
+      const [body] = bodies(entry);
+      if (body === "a0") await add(queue, OTHER, "b");
+      written.push(body!);
+      return 1;
+    });
+    await waitFor("every entry written", () => written.length === 16);
+    expect(written.indexOf("b")).toBe(10);
+    expect(written.filter((b) => b.startsWith("a"))).toEqual(Array.from({ length: 15 }, (_, i) => `a${i}`));
+  });
+
   it("a write the budget puts off waits without using a try, and its issue's next write after it", async () => {
     const queue = fresh();
     const written: string[] = [];
     let deferrals = 0;
+    // Both queued before the worker starts: one job, whatever the machine's pace.
+    const queuedAt = Date.now();
+    await add(queue, ISSUE, "first");
+    await add(queue, ISSUE, "second");
     start(queue, (entry) => {
       if (bodies(entry)[0] === "first" && deferrals++ < 2) return Promise.reject(new WritesDeferred("the write budget per minute is spent", 100));
       written.push(...bodies(entry));
       return Promise.resolve(1);
     });
-    const queuedAt = Date.now();
-    await add(queue, ISSUE, "first");
-    await add(queue, ISSUE, "second");
     await waitFor("both written", () => written.length === 2);
     expect(written).toEqual(["first", "second"]);
     expect(Date.now() - queuedAt).toBeGreaterThanOrEqual(200);
+    // The job ends just after its last write.
+    await waitFor("the lane's job completed", async () => (await queue.queue.getCompletedCount()) === 1);
     const [job] = await queue.queue.getCompleted();
     expect(job?.attemptsMade).toBe(1);
     expect(job?.returnvalue).toEqual({ lane: "acme/widgets#7", entries: 2, writes: 2 });
@@ -229,7 +247,7 @@ describe("the feedback worker", () => {
     await add(queue, ISSUE, "later", { delayMs: 600 });
     await add(queue, ISSUE, "behind it");
     await add(queue, OTHER, "now");
-    await waitFor("the one due now written", () => written.length === 1, 1000);
+    await waitFor("the one due now written", () => written.length === 1, 5000);
     expect(written[0]!.body).toBe("now");
     await waitFor("the delayed lane written", () => written.length === 3, 3000);
     expect(written.map((w) => w.body)).toEqual(["now", "later", "behind it"]);

@@ -365,6 +365,17 @@ describe("GitHubSimulator", () => {
       await expect(probot.webhooks.verifyAndReceive({ id: "x", name: "issues", payload: raw, signature: `sha256=${"0".repeat(64)}` })).rejects.toThrow();
     });
 
+    it("loses the next deliveries on request: never sent, listed as lost, redeliverable", async () => {
+      sim.loseDeliveries(1);
+      sim.comment(REPO, 1, "alice", "lost");
+      sim.comment(REPO, 1, "alice", "sent");
+      await sim.whenDelivered();
+      expect(receiver.received.map((r) => r.payload.comment.body)).toEqual(["sent"]);
+      expect(sim.lostDeliveries.map((d) => `${d.event}.${d.action}`)).toEqual(["issue_comment.created"]);
+      expect(await sim.redeliver(sim.lostDeliveries[0]!.id)).toBe(200);
+      expect(receiver.received.map((r) => r.payload.comment.body)).toEqual(["sent", "lost"]);
+    });
+
     it("redeliver resends the same body under the same delivery id", async () => {
       await receiver.close();
       receiver = await startReceiver([500]);

@@ -87,3 +87,25 @@ describe("the simulator enforces GitHub's secondary limit on content creation", 
     expect(sim.issueEvents(REPO, 1).map((e) => e.event)).toEqual(["labeled", "unlabeled"]);
   });
 });
+
+describe("the simulator answers a burst of server errors on request", () => {
+  it("the next N API requests, anyone's, get the status; the one after is served", async () => {
+    const sim = await GitHubSimulator.start({ webhookSecret: "s" });
+    try {
+      sim.addRepo(REPO);
+      const { token } = sim.addUser("alice");
+      sim.setPermission(REPO, "alice", "write");
+      sim.createIssue(REPO, { title: "t", author: "alice" });
+      sim.failRequests(2, 503);
+      const first = await post(sim, token, `/repos/${REPO}/issues/1/comments`, { body: "a" });
+      expect(first.status).toBe(503);
+      expect(first.body.message).toBe("Service Unavailable");
+      expect((await post(sim, token, `/repos/${REPO}/issues/1/comments`, { body: "b" })).status).toBe(503);
+      expect((await post(sim, token, `/repos/${REPO}/issues/1/comments`, { body: "c" })).status).toBe(201);
+      expect(sim.comments(REPO, 1).map((c) => c.body)).toEqual(["c"]);
+      expect(sim.calls.map((c) => c.status)).toEqual([503, 503, 201]);
+    } finally {
+      await sim.stop();
+    }
+  });
+});
