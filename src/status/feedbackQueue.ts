@@ -25,13 +25,16 @@ export interface FeedbackResult {
   writes: number;
 }
 
+/** A failing write's first retry; doubled at each retry after (2 s, 4 s …). */
+const FEEDBACK_BACKOFF_MS = 2000;
+
 /**
  * A lane's job options. Its deduplication id, the lane, makes one job per lane while one waits, is
  * put off or retries: what is queued meanwhile joins it. Failing writes are tried 8 times, 2 s,
  * 4 s … apart (about four minutes); a write the budget puts off waits without using a try. Done, a
  * job is kept an hour (at most 1,000); failed, with the entry it gave up on, a week.
  */
-export function feedbackJobOptions(lane: string, delayMs: number, backoffMs = 2000): JobsOptions {
+export function feedbackJobOptions(lane: string, delayMs: number, backoffMs = FEEDBACK_BACKOFF_MS): JobsOptions {
   return {
     deduplication: { id: lane },
     delay: Math.max(0, delayMs),
@@ -52,7 +55,7 @@ export class FeedbackQueue {
   readonly queue: Queue<FeedbackJob, FeedbackResult>;
   readonly lanes: FeedbackLanes;
 
-  constructor(connection: Redis, prefix: string, backoffMs = 2000) {
+  constructor(connection: Redis, prefix: string, backoffMs = FEEDBACK_BACKOFF_MS) {
     this.queue = new Queue<FeedbackJob, FeedbackResult>(QUEUES.feedback, { connection, prefix }, ClosableConnection);
     this.lanes = new FeedbackLanes(connection, prefix);
     this.#backoffMs = backoffMs;

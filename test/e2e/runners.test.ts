@@ -102,6 +102,15 @@ describe("an app and two runners that share only Redis and GitHub (ROLE=app, ROL
       180_000,
     );
   };
+  /** A new issue dispatched and answered, its resumed agent running: the runner holding it, and the other. */
+  const resumedOnARunner = async (title: string) => {
+    const issue = sim.createIssue(REPO, { title, body: "Add a cache.", author: HUMAN }).number;
+    sim.comment(REPO, issue, HUMAN, "/agent");
+    await answerEach([issue]);
+    const first = await waitFor("the resumed agent running", () => logged(issue, 1, "start")[0], 60_000);
+    const holder = runners.find((r) => first.ancestors?.includes(r.pid))!;
+    return { issue, first, holder, other: runners.find((r) => r !== holder)! };
+  };
   const metrics = async (process: AppProcess) => (await (await fetch(`${process.url}/metrics`)).text()).split("\n");
   const nothingQueued = async () => {
     const spawn = openSpawnQueue(client, PREFIX);
@@ -173,12 +182,7 @@ describe("an app and two runners that share only Redis and GitHub (ROLE=app, ROL
   });
 
   it("SIGKILL of the runner holding a round: its agent is stopped, and the other runner finishes the round, once", async () => {
-    const issue = sim.createIssue(REPO, { title: "Chaos run 20", body: "Add a cache.", author: HUMAN }).number;
-    sim.comment(REPO, issue, HUMAN, "/agent");
-    await answerEach([issue]);
-    const first = await waitFor("the resumed agent running", () => logged(issue, 1, "start")[0], 60_000);
-    const holder = runners.find((r) => first.ancestors?.includes(r.pid))!;
-    const other = runners.find((r) => r !== holder)!;
+    const { issue, first, holder, other } = await resumedOnARunner("Chaos run 20");
     expect(logged(issue, 1, "end")).toEqual([]);
     expect(await metrics(app)).toContain(`escalation_rounds_running{runner="${holder.name}"} 1`);
     await holder.kill();
@@ -204,12 +208,7 @@ describe("an app and two runners that share only Redis and GitHub (ROLE=app, ROL
     for (const runner of runners) await runner.terminate();
     const slow = { SHUTDOWN_GRACE: "1s", AGENT_COMMAND: JSON.stringify([process.execPath, CHAOS_AGENT, agentLog, "{round}", "{issue}", "300", "8000"]) };
     runners = [await startRunner("runner-c", slow), await startRunner("runner-d", slow)];
-    const issue = sim.createIssue(REPO, { title: "Chaos run 21", body: "Add a cache.", author: HUMAN }).number;
-    sim.comment(REPO, issue, HUMAN, "/agent");
-    await answerEach([issue]);
-    const first = await waitFor("the resumed agent running", () => logged(issue, 1, "start")[0], 60_000);
-    const holder = runners.find((r) => first.ancestors?.includes(r.pid))!;
-    const other = runners.find((r) => r !== holder)!;
+    const { issue, first, holder, other } = await resumedOnARunner("Chaos run 21");
     const terminatedAt = Date.now();
     await holder.terminate();
     // The agent was told to stop once the grace had passed, and did not finish.
