@@ -2,7 +2,7 @@ import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 
 /** One line of the chaos agent's log (test/support/agents/chaos-agent.mjs). */
 interface AgentLine {
-  event: "start" | "asked" | "end" | "signal";
+  event: "start" | "asked" | "end" | "signal" | "failed";
   issue: number;
   round: number;
   pid: number;
@@ -37,6 +37,8 @@ export interface AgentProcess {
   /** Logged "end": the round ran to completion. */
   completedAt?: number;
   signalledAt?: number;
+  /** Logged "failed": it gave up by itself (its ask refused by GitHub) and exited 1, a failure the app retries. */
+  failedAt?: number;
   /** When it was first seen gone (or its end/signal time, if earlier). */
   diedAt?: number;
 }
@@ -111,7 +113,7 @@ export class AgentTracker {
     for (const agent of this.processes) {
       if (agent.diedAt !== undefined) continue;
       if (!isAlive(agent.pid)) {
-        agent.diedAt = Math.min(now, agent.completedAt ?? now, agent.signalledAt !== undefined ? agent.signalledAt + 200 : now);
+        agent.diedAt = Math.min(now, agent.completedAt ?? agent.failedAt ?? now, agent.signalledAt !== undefined ? agent.signalledAt + 200 : now);
         continue;
       }
       const death = this.#deathOf(agent);
@@ -210,6 +212,7 @@ export class AgentTracker {
     if (!agent) return;
     if (line.event === "end") agent.completedAt = line.at;
     if (line.event === "signal") agent.signalledAt = line.at;
+    if (line.event === "failed") agent.failedAt = line.at;
     if (line.event === "asked") {
       agent.asked = line.url;
       agent.askedAt = line.at;

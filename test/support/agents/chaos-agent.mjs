@@ -7,7 +7,8 @@
 //   round 0   logs "start", works ROUND0_MS, asks one question with `escalate ask`, logs "end"
 //   round >0  logs "start" (with the gate it resumes: the last answered question in its task),
 //             works RESUME_MS, logs "end"
-// A round that logged "start" but not "end" was killed. SIGTERM is logged as "signal" and honoured.
+// A round that logged "start" but not "end" was killed. SIGTERM is logged as "signal" and honoured;
+// an ask GitHub refused (its 5xx burst) is logged as "failed" and exits 1, for the app to retry.
 import { execFile } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
 import { promisify } from "node:util";
@@ -60,12 +61,16 @@ const work = (ms) => new Promise((resolve) => setTimeout(resolve, Number(ms)));
 if (round === 0) {
   await work(round0Ms);
   // Asynchronously, so a SIGTERM meanwhile is still logged (a synchronous child would hold it back).
-  const { stdout } = await promisify(execFile)(
+  const asked = await promisify(execFile)(
     "escalate",
     ["ask", "--question", "Which store should the cache use?", "--option", "Alpha", "--option", "Beta"],
     { encoding: "utf8" },
-  );
-  log("asked", { url: stdout.trim() });
+  ).catch((error) => ({ error }));
+  if ("error" in asked) {
+    log("failed", { reason: String(asked.error.stderr ?? asked.error.message).trim().slice(0, 300) });
+    process.exit(1);
+  }
+  log("asked", { url: asked.stdout.trim() });
 } else {
   await work(resumeMs);
 }
