@@ -12,8 +12,8 @@ import { appIdentityLoader } from "../github/appIdentity.js";
 import { graphqlReadsClient } from "../github/graphqlReads.js";
 import { CodeownersLoader } from "../github/codeownersLoader.js";
 import { RepoSettingsLoader } from "../github/repoSettings.js";
-import type { Queues } from "../jobs/queues.js";
-import type { Services } from "../services.js";
+import type { Queues } from "../queue/queues.js";
+import type { Services } from "../services/services.js";
 import { openStores } from "../store/stores.js";
 
 export interface OctokitSwitches {

@@ -8,18 +8,18 @@ import type { AppConfig } from "../config/appConfig.js";
 import { registerWebhooks } from "../webhook/registerWebhooks.js";
 import { registerHttp } from "../http/index.js";
 import { mirrorEvents, type StopMirroring } from "../mirror/mirrorEvents.js";
-import { commandConnection, producerConnection, workerConnection } from "../jobs/connection.js";
-import { Queues } from "../jobs/queues.js";
+import { commandConnection, producerConnection, workerConnection } from "../queue/connection.js";
+import { Queues } from "../queue/queues.js";
 import { refuseCluster } from "../redis/refuseCluster.js";
 import { withDeadline } from "../deadline.js";
 import { noAgents, startSandbox, type Sandbox } from "../sandbox/sandbox.js";
 import { startRunnerServer } from "../http/runnerServer.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import { EGRESS_DIR, startEgressProxy, type EgressEndpoints, type EgressProxy } from "../sandbox/egress/egressProxy.js";
 import { egressPolicy } from "../sandbox/egress/policy.js";
 import { withQuietAccessLog } from "./accessLog.js";
 import { createServices, probotClass, type OctokitSwitches } from "./createServices.js";
-import { startWorkers, type LoopWorkers } from "../jobs/startWorkers.js";
+import { startWorkers, type LoopWorkers } from "./startWorkers.js";
 
 export interface StartAppOptions {
   config: AppConfig & { redisUrl: string };

@@ -2,8 +2,8 @@ import type { RepoSettings } from "../config/repoConfig.js";
 import type { Ask, Gate, GateAnswerers } from "../domain.js";
 import { ownersOf } from "../github/codeowners.js";
 import { isTeamMember } from "../github/teamMembership.js";
-import type { CommentEvent } from "../jobs/payloads.js";
-import type { Services } from "../services.js";
+import type { CommentEvent } from "../payloads.js";
+import type { Services } from "../services/services.js";
 import { sendFeedback, targetOf, type FeedbackPorts } from "../status/feedback.js";
 import type { Outcome } from "./outcome.js";
 

@@ -3,8 +3,8 @@
  * by the comment), when it was written, and the issue's open gate it acts on.
  */
 import type { Gate } from "../domain.js";
-import type { CommentEvent } from "../jobs/payloads.js";
-import type { Services } from "../services.js";
+import type { CommentEvent } from "../payloads.js";
+import type { Services } from "../services/services.js";
 import { sendFeedback, targetOf, type FeedbackPorts } from "../status/feedback.js";
 
 export const reply = (services: FeedbackPorts, event: CommentEvent, body: string, statusLine?: string) =>

@@ -1,9 +1,9 @@
 import type { RepoSettings } from "../config/repoConfig.js";
 import type { Command } from "../protocol/commands.js";
 import { HELP_TEXT } from "../protocol/help.js";
-import { jobIds } from "../jobs/names.js";
-import type { CommentEvent } from "../jobs/payloads.js";
-import type { Services } from "../services.js";
+import { jobIds } from "../queueNames.js";
+import type { CommentEvent } from "../payloads.js";
+import type { Services } from "../services/services.js";
 import { answerFromReply, applyAnswers, defaultAnswers } from "./answerGate.js";
 import { refusedAnswer } from "./answerers.js";
 import { isApprovalGate, voteFromReply, type VotePorts } from "./approvalGate.js";

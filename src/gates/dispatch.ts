@@ -1,6 +1,6 @@
-import { jobIds } from "../jobs/names.js";
-import type { InboundEvent } from "../jobs/payloads.js";
-import type { Services } from "../services.js";
+import { jobIds } from "../queueNames.js";
+import type { InboundEvent } from "../payloads.js";
+import type { Services } from "../services/services.js";
 import { sendFeedback, targetOf, type FeedbackPorts } from "../status/feedback.js";
 import type { Outcome } from "./outcome.js";
 

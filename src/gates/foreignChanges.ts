@@ -1,6 +1,6 @@
 import type { Gate } from "../domain.js";
-import type { CommentEvent } from "../jobs/payloads.js";
-import type { Services } from "../services.js";
+import type { CommentEvent } from "../payloads.js";
+import type { Services } from "../services/services.js";
 import { sendFeedback, targetOf, type FeedbackPorts } from "../status/feedback.js";
 import type { Decided, Outcome } from "./outcome.js";
 

@@ -4,8 +4,8 @@ import type { Ask, Gate } from "../domain.js";
 import { ProtocolError } from "../errors.js";
 import { parseAskComment } from "../protocol/ask.js";
 import { parseCommand } from "../protocol/commands.js";
-import type { CommentEvent, InboundEvent } from "../jobs/payloads.js";
-import type { Services } from "../services.js";
+import type { CommentEvent, InboundEvent } from "../payloads.js";
+import type { Services } from "../services/services.js";
 import { answerFromReply } from "./answerGate.js";
 import { isApprovalGate, voteFromReply } from "./approvalGate.js";
 import { runCommand } from "./commands.js";
@@ -20,15 +20,17 @@ import { labelTakenOff } from "./labelTakenOff.js";
 import { maySteer } from "./maySteer.js";
 import { answerSuperseded, commitsPushed, questionEdited } from "./staleQuestions.js";
 import { combined, type Outcome } from "./outcome.js";
-import { reconcileIssue } from "../reconcile/reconcileIssue.js";
-import type { IssueSnapshot } from "../reconcile/issueSnapshot.js";
 import { agentLogin } from "../github/agentLogins.js";
 
-/** Reconciliation's replays run through this same path. */
-export const replayWith = (services: Services) => (event: InboundEvent) => handleInbound(services, event);
+/**
+ * Rebuilds the event's issue from GitHub, replaying its replies through handleInbound: the number of
+ * changes made. Reconciliation's, given by the wiring (src/reconcile/inboundPath.ts), so gates never
+ * import reconciliation.
+ */
+export type RebuildIssue = (event: InboundEvent, settings: RepoSettings) => Promise<number>;
 
 /** Processes one recorded webhook event. Returns what it did (src/gates/outcome.ts). */
-export async function handleInbound(services: Services, event: InboundEvent): Promise<Outcome> {
+export async function handleInbound(services: Services, event: InboundEvent, rebuild: RebuildIssue): Promise<Outcome> {
   const ref = { repo: event.repo, issue: event.issue.number };
   // Whose words an edited body is, recorded before the payload's body is stored.
   const edited = event.kind === "edited" ? await issueEdited(services, event) : undefined;
@@ -58,21 +60,17 @@ export async function handleInbound(services: Services, event: InboundEvent): Pr
     case "unlabeled":
       return labelTakenOff(services, event, settings);
     case "comment":
-      return handleComment(services, event, settings);
+      return handleComment(services, event, settings, rebuild);
     case "pushed":
       return commitsPushed(services, event, settings);
   }
 }
 
-async function handleComment(services: Services, event: CommentEvent, settings: RepoSettings): Promise<Outcome> {
+async function handleComment(services: Services, event: CommentEvent, settings: RepoSettings, rebuild: RebuildIssue): Promise<Outcome> {
   const author = event.comment.author;
   // A withdrawn answer that reopened its gate: the replies after the question are read again as a
   // rebuild reads them (GitHub no longer has the deleted one), so the next answer given is taken.
-  const readAgain = async (): Promise<Outcome> => {
-    const octokit = await services.github.installation(event.installationId);
-    const changes = await reconcileIssue(services, replayWith(services), octokit, event.installationId, event.repo, snapshotOf(event), settings);
-    return { kind: "repliesReadAgain", changes: changes.length };
-  };
+  const readAgain = async (): Promise<Outcome> => ({ kind: "repliesReadAgain", changes: await rebuild(event, settings) });
   if (event.action === "deleted") return commentDeleted(services, event, settings, readAgain);
   const identity = await services.github.identity();
   const isAgent = agentLogin(identity.botLogin, services.config.agentLogins)(author.login);
@@ -102,9 +100,7 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
   if (event.issue.labels.some((l) => l.toLowerCase() === settings.labels.awaiting.toLowerCase()) && !last) {
     // GitHub says a question is waiting but Redis knows none (it was wiped): rebuild this issue now,
     // which replays this reply too, instead of waiting for the next scheduled reconciliation.
-    const octokit = await services.github.installation(event.installationId);
-    const changes = await reconcileIssue(services, replayWith(services), octokit, event.installationId, event.repo, snapshotOf(event), settings);
-    return { kind: "rebuilt", changes: changes.length };
+    return { kind: "rebuilt", changes: await rebuild(event, settings) };
   }
   return { kind: "ignored", reason: "no open gate" };
 }
@@ -164,19 +160,4 @@ async function reportConfigProblem(services: Services, event: InboundEvent, prob
   await sendFeedback(services, targetOf(event), {
     ops: [{ type: "comment", body: `⚠️ \`.github/escalation.yml\` is invalid, so the defaults apply until it is fixed: ${problem}` }],
   });
-}
-
-function snapshotOf(event: InboundEvent): IssueSnapshot {
-  return {
-    number: event.issue.number,
-    title: event.issue.title,
-    body: event.issue.body,
-    html_url: event.issue.url,
-    ...(event.issue.author ? { user: { login: event.issue.author } } : {}),
-    ...(event.issue.nodeId ? { node_id: event.issue.nodeId } : {}),
-    // Comment deliveries (the only ones that rebuild) always carry the issue's state.
-    state: event.issue.state ?? "open",
-    pull_request: event.issue.isPullRequest ? {} : undefined,
-    assignees: event.issue.assignees.map((login) => ({ login })),
-  };
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { cleanHumanText, type StrippedCounts } from "../protocol/humanText.js";
-import type { CommentEvent } from "../jobs/payloads.js";
-import type { Services } from "../services.js";
+import type { CommentEvent } from "../payloads.js";
+import type { Services } from "../services/services.js";
 import { sendFeedback, targetOf, type FeedbackPorts } from "../status/feedback.js";
 
 /** Below this many hidden characters a reply is never called "mostly hidden" (a stray zero-width space is no news). */

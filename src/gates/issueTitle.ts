@@ -1,6 +1,6 @@
 import type { TitleEdit } from "../domain.js";
-import type { IssueEditedEvent } from "../jobs/payloads.js";
-import type { Services } from "../services.js";
+import type { IssueEditedEvent } from "../payloads.js";
+import type { Services } from "../services/services.js";
 import { sendFeedback, targetOf, type FeedbackPorts } from "../status/feedback.js";
 import type { Outcome } from "./outcome.js";
 import { agentLogin } from "../github/agentLogins.js";

@@ -1,7 +1,7 @@
 import type { RepoSettings } from "../config/repoConfig.js";
 import type { Gate } from "../domain.js";
-import type { InboundEvent } from "../jobs/payloads.js";
-import type { Services } from "../services.js";
+import type { InboundEvent } from "../payloads.js";
+import type { Services } from "../services/services.js";
 import { sendFeedback, targetOf, type FeedbackPorts } from "../status/feedback.js";
 import type { Outcome } from "./outcome.js";
 

@@ -1,8 +1,8 @@
 import type { RepoSettings } from "../config/repoConfig.js";
 import { meetsMinimum, permissionOf } from "../github/permissions.js";
 import { isTeamMember } from "../github/teamMembership.js";
-import type { InboundEvent } from "../jobs/payloads.js";
-import type { Services } from "../services.js";
+import type { InboundEvent } from "../payloads.js";
+import type { Services } from "../services/services.js";
 
 /**
  * Who may answer, dispatch or command: never a bot; a listed user or team member; or anyone with

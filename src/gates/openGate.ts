@@ -1,13 +1,13 @@
 import type { RepoSettings } from "../config/repoConfig.js";
 import type { Ask } from "../domain.js";
-import type { CommentEvent } from "../jobs/payloads.js";
-import type { Services } from "../services.js";
+import type { CommentEvent } from "../payloads.js";
+import type { Services } from "../services/services.js";
 import { answerersFor } from "./answerers.js";
 import { approvalRule, isApprovalGate } from "./approvalGate.js";
 import { sendFeedback, targetOf, type FeedbackPorts } from "../status/feedback.js";
 import type { Outcome } from "./outcome.js";
-import { scheduleLadder } from "../jobs/reminderLadder.js";
-import { scheduleTimeout } from "../jobs/timeouts.js";
+import { scheduleLadder } from "./reminderLadder.js";
+import { scheduleTimeout } from "./timeouts.js";
 
 /** What opening a gate touches: the round and gates, its timeout and ladder jobs, the observers, the feedback. */
 export type OpenGatePorts = FeedbackPorts &

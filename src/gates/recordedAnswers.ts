@@ -1,5 +1,5 @@
 import type { Answer, RecordedAnswer } from "../domain.js";
-import type { CommentEvent } from "../jobs/payloads.js";
+import type { CommentEvent } from "../payloads.js";
 
 /**
  * A human's answers as the gate records them: who gave them in which comment (and, for a review

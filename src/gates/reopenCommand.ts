@@ -4,11 +4,11 @@
  * the one-spawn-per-answer rule holds and the history shows both.
  */
 import { CORRECTION_KIND } from "../domain.js";
-import type { CommentEvent } from "../jobs/payloads.js";
+import type { CommentEvent } from "../payloads.js";
 import { newAskId } from "../protocol/ask.js";
 import { readingSummary } from "../protocol/echo.js";
 import { parseReply } from "../protocol/reply.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import { sendFeedback, targetOf } from "../status/feedback.js";
 import { applyAnswers, type AnswerPorts } from "./answerGate.js";
 import { refusedAnswer, type RefusalPorts } from "./answerers.js";

@@ -3,10 +3,10 @@
  * may answer it (an approval's tally under its policy).
  */
 import type { RepoSettings } from "../config/repoConfig.js";
-import type { CommentEvent } from "../jobs/payloads.js";
+import type { CommentEvent } from "../payloads.js";
 import { tally, tallyLine } from "../protocol/approval.js";
 import { formatDuration } from "../protocol/duration.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import { whoCanAnswer } from "./answerers.js";
 import { approvalRule, isApprovalGate } from "./approvalGate.js";
 

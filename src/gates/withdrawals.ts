@@ -1,5 +1,5 @@
 import type { ReviseResult } from "../store/gateRecords.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import { sendFeedback, type FeedbackPorts, type IssueTarget } from "../status/feedback.js";
 
 /** What became of the gate after an answer was withdrawn, for the status line (never the text). */
@@ -29,7 +29,7 @@ export interface ForgetPorts {
  * brought it (their jobs keep what they were about, not the text) and the app's echoes of it (an echo not yet
  * posted is then never posted). An echo being written this moment is deleted too, and is gone once
  * its write ends (src/status/feedbackOutbox.ts). A delivery waiting or due for a retry is then
- * dropped unhandled (src/jobs/inboundQueue.ts).
+ * dropped unhandled (src/queue/inboundQueue.ts).
  */
 export async function forgetJobs(
   services: ForgetPorts,

@@ -1,6 +1,6 @@
 import { DEFAULT_WRITE_WINDOWS, WriteBudget } from "../github/writeBudget.js";
 import { openGatesReport } from "../observe/gateView.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import { PRIVATE_HEADERS, refuse, type AdminAuth } from "./auth.js";
 import { reportQuery } from "./reportQuery.js";
 import { route, within, type HttpHandler } from "./route.js";

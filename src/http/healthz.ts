@@ -1,5 +1,5 @@
-import { connectedRunners } from "../jobs/spawnQueue.js";
-import type { Services } from "../services.js";
+import { connectedRunners } from "../queue/spawnQueue.js";
+import type { Services } from "../services/services.js";
 import { route, within, type HttpHandler } from "./route.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import { AdminAuth } from "./auth.js";
 import { gatesApiHandler } from "./gatesApi.js";
 import { healthHandler } from "./healthz.js";

@@ -1,5 +1,5 @@
 import { LoopMetrics } from "../observe/metrics.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import { bearerToken, refuse, sameToken, tokenInUrl } from "./auth.js";
 import { route, type HttpHandler } from "./route.js";
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { Logger } from "pino";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import { healthHandler } from "./healthz.js";
 import { metricsHandler } from "./metrics.js";
 import { redactTokens, type HttpHandler } from "./route.js";

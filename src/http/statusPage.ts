@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { openGatesReport, type OpenGatesReport } from "../observe/gateView.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import { LOGIN_PATH, PRIVATE_HEADERS, bearerToken, refuse, type AdminAuth } from "./auth.js";
 import { reportQuery } from "./reportQuery.js";
 import { route, within, type HttpHandler } from "./route.js";

@@ -1,5 +1,5 @@
 import type { LoopEventMap } from "../events.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 
 /** Stops mirroring the loop's events (the app's shutdown). */
 export type StopMirroring = () => void;

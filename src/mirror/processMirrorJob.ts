@@ -1,9 +1,9 @@
 import { UnrecoverableError, type Job } from "bullmq";
 import type { SlackConfig } from "../config/appConfig.js";
-import { jobIds } from "../jobs/names.js";
-import { MirrorJobSchema } from "../jobs/payloads.js";
-import type { Queues } from "../jobs/queues.js";
-import type { Services } from "../services.js";
+import { jobIds } from "../queueNames.js";
+import { MirrorJobSchema } from "../payloads.js";
+import type { Queues } from "../queue/queues.js";
+import type { Services } from "../services/services.js";
 import { renderGateMessage } from "./message.js";
 import type { SlackApi } from "./slack.js";
 

@@ -1,9 +1,9 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Gate } from "../domain.js";
 import { DEFAULT_WRITE_WINDOWS, WriteBudget } from "../github/writeBudget.js";
-import type { CountedQueue } from "../jobs/queues.js";
-import { connectedRunners, roundsByRunner, type SpawnQueue } from "../jobs/spawnQueue.js";
-import type { Services } from "../services.js";
+import type { CountedQueue } from "../queue/queues.js";
+import { connectedRunners, roundsByRunner, type SpawnQueue } from "../queue/spawnQueue.js";
+import type { Services } from "../services/services.js";
 
 /** Ask → answer: minutes to days. */
 const ANSWER_BUCKETS = [30, 60, 300, 900, 1800, 3600, 7200, 14400, 28800, 86400, 172800, 604800];

@@ -1,6 +1,6 @@
 import type { BodyEdit } from "../domain.js";
 import { sendFeedback, type IssueTarget } from "../status/feedback.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import { authorsText, readEditHistories, type GraphqlPort } from "./editHistory.js";
 import type { ReplySnapshot } from "./reviewReplies.js";
 

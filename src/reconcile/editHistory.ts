@@ -1,4 +1,4 @@
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import { z } from "zod";
 import { ProtocolError, describeIssues } from "../errors.js";
 

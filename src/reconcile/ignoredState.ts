@@ -2,7 +2,7 @@ import { sendFeedback, type IssueTarget } from "../status/feedback.js";
 import { createHash } from "node:crypto";
 import { MAX_IGNORED_PER_NOTICE, noticedComments, renderIgnoredNotice, type IgnoredWhy } from "../protocol/ignoredNotice.js";
 import { readSignedMarker, type MarkerSeal, type SignedKind } from "../protocol/marker.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 
 export interface StateComment {
   id: number;

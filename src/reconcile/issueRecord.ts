@@ -5,7 +5,7 @@
  */
 import { botJudge } from "../gates/issueTitle.js";
 import type { InstallationOctokit } from "../github/octokit.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import { issueBodyEdit } from "./authorsWords.js";
 import { installationGraphql } from "./editHistory.js";
 import type { IssueHistory } from "./issueHistories.js";

@@ -1,6 +1,6 @@
-import { replayWith } from "../gates/handleInbound.js";
+import { inboundPath } from "./inboundPath.js";
 import { botJudge } from "../gates/issueTitle.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import type { InstallationOctokit } from "../github/octokit.js";
 import { atOnce } from "./atOnce.js";
 import { activeRepos, InstallationSchema, type InstallationListing } from "./activeRepos.js";
@@ -141,6 +141,6 @@ async function reconcileRepo(
   for (const issue of byNumber.values()) {
     report.issues++;
     const history = issue.node_id ? histories.get(issue.node_id) : undefined;
-    report.changes.push(...(await reconcileIssue(services, replayWith(services), octokit, installationId, repo, issue, settings, history)));
+    report.changes.push(...(await reconcileIssue(services, inboundPath(services), octokit, installationId, repo, issue, settings, history)));
   }
 }

@@ -3,7 +3,7 @@ import { describeOutcome, recordsChange } from "../gates/outcome.js";
 import { maySteer } from "../gates/maySteer.js";
 import { parseCommand } from "../protocol/commands.js";
 import { sealOf } from "../protocol/marker.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import type { InstallationOctokit } from "../github/octokit.js";
 import { isIssueComment } from "../github/replyIds.js";
 import { agentLogin } from "../github/agentLogins.js";

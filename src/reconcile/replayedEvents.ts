@@ -4,7 +4,7 @@
  * rebuild's and name the comment or issue replayed.
  */
 import type { Outcome } from "../gates/outcome.js";
-import type { CommentEvent, InboundEvent } from "../jobs/payloads.js";
+import type { CommentEvent, InboundEvent } from "../payloads.js";
 import type { GoneReply } from "./deletedComments.js";
 import type { IssueSnapshot } from "./issueSnapshot.js";
 import type { ReplySnapshot } from "./reviewReplies.js";

@@ -5,7 +5,7 @@
  */
 import type { RepoSettings } from "../config/repoConfig.js";
 import { describeOutcome } from "../gates/outcome.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import { tellSuperseded } from "../gates/staleQuestions.js";
 import type { FeedbackPorts } from "../status/feedback.js";
 import type { StatusState } from "../status/statusComment.js";

@@ -6,7 +6,7 @@
  */
 import type { InstallationOctokit } from "../github/octokit.js";
 import type { MarkerSeal } from "../protocol/marker.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import type { StatusState } from "../status/statusComment.js";
 import { mergeStatusRecords, statusRecords, type StatusRecord } from "../status/statusRecord.js";
 import type { AskComment } from "./askComments.js";

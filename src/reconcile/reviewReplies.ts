@@ -1,5 +1,5 @@
 import { replyId } from "../github/replyIds.js";
-import type { ReplyPlace } from "../jobs/payloads.js";
+import type { ReplyPlace } from "../payloads.js";
 import type { InstallationOctokit } from "../github/octokit.js";
 
 /** A reply as reconciliation reads it: an issue comment, or a review or line comment in its shape. */

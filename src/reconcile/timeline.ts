@@ -5,7 +5,7 @@ import { readVote, tally } from "../protocol/approval.js";
 import { parseCommand } from "../protocol/commands.js";
 import { parseReply } from "../protocol/reply.js";
 import type { StatusState } from "../status/statusComment.js";
-import type { ReplyPlace } from "../jobs/payloads.js";
+import type { ReplyPlace } from "../payloads.js";
 
 type GateRecord = StatusState["gates"][number];
 

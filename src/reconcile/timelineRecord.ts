@@ -7,7 +7,7 @@ import type { RepoSettings } from "../config/repoConfig.js";
 import { approvalRule } from "../gates/approvalGate.js";
 import { agentLogin } from "../github/agentLogins.js";
 import type { InstallationOctokit } from "../github/octokit.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import type { StatusState } from "../status/statusComment.js";
 import type { AskComment } from "./askComments.js";
 import type { ReplySnapshot } from "./reviewReplies.js";

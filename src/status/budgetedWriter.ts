@@ -1,5 +1,5 @@
 import { limitSignalOf, WriteBudget } from "../github/writeBudget.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 
 /** What a writer reads and tells: the budget's log and windows, events and the log. */
 export type WriterPorts = Pick<Services, "writeBudgetLog" | "events" | "log"> & { config: Pick<Services["config"], "githubWrites"> };

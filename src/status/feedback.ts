@@ -1,5 +1,5 @@
-import type { FeedbackOp } from "../jobs/payloads.js";
-import type { Services } from "../services.js";
+import type { FeedbackOp } from "../payloads.js";
+import type { Services } from "../services/services.js";
 import type { IssueTarget } from "./feedbackLanes.js";
 
 export type { IssueTarget } from "./feedbackLanes.js";
@@ -19,7 +19,7 @@ export interface FeedbackPorts {
 
 /** What one piece of feedback holds: GitHub writes, a status-log line, or both. */
 export interface FeedbackRequest {
-  /** The writes, performed in the order queued for the issue (src/status/feedbackWorker.ts). */
+  /** The writes, performed in the order queued for the issue (src/queue/feedbackWorker.ts). */
   ops?: FeedbackOp[];
   /** A line for the issue's status log, stored at once. */
   line?: string;

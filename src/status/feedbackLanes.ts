@@ -1,8 +1,8 @@
 import type { Redis } from "ioredis";
 import { keyIn } from "../redis/prefix.js";
 import { withScripts, type ScriptArgs } from "../store/scriptedRedis.js";
-import { safe } from "../jobs/names.js";
-import type { FeedbackOp } from "../jobs/payloads.js";
+import { safe } from "../queueNames.js";
+import type { FeedbackOp } from "../payloads.js";
 import { ADD_ENTRY, COUNT_ENTRIES, HEAD_ENTRY, REMOVE_ENTRY, SAVE_PROGRESS } from "./laneScripts.js";
 
 /** The same feedback queued again within this long (a retried step queueing it twice) is refused. */
@@ -47,7 +47,7 @@ interface LaneCommands {
 
 /**
  * The GitHub writes each issue is still owed (reactions, labels, comments, the status comment), in
- * the order they were queued: the state a feedback job (src/status/feedbackWorker.ts) brings
+ * the order they were queued: the state a feedback job (src/queue/feedbackWorker.ts) brings
  * GitHub to, not a queue (BullMQ schedules, retries and takes over the jobs). The one place that
  * knows its key layout: each lane (entry ids in order), each entry (a hash, deleted once written),
  * each entry id's key (24 h: the same feedback queued twice is written once), and the owing set

@@ -1,5 +1,5 @@
-import type { FeedbackOp } from "../jobs/payloads.js";
-import type { Services } from "../services.js";
+import type { FeedbackOp } from "../payloads.js";
+import type { Services } from "../services/services.js";
 import type { InstallationOctokit } from "../github/octokit.js";
 import type { BudgetedWriter } from "./budgetedWriter.js";
 import { updateStatusComment, type StatusCommentPorts } from "./updateStatusComment.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { FeedbackOpSchema, type FeedbackOp } from "../jobs/payloads.js";
-import type { Services } from "../services.js";
+import { FeedbackOpSchema, type FeedbackOp } from "../payloads.js";
+import type { Services } from "../services/services.js";
 import { BudgetedWriter, type WriterPorts } from "./budgetedWriter.js";
 import { applyOp, type FeedbackOpPorts } from "./feedbackOps.js";
 import type { LaneEntry } from "./feedbackLanes.js";
@@ -17,7 +17,7 @@ const OpsSchema = z.array(FeedbackOpSchema).min(1);
  * failure never has a retry post that comment again. Every write first takes a slot of the
  * installation's write budget; when there is none (the budget is spent, or GitHub asked the app to
  * stop) WritesDeferred puts the lane's job off, the entry still first and its issue's later writes
- * behind it (src/status/feedbackWorker.ts). Label changes that a later state makes moot are skipped
+ * behind it (src/queue/feedbackWorker.ts). Label changes that a later state makes moot are skipped
  * (coalesced), not sent. Spawning never waits for any of this. Each op is performed in
  * feedbackOps.ts, each write sent by budgetedWriter.ts.
  */

@@ -1,7 +1,7 @@
 import { foldedSha256 } from "../agent/renderTask.js";
 import { ANSWER_CHARS, MAX_NOTES, MAX_ROUNDS_SHOWN, renderStatusComment, type StatusState } from "./statusComment.js";
 import { sealOf } from "../protocol/marker.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import type { Gate, HumanNote, IssueRecord, RoundTiming } from "../domain.js";
 import type { InstallationOctokit } from "../github/octokit.js";
 import type { BudgetedWriter } from "./budgetedWriter.js";

@@ -28,7 +28,7 @@ export interface RoundStart {
 }
 
 /** Everything a spawn task is rendered from, read at once. */
-export interface RoundContext {
+export interface RoundRecords {
   issue?: IssueRecord;
   /** Every gate of the issue in ask order. */
   gates: Gate[];
@@ -138,7 +138,7 @@ export class IssueRounds {
   }
 
   /** The issue, its gates in ask order, its notes and its current round, in one round trip. */
-  async roundContext(ref: IssueKeyRef): Promise<RoundContext> {
+  async roundRecords(ref: IssueKeyRef): Promise<RoundRecords> {
     const [issue = [], notes = [], ...gates] = await this.#redis.escRoundContext(
       issueKey(this.prefix, ref),
       this.#gateKeys.issueGates(ref),

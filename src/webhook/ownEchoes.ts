@@ -1,4 +1,4 @@
-import type { InboundEvent } from "../jobs/payloads.js";
+import type { InboundEvent } from "../payloads.js";
 
 /** What the echo check reads: the app's own record of the awaiting label (IssueRecords, src/store/issueRecords.ts). */
 export interface LabelRecord {

@@ -1,7 +1,7 @@
 import type { Probot } from "probot";
 import { withDeadline } from "../deadline.js";
 import { ProtocolError, StoreUnavailableError } from "../errors.js";
-import type { Services } from "../services.js";
+import type { Services } from "../services/services.js";
 import { HANDLED_EVENTS } from "./handledEvents.js";
 import { isOwnLabelRemoval } from "./ownEchoes.js";
 import { toInboundEvent } from "./toInboundEvent.js";

@@ -1,5 +1,5 @@
 import { ProtocolError, describeIssues } from "../errors.js";
-import { InboundEventSchema, type InboundEvent } from "../jobs/payloads.js";
+import { InboundEventSchema, type InboundEvent } from "../payloads.js";
 import type { HandledEventName } from "./handledEvents.js";
 import { fromIssue } from "./inbound/fromIssue.js";
 import { fromPullRequest } from "./inbound/fromPullRequest.js";

@@ -219,7 +219,7 @@ async function hostileScenario(): Promise<void> {
       expect.soft(gate?.id, `${when}: the last gate is the agent's own question`).toBe(String(ownAsk.id));
       expect.soft(gate?.state, `${when}: it still waits for a human`).toBe("open");
       expect.soft(gate?.answers, when).toEqual([]);
-      const gates = (await store().rounds.roundContext(ref)).gates.sort((a, b) => a.round - b.round);
+      const gates = (await store().rounds.roundRecords(ref)).gates.sort((a, b) => a.round - b.round);
       expect
         .soft(
           gates.map((g) => g.answers.map((a) => [a.by, a.text])),

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { REPO, quiet, startLoop, waitFor, type Loop } from "../support/harness.js";
-import { deliveryOutcomes } from "../../src/jobs/inboundQueue.js";
+import { deliveryOutcomes } from "../../src/queue/inboundQueue.js";
 
 const AGENT = resolve("test/support/agents/recording-agent.mjs");
 const LABEL = "awaiting-human";

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { renderAskComment, validateAsk } from "../../src/protocol/ask.js";
-import { unfinishedJobs } from "../../src/jobs/queues.js";
+import { unfinishedJobs } from "../../src/queue/queues.js";
 import { reconcileAll } from "../../src/reconcile/reconcileAll.js";
 import { startLoop, waitFor, type Loop } from "../support/harness.js";
 import { commandsDuring } from "../support/redisMonitor.js";

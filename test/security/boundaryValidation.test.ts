@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { renderMarker } from "../../src/protocol/marker.js";
 import { REPO, SecureLoop, WEBHOOK_SECRET } from "./support.js";
 import { deliveriesHeld } from "../support/inboundRecords.js";
-import { deliveryRecorded } from "../../src/jobs/inboundQueue.js";
+import { deliveryRecorded } from "../../src/queue/inboundQueue.js";
 
 /**
  * Issue 7: every external input is validated at the boundary with zod, with size limits (comment

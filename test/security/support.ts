@@ -12,7 +12,7 @@ import { REDACT_PATHS } from "../../src/logging.js";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { REPO, WEBHOOK_SECRET, quiet, startOnFreePort, waitFor, waitOut } from "../support/harness.js";
-import { deliveryOutcomes } from "../../src/jobs/inboundQueue.js";
+import { deliveryOutcomes } from "../../src/queue/inboundQueue.js";
 
 export { REPO, WEBHOOK_SECRET, waitFor };
 

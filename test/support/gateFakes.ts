@@ -2,7 +2,7 @@ import type { RepoSettings } from "../../src/config/repoConfig.js";
 import type { Ask, Gate, IssueRecord, NewGate, RecordedAnswer } from "../../src/domain.js";
 import { LoopEvents, type LoopEventMap } from "../../src/events.js";
 import type { FeedbackPorts } from "../../src/status/feedback.js";
-import type { FeedbackOp, InboundEvent } from "../../src/jobs/payloads.js";
+import type { FeedbackOp, InboundEvent } from "../../src/payloads.js";
 import type { RecordResult } from "../../src/store/gateRecords.js";
 
 /**

@@ -6,7 +6,7 @@ import { loadConfig } from "../../src/config/env.js";
 import type { AppConfig } from "../../src/config/appConfig.js";
 import { startApp, type RunningApp, type StartAppOptions } from "../../src/app/startApp.js";
 import { GitHubSimulator } from "../../tools/simulator/index.js";
-import { unfinishedJobs, type Queues } from "../../src/jobs/queues.js";
+import { unfinishedJobs, type Queues } from "../../src/queue/queues.js";
 import { freePort } from "../../src/redis/privateRedis.js";
 import { RestConformance } from "./github/restConformance.js";
 import { requirePrograms } from "./programs.js";

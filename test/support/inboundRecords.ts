@@ -1,4 +1,4 @@
-import type { InboundQueue } from "../../src/jobs/inboundQueue.js";
+import type { InboundQueue } from "../../src/queue/inboundQueue.js";
 
 /** The deliveries the app's queue holds in any state: waiting, being handled, handled (within the hour) or failed. */
 export async function deliveriesHeld(queue: InboundQueue): Promise<number> {

@@ -101,7 +101,8 @@ export function checkInvariants(o: Observation): string[] {
   const byIssue = new Map<number, AgentProcess[]>();
   for (const agent of o.agents) byIssue.set(agent.issue, [...(byIssue.get(agent.issue) ?? []), agent]);
   // An agent that asked has done its work: the next round may start (the human answered) before it exits.
-  const workEnd = (a: AgentProcess) => Math.min(a.askPostedAt ?? Infinity, a.askedAt ?? Infinity, a.completedAt ?? Infinity, a.failedAt ?? Infinity, a.diedAt ?? Infinity);
+  const workEnd = (a: AgentProcess) =>
+    Math.min(a.askPostedAt ?? Infinity, a.askedAt ?? Infinity, a.completedAt ?? Infinity, a.failedAt ?? Infinity, a.diedAt ?? Infinity);
   for (const agents of byIssue.values()) {
     const sorted = [...agents].sort((a, b) => a.startedAt - b.startedAt);
     for (let i = 1; i < sorted.length; i++) {
@@ -116,7 +117,13 @@ export function checkInvariants(o: Observation): string[] {
   // what that costs, the rules above judge. An agent that failed by itself (GitHub refused its ask)
   // is retried by the app. A round that just vanished under a live app is a fault.
   for (const agent of o.agents) {
-    if (agent.completedAt === undefined && agent.signalledAt === undefined && agent.failedAt === undefined && agent.diedAt !== undefined && !o.diedWithApp(agent)) {
+    if (
+      agent.completedAt === undefined &&
+      agent.signalledAt === undefined &&
+      agent.failedAt === undefined &&
+      agent.diedAt !== undefined &&
+      !o.diedWithApp(agent)
+    ) {
       violations.push(`round died under a live app: pid ${agent.pid} (round ${agent.round}) ended without finishing and without a SIGTERM`);
     }
   }

@@ -1,5 +1,5 @@
-import { jobIds } from "../../src/jobs/names.js";
-import { spawnState } from "../../src/jobs/spawnQueue.js";
+import { jobIds } from "../../src/queueNames.js";
+import { spawnState } from "../../src/queue/spawnQueue.js";
 import { parseAskComment } from "../../src/protocol/ask.js";
 import type { SimComment } from "../simulator/index.js";
 import type { AgentTracker } from "./agents.js";

@@ -1,7 +1,7 @@
 /** The pieces every mapping of a payload to an InboundEvent shares. */
 import type { z } from "zod";
 import { ProtocolError, describeIssues } from "../../errors.js";
-import type { InboundEvent } from "../../jobs/payloads.js";
+import type { InboundEvent } from "../../payloads.js";
 import type { Changes, IssueFields, User } from "./payloads.js";
 
 /** The loop's view of an issue or a pull request. */

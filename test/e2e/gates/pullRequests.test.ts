@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { replyId } from "../../../src/github/replyIds.js";
 import { Gates, REPO, waitFor } from "./support.js";
-import { deliveryOutcomes } from "../../../src/jobs/inboundQueue.js";
+import { deliveryOutcomes } from "../../../src/queue/inboundQueue.js";
 
 /**
  * Issue 13, "Pull requests": on a pull request GitHub sends `pull_request.*` for labels and closes,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Gates, waitFor } from "./support.js";
-import { deliveryOutcomes } from "../../../src/jobs/inboundQueue.js";
+import { deliveryOutcomes } from "../../../src/queue/inboundQueue.js";
 
 /**
  * Issue 13, "The reply reader", through the simulator with signed webhooks: e-mail replies in

@@ -1,8 +1,8 @@
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseStatusComment } from "../../../src/status/statusComment.js";
-import { jobIds } from "../../../src/jobs/names.js";
-import { spawnState } from "../../../src/jobs/spawnQueue.js";
+import { jobIds } from "../../../src/queueNames.js";
+import { spawnState } from "../../../src/queue/spawnQueue.js";
 import { Gates, REPO, waitFor } from "./support.js";
 import { sealFor } from "../../support/seal.js";
 import { WEBHOOK_SECRET } from "../../support/harness.js";

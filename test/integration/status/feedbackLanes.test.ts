@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { FeedbackOp } from "../../../src/jobs/payloads.js";
+import type { FeedbackOp } from "../../../src/payloads.js";
 import { FeedbackLanes, type LaneEntry } from "../../../src/status/feedbackLanes.js";
 
 const ISSUE = { installationId: 5, repo: "acme/widgets", issue: 7 };

@@ -1,7 +1,7 @@
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_WRITE_WINDOWS } from "../../../src/github/writeBudget.js";
-import type { FeedbackOp } from "../../../src/jobs/payloads.js";
+import type { FeedbackOp } from "../../../src/payloads.js";
 import type { LaneEntry } from "../../../src/status/feedbackLanes.js";
 import { processFeedback, type FeedbackPorts } from "../../../src/status/processFeedback.js";
 import { nockGitHub, V3, type GitHubApi } from "../../support/nockGitHub.js";

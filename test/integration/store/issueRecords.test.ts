@@ -60,7 +60,7 @@ describe("IssueRecords: issues", () => {
     await store.issues.issueBodyEdited(ref, { body: "X2", byAuthor: false, editor: "admin", previous: "X1" });
     await store.issues.upsertIssue({ repo: REPO, issue: 7, installationId: 99, title: "t", body: "X2", url: "u", assignees: [] });
     expect(await store.issues.getIssue(ref)).toMatchObject({ body: "X2", bodyEdit: { editor: "admin", authorBody: "A1" } });
-    expect((await store.rounds.roundContext(ref)).issue?.bodyEdit).toEqual({ editor: "admin", authorBody: "A1" });
+    expect((await store.rounds.roundRecords(ref)).issue?.bodyEdit).toEqual({ editor: "admin", authorBody: "A1" });
     await store.issues.issueBodyEdited(ref, { body: "A2", byAuthor: true, editor: "alice", previous: "X2" });
     const own = await store.issues.getIssue(ref);
     expect(own?.body).toBe("A2");

@@ -51,7 +51,7 @@ describe("IssueRounds: round limit", () => {
   });
 });
 
-describe("IssueRounds: a spawn job's start in one round trip (beginRound, roundContext)", () => {
+describe("IssueRounds: a spawn job's start in one round trip (beginRound, roundRecords)", () => {
   const answered = async (store: Stores, round = 0) => {
     const gate = newGate({ round });
     await store.gates.openGate(gate);
@@ -120,16 +120,16 @@ describe("IssueRounds: a spawn job's start in one round trip (beginRound, roundC
     expect((await store.rounds.beginRound(ref, "job-1", {})).epoch).toBe(at);
   });
 
-  it("roundContext reads the issue, its gates in ask order, its notes and its round at once", async () => {
+  it("roundRecords reads the issue, its gates in ask order, its notes and its round at once", async () => {
     const store = freshStore();
-    expect(await store.rounds.roundContext(ref)).toEqual({ issue: undefined, gates: [], notes: [], currentRound: 0 });
+    expect(await store.rounds.roundRecords(ref)).toEqual({ issue: undefined, gates: [], notes: [], currentRound: 0 });
     await withIssue(store);
     const gates = [newGate(), newGate()];
     for (const g of gates) await store.gates.openGate(g);
     await store.notes.addNote(ref, { by: "alice", at: 1, url: "u", text: "mind the cache", round: 0 });
     await store.rounds.allocateRound(ref, "job-1", LIMIT);
     await store.rounds.allocateRound(ref, "job-2", LIMIT);
-    const context = await store.rounds.roundContext(ref);
+    const context = await store.rounds.roundRecords(ref);
     expect(context.issue).toEqual(await store.issues.getIssue(ref));
     expect(context.gates).toEqual(await store.gates.issueGates(ref));
     expect(context.gates.map((g) => g.id)).toEqual(gates.map((g) => g.id));

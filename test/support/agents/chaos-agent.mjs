@@ -61,13 +61,15 @@ const work = (ms) => new Promise((resolve) => setTimeout(resolve, Number(ms)));
 if (round === 0) {
   await work(round0Ms);
   // Asynchronously, so a SIGTERM meanwhile is still logged (a synchronous child would hold it back).
-  const asked = await promisify(execFile)(
-    "escalate",
-    ["ask", "--question", "Which store should the cache use?", "--option", "Alpha", "--option", "Beta"],
-    { encoding: "utf8" },
-  ).catch((error) => ({ error }));
+  const asked = await promisify(execFile)("escalate", ["ask", "--question", "Which store should the cache use?", "--option", "Alpha", "--option", "Beta"], {
+    encoding: "utf8",
+  }).catch((error) => ({ error }));
   if ("error" in asked) {
-    log("failed", { reason: String(asked.error.stderr ?? asked.error.message).trim().slice(0, 300) });
+    log("failed", {
+      reason: String(asked.error.stderr ?? asked.error.message)
+        .trim()
+        .slice(0, 300),
+    });
     process.exit(1);
   }
   log("asked", { url: asked.stdout.trim() });

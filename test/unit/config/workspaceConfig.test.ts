@@ -2,7 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/env.js";
 import { resolveRepoSettings, serverDefaults } from "../../../src/config/repoConfig.js";
-import { workspacePermissions } from "../../../src/workspace/roundWorkspace.js";
+import { workspacePermissions } from "../../../src/round/workspace.js";
 
 const { privateKey: PEM } = generateKeyPairSync("rsa", {
   modulusLength: 2048,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { InstallationOctokit } from "../../../src/github/octokit.js";
 import { labelTakenOff, type LabelPorts } from "../../../src/gates/labelTakenOff.js";
-import type { InboundEvent } from "../../../src/jobs/payloads.js";
+import type { InboundEvent } from "../../../src/payloads.js";
 import { common, FakeFeedback, FakeRecords, gate, quietLog, settings } from "../../support/gateFakes.js";
 
 type Unlabeled = Extract<InboundEvent, { kind: "unlabeled" }>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Ask } from "../../../src/domain.js";
 import { openGate, type OpenGatePorts } from "../../../src/gates/openGate.js";
-import type { CommentEvent } from "../../../src/jobs/payloads.js";
+import type { CommentEvent } from "../../../src/payloads.js";
 import { ask, common, FakeFeedback, FakeRecords, quietLog, recordedEvents, settings } from "../../support/gateFakes.js";
 
 /** openGate against in-memory ports: the delayed jobs it schedules are recorded, not queued. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { commitsPushed, questionEdited, type StaleQuestionPorts } from "../../../src/gates/staleQuestions.js";
-import type { CommentEvent, PushedEvent } from "../../../src/jobs/payloads.js";
+import type { CommentEvent, PushedEvent } from "../../../src/payloads.js";
 import { common, FakeFeedback, FakeRecords, gate, recordedEvents, settings } from "../../support/gateFakes.js";
 
 /** questionEdited and commitsPushed against in-memory ports: no Redis, no GitHub. */

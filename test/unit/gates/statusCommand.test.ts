@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Gate, HumanNote, Vote } from "../../../src/domain.js";
-import type { CommentEvent } from "../../../src/jobs/payloads.js";
+import type { CommentEvent } from "../../../src/payloads.js";
 import { describeStatus, type StatusPorts } from "../../../src/gates/statusCommand.js";
 import { common, gate, settings } from "../../support/gateFakes.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InboundEventSchema } from "../../../src/jobs/payloads.js";
+import { InboundEventSchema } from "../../../src/payloads.js";
 import type { IssueSnapshot } from "../../../src/reconcile/issueSnapshot.js";
 import { issueClosed, replayBase, replyCreated, replyDeleted } from "../../../src/reconcile/replayedEvents.js";
 

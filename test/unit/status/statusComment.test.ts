@@ -117,7 +117,7 @@ describe("renderStatusComment: large histories", () => {
 
   // BUG (src/status/statusComment.ts, renderStatusComment): only the hidden state is bounded
   // (MAX_MARKER_CHARS.status = 49,152, "most of a comment (GitHub's limit is 65,536)"); the log lines
-  // are not. A line may be long — src/jobs/roundLines.ts endLine() appends up to 16 KiB of the
+  // are not. A line may be long — src/round/lines.ts endLine() appends up to 16 KiB of the
   // agent's output tail for a failed run — so a few failed runs plus a full state produce a body
   // over 65,536 characters, which GitHub rejects (422), and the status comment stops updating.
   // Expected: the rendered comment always fits GitHub's limit (trim or cut the shown lines).

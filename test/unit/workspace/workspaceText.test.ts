@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { loadTemplate, renderTask, type TaskInput } from "../../../src/agent/renderTask.js";
 import { projectRoot } from "../../../src/config/projectRoot.js";
 import { deliveryLine } from "../../../src/workspace/pullRequest.js";
-import { savedLine } from "../../../src/workspace/roundWorkspace.js";
+import { savedLine } from "../../../src/round/workspace.js";
 
 const input: TaskInput = {
   repo: "acme/widgets",

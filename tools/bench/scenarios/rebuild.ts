@@ -1,5 +1,5 @@
 import { renderAskComment } from "../../../src/protocol/ask.js";
-import { QUEUES } from "../../../src/jobs/names.js";
+import { QUEUES } from "../../../src/queueNames.js";
 import type { GitHubSimulator, RateBudget } from "../../simulator/index.js";
 import { waitUntil } from "../pool.js";
 import { HUMAN, Rig } from "../rig.js";
