@@ -79,7 +79,9 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
     if (event.comment.in) return { kind: "ignored", reason: "agent review" };
     if (event.action === "edited") return questionEdited(services, event, settings);
     const ask = readAsk(services, event);
-    return ask ? openGate(services, event, ask, settings) : { kind: "ignored", reason: "agent comment without a valid ask" };
+    if (!ask) return { kind: "ignored", reason: "agent comment without a valid ask" };
+    const opened = await openGate(services, event, ask, settings);
+    return opened.kind === "gateOpened" ? combined([opened, ...(await readEarlyReplies(services, event, rebuild))], opened) : opened;
   }
   // Only its author revises what a comment said; anyone else's edit leaves it as they wrote it.
   if (event.action === "edited" && changedByAnother(event)) return foreignChange(services, event);
@@ -90,8 +92,13 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
   // Commands are read in issue comments only: their acknowledgements react to the command's comment.
   if (command && command.name !== "answer")
     return event.comment.in ? { kind: "ignored", reason: "a command in a review" } : runCommand(services, event, command, settings);
-  const gate = await gateToAnswer(services, event);
-  if (gate) return isApprovalGate(gate) ? voteFromReply(services, event, gate, settings) : answerFromReply(services, event, gate);
+  const answer = async (): Promise<Outcome | undefined> => {
+    const gate = await gateToAnswer(services, event);
+    if (!gate) return undefined;
+    return isApprovalGate(gate) ? voteFromReply(services, event, gate, settings) : answerFromReply(services, event, gate);
+  };
+  const answered = await answer();
+  if (answered) return answered;
   const last = await services.gates.lastGate({ repo: event.repo, issue: event.issue.number });
   if (last?.state === "superseded" && last.answers.length === 0) {
     const outcome = await answerSuperseded(services, event, last);
@@ -102,7 +109,29 @@ async function handleComment(services: Services, event: CommentEvent, settings: 
     // which replays this reply too, instead of waiting for the next scheduled reconciliation.
     return { kind: "rebuilt", changes: await rebuild(event, settings) };
   }
-  return { kind: "ignored", reason: "no open gate" };
+  // The question may be on its way: deliveries are handled many at once and GitHub does not promise
+  // their order, so a reply can be handled before the question it answers. Noted, it is read when
+  // that question opens (readEarlyReplies); one that opened meanwhile missed the note: read it now.
+  await services.commentMarks.noteEarlyReply({ repo: event.repo, issue: event.issue.number }, event.deliveryId, writtenAt(event));
+  return (await answer()) ?? { kind: "ignored", reason: "no open gate" };
+}
+
+/** When a comment was written: GitHub's timestamp (whole seconds), else when its delivery came. */
+const writtenAt = (event: CommentEvent) => Date.parse(event.comment.createdAt) || event.receivedAt;
+
+/**
+ * The question just opened: the replies handled before it (noted by handleComment) that were
+ * written after it are read now, each through the whole path, from its delivery's job (a withdrawn
+ * one is gone from there, and so is not read).
+ */
+async function readEarlyReplies(services: Services, question: CommentEvent, rebuild: RebuildIssue): Promise<Outcome[]> {
+  const deliveries = await services.commentMarks.earlyReplies({ repo: question.repo, issue: question.issue.number }, writtenAt(question));
+  const outcomes: Outcome[] = [];
+  for (const deliveryId of deliveries) {
+    const reply = await services.queues.deliveredEvent(deliveryId);
+    if (reply?.kind === "comment") outcomes.push(await handleInbound(services, reply, rebuild));
+  }
+  return outcomes;
 }
 
 /** Replies this close behind another human's answer are racing it, not starting a new discussion. */
@@ -116,12 +145,11 @@ async function gateToAnswer(services: Pick<Services, "gates">, event: CommentEve
   const gate = await services.gates.lastGate({ repo: event.repo, issue: event.issue.number });
   if (!gate) return undefined;
   if (gate.state === "open" || gate.answerCommentId === event.comment.id) return gate;
-  const writtenAt = Date.parse(event.comment.createdAt) || event.receivedAt;
   const racing =
     gate.answeredAt !== undefined &&
     gate.answeredBy !== "escalation" &&
     gate.answeredBy?.toLowerCase() !== event.comment.author.login.toLowerCase() &&
-    writtenAt - gate.answeredAt <= RACE_WINDOW_MS;
+    writtenAt(event) - gate.answeredAt <= RACE_WINDOW_MS;
   return racing ? gate : undefined;
 }
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ClosableConnection } from "./closableConnection.js";
 import { KEEP_FAILED, KEEP_RECENT } from "./jobRetention.js";
 import { jobIds, QUEUES } from "../queueNames.js";
-import type { InboundEvent } from "../payloads.js";
+import { InboundEventSchema, type InboundEvent } from "../payloads.js";
 
 /** A redelivery within this long of the first is refused (GitHub's redeliveries come within days; a delivery id is unique). */
 const DEDUPLICATE_MS = 24 * 3600 * 1000;
@@ -77,6 +77,13 @@ export async function forgetDelivery(queue: InboundQueue, deliveryId: string): P
   if ("withdrawn" in data) return 1;
   await job.updateData({ withdrawn: true, deliveryId, kind: data.kind, repo: data.repo, issue: data.issue.number });
   return 1;
+}
+
+/** A delivery's event as its job keeps it (an hour once handled): undefined when the job is gone or its text was withdrawn. */
+export async function deliveredEvent(queue: InboundQueue, deliveryId: string): Promise<InboundEvent | undefined> {
+  const job: Job<InboundEvent | WithdrawnDelivery> | undefined = await queue.getJob(jobIds.delivery(deliveryId));
+  const parsed = InboundEventSchema.safeParse(job?.data);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** The latest outcomes (handled within the hour), newest first. */

@@ -6,7 +6,7 @@ import type { InboundEvent, LadderJob, MirrorJob, SpawnJob, TimeoutJob } from ".
 import { openSpawnQueue, spawnJobOptions, type SpawnQueue } from "./spawnQueue.js";
 import { ClosableConnection } from "./closableConnection.js";
 import { KEEP_DEDUPLICATING, KEEP_FAILED } from "./jobRetention.js";
-import { addDelivery, forgetDelivery, openInboundQueue, type InboundQueue } from "./inboundQueue.js";
+import { addDelivery, deliveredEvent, forgetDelivery, openInboundQueue, type InboundQueue } from "./inboundQueue.js";
 import { FeedbackQueue } from "./feedbackQueue.js";
 import { QUEUES, jobIds, type CountedState } from "../queueNames.js";
 
@@ -98,6 +98,11 @@ export class Queues {
   /** Takes a withdrawn text out of the delivery that brought it (src/queue/inboundQueue.ts); 1 when there was one. */
   async forgetDelivery(deliveryId: string): Promise<number> {
     return forgetDelivery(this.inbound, deliveryId);
+  }
+
+  /** A delivery's event as its job keeps it (src/queue/inboundQueue.ts); undefined when gone or withdrawn. */
+  deliveredEvent(deliveryId: string): Promise<InboundEvent | undefined> {
+    return deliveredEvent(this.inbound, deliveryId);
   }
 
   /**

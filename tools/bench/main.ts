@@ -13,6 +13,7 @@ import { measureReplyToSpawn, type ReplyToSpawnResult } from "./scenarios/replyT
 import { measureIdlePasses, measureRebuild } from "./scenarios/rebuild.js";
 import { measureSandboxCost } from "./scenarios/sandboxCost.js";
 import { measureThroughput, type ThroughputResult } from "./scenarios/throughput.js";
+import { measureRoles, type RolesResult } from "./scenarios/roles.js";
 import { distribution, spread, type Distribution, type Spread } from "./stats.js";
 import { fmt, markdownTable } from "./table.js";
 import { benchWorkspace } from "./workspace.js";
@@ -26,6 +27,7 @@ import { benchWorkspace } from "./workspace.js";
  *   npm run bench -- --profile    also CPU-profile the app (node --cpu-prof) and print where time went
  *   npm run bench -- --rebuild-only   only (7), reconciliation at scale (--quick: smaller)
  *   npm run bench -- --loop-only      measurements 1–5 only (no workspace, sandbox or rebuild): A/B runs of the loop
+ *   npm run bench -- --roles          only (8), the app beside a runner (ROLE=app + ROLE=runner) against ROLE=all and a bare Probot app
  *   npm run bench -- --runs 5 --rate 20 --throttle
  */
 interface Sizes {
@@ -491,13 +493,14 @@ async function main(): Promise<number> {
       "sandbox-only": { type: "boolean" },
       "rebuild-only": { type: "boolean" },
       "loop-only": { type: "boolean" },
+      roles: { type: "boolean" },
       help: { type: "boolean" },
     },
     strict: true,
   });
   if (values.help) {
     console.log(
-      "usage: npm run bench -- [--quick] [--runs N] [--rate R] [--replies N] [--parked N] [--deliveries N] [--profile] [--throttle] [--no-save] [--sandbox-only] [--rebuild-only] [--loop-only]\n       npm run bench -- --report tools/bench/results/<file>.json   (print a saved run's tables again)",
+      "usage: npm run bench -- [--quick] [--runs N] [--rate R] [--replies N] [--parked N] [--deliveries N] [--profile] [--throttle] [--no-save] [--sandbox-only] [--rebuild-only] [--loop-only] [--roles]\n       npm run bench -- --report tools/bench/results/<file>.json   (print a saved run's tables again)",
     );
     return 0;
   }
@@ -524,6 +527,7 @@ async function main(): Promise<number> {
   );
   if (values["sandbox-only"]) return printSandboxCost(dir, sizes);
   if (values["rebuild-only"]) return printRebuild(dir, sizes);
+  if (values.roles) return printRoles(dir, sizes);
   const results: RunResult[] = [];
   for (let run = 1; run <= sizes.runs; run++)
     results.push(await oneRun(run, sizes, { dir, profile: Boolean(values.profile), throttle: Boolean(values.throttle) }));
@@ -599,6 +603,129 @@ async function printRebuild(dir: string, sizes: Sizes): Promise<number> {
       ["l", "r"],
     );
   console.log(`\n${routes("Endpoint (rebuild after a wipe)", r.callsByRoute)}\n\n${routes("Endpoint (one idle periodic pass)", idle.idleCallsByRoute)}`);
+  return 0;
+}
+
+/**
+ * (8) Runs of the app beside one runner (scenarios/roles.ts), each next to a run of one process
+ * (ROLE=all) with the same replies, in alternating order; both with the sandbox on.
+ */
+async function printRoles(dir: string, sizes: Sizes): Promise<number> {
+  const replies = Math.min(sizes.replies, 150);
+  const runs: Array<{ all: { appCpu: number; p50: number; p99: number }; roles: RolesResult }> = [];
+  for (let run = 1; run <= sizes.runs; run++) {
+    const say = (line: string) => console.error(`  [roles ${run}] ${line}`);
+    const measured: Partial<(typeof runs)[number]> = {};
+    for (const topology of run % 2 === 1 ? (["all", "roles"] as const) : (["roles", "all"] as const)) {
+      say(
+        `${topology === "all" ? "ROLE=all" : "ROLE=app + one ROLE=runner"}: ${replies} replies at ${sizes.rate}/s${topology === "roles" ? `, then ${sizes.deliveries} deliveries` : ""}`,
+      );
+      const runDir = join(dir, `roles-${run}-${topology}`);
+      const rig = await Rig.start({
+        dir: runDir,
+        agentConcurrency: sizes.agentConcurrency,
+        throttle: false,
+        profile: false,
+        log: say,
+        sandbox: true,
+        runners: topology === "roles" ? 1 : 0,
+      });
+      try {
+        if (topology === "roles") {
+          measured.roles = await measureRoles(rig, {
+            replies,
+            rate: sizes.rate,
+            deliveries: sizes.deliveries,
+            concurrency: sizes.concurrency,
+            resumeWindowSeconds: sizes.resumeWindowSeconds,
+          });
+        } else {
+          const trips = await measureReplyToSpawn(rig, await rig.parkGates(REPOS.replies, replies, { inRedis: true }), sizes.rate);
+          measured.all = { appCpu: trips.cpuPerRoundTrip.appSelf, p50: trips.arrivalToProcessStart.p50, p99: trips.arrivalToProcessStart.p99 };
+        }
+      } finally {
+        await rig.close();
+      }
+    }
+    runs.push(measured as (typeof runs)[number]);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+  const row = (label: string, values: number[], target = "", met?: (v: number) => boolean) => {
+    const m = median(values);
+    return [label, values.map((v) => fmt(v)).join(", "), fmt(m), target ? `${target} ${met?.(m) ? "✅" : "❌"}` : ""];
+  };
+  const r = runs.map((x) => x.roles);
+  console.log(`
+### The app beside a runner (ROLE=app + one ROLE=runner, sandbox on), ${sizes.runs} run(s)
+`);
+  console.log(
+    markdownTable(
+      ["Figure", "Each run", "Median", "Target"],
+      [
+        row(
+          "App CPU per round trip, ROLE=app (ms)",
+          r.map((x) => x.appCpuPerRoundTrip),
+          "≤ 15 ms",
+          (v) => v <= 15,
+        ),
+        row(
+          "… the runner's, its agents included (ms)",
+          r.map((x) => x.runnerCpuPerRoundTrip),
+        ),
+        row(
+          "App CPU per round trip, one process (ROLE=all, its agents not counted), run beside it (ms)",
+          runs.map((x) => x.all.appCpu),
+        ),
+        row(
+          "Reply → agent process started on the runner, p50 (ms)",
+          r.map((x) => x.replyToStart.p50),
+        ),
+        row(
+          "… p99 (ms)",
+          r.map((x) => x.replyToStart.p99),
+        ),
+        row(
+          "… ROLE=all, p50 (ms)",
+          runs.map((x) => x.all.p50),
+        ),
+        row(
+          "… ROLE=all, p99 (ms)",
+          runs.map((x) => x.all.p99),
+        ),
+        row(
+          `Deliveries acknowledged per second, ROLE=app (${sizes.deliveries}, ${sizes.concurrency} in flight)`,
+          r.map((x) => x.ours.ackPerSecond),
+        ),
+        row(
+          "… a bare Probot app, before and after (mean)",
+          r.map((x) => (x.bare[0]!.ackPerSecond + x.bare[1]!.ackPerSecond) / 2),
+        ),
+        row(
+          "… ratio ours ÷ bare Probot",
+          r.map((x) => x.ackRatio),
+          "≥ 0.9×",
+          (v) => v >= 0.9,
+        ),
+        row(
+          "Answers recorded per second (inbound worker)",
+          r.map((x) => x.ours.answersRecordedPerSecond),
+          "≥ 500/s",
+          (v) => v >= 500,
+        ),
+        row(
+          "App CPU per delivery while acknowledging (ms)",
+          r.map((x) => x.ours.appCpuPerDelivery),
+        ),
+        row(
+          "Deliveries not acknowledged with 2xx: ours / bare",
+          r.map((x) => x.ours.failed + x.bare[0]!.failed + x.bare[1]!.failed),
+          "0",
+          (v) => v === 0,
+        ),
+      ],
+      ["l", "r", "r", "l"],
+    ),
+  );
   return 0;
 }
 

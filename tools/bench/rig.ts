@@ -48,6 +48,7 @@ export const AWAITING = "awaiting-human";
 export { QUESTION } from "./parkedGates.js";
 export const AGENT = resolve(projectRoot, "tools/bench/agents/timestamp-agent.cjs");
 const APP_ENTRY = resolve(projectRoot, ".tools-build/tools/bench/appProcess.js");
+const BARE_PROBOT_ENTRY = resolve(projectRoot, ".tools-build/tools/bench/bareProbotProcess.js");
 
 export interface ParkedGate {
   repo: string;
@@ -89,11 +90,15 @@ export interface RigOptions {
   env?: Record<string, string>;
   /** How long the start-up reconciliation may take (60 s by default). */
   startupTimeoutMs?: number;
+  /** Runners (ROLE=runner) beside the app, which then runs ROLE=app; 0 by default (ROLE=all). */
+  runners?: number;
 }
 
 export interface CpuTimes {
   appSelf: number;
   appChildren: number;
+  /** The runners (ROLE=runner), their agents included: 0 without runners. */
+  runners: number;
   redis: number;
   bench: number;
 }
@@ -126,6 +131,7 @@ export function cpuDelta(after: CpuTimes, before: CpuTimes, per: number): CpuTim
   return {
     appSelf: (after.appSelf - before.appSelf) / per,
     appChildren: (after.appChildren - before.appChildren) / per,
+    runners: (after.runners - before.runners) / per,
     redis: (after.redis - before.redis) / per,
     bench: (after.bench - before.bench) / per,
   };
@@ -133,8 +139,8 @@ export function cpuDelta(after: CpuTimes, before: CpuTimes, per: number): CpuTim
 
 const eventKey = (repo: string, issue: number) => `${repo.toLowerCase()}#${issue}`;
 
-/** The app in its own process, talking to the benchmark over IPC. */
-class AppChild {
+/** The app (or a runner, or the bare Probot app) in its own process, talking to the benchmark over IPC. */
+export class AppChild {
   readonly started = new Map<string, AgentStartedEvent>();
   #probes = new Map<number, (memory: AppMemory) => void>();
   #nextProbe = 1;
@@ -155,9 +161,9 @@ class AppChild {
     });
   }
 
-  static async start(env: Record<string, string>, logFile: string, nodeArgs: string[]): Promise<AppChild> {
+  static async start(env: Record<string, string>, logFile: string, nodeArgs: string[], entry = APP_ENTRY): Promise<AppChild> {
     const fd = openSync(logFile, "a");
-    const child = spawn(process.execPath, [...nodeArgs, "--expose-gc", APP_ENTRY], { env, stdio: ["ignore", fd, fd, "ipc"] });
+    const child = spawn(process.execPath, [...nodeArgs, "--expose-gc", entry], { env, stdio: ["ignore", fd, fd, "ipc"] });
     closeSync(fd);
     const exited = new Promise<void>((done) => child.once("exit", () => done()));
     const ready = await new Promise<{ url: string; pid: number }>((resolveReady, reject) => {
@@ -211,12 +217,16 @@ export class Rig {
   readonly feedback: FeedbackLanes;
   readonly repos = new Map<string, SimRepo>();
   readonly bootedAt: number;
+  /** The runners beside the app (RigOptions.runners). */
+  runners: AppChild[] = [];
   /** When the app's process was started: a start-up reconciliation's wall time counts from here. */
   appSpawnedAt = 0;
   /** When the benchmark saw the start-up reconciliation finished (polled every 25 ms). */
   startupReconciledAt = 0;
   #redisPid: number | undefined;
   #pipe: AgentPipe | undefined;
+  /** The environment the app was started with. */
+  #env: Record<string, string> = {};
   /** Commands the benchmark itself ran on Redis (its queue counts, the commands inside their script included), by command, to leave out of the app's. */
   readonly benchCommands: Record<string, number> = {};
 
@@ -280,10 +290,29 @@ export class Rig {
     };
     const nodeArgs = options.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(options.dir, "profiles")}`] : [];
     const booted = Date.now();
-    const app = await AppChild.start(env, join(options.dir, "app.log"), nodeArgs);
+    const runnerCount = options.runners ?? 0;
+    // Each process has its own DATA_DIR (and runner its own port and name): they share only Redis and GitHub.
+    const app = await AppChild.start(
+      { ...env, ...(runnerCount > 0 ? { ROLE: "app" } : {}), DATA_DIR: join(options.dir, "data-app") },
+      join(options.dir, "app.log"),
+      nodeArgs,
+    );
+    const runners: AppChild[] = [];
+    for (let i = 0; i < runnerCount; i++) {
+      const runnerEnv = {
+        ...env,
+        ROLE: "runner",
+        RUNNER_NAME: `bench-runner-${i}`,
+        PORT: String(await freePort()),
+        DATA_DIR: join(options.dir, `data-runner-${i}`),
+      };
+      runners.push(await AppChild.start(runnerEnv, join(options.dir, `runner-${i}.log`), nodeArgs));
+    }
     sim.setWebhookUrl(app.webhookUrl);
     const rig = new Rig(options, redisServer, redis, sim, app, agents, prefix, secret, redisDir);
     rig.#pipe = pipe;
+    rig.runners = runners;
+    rig.#env = env;
     rig.appSpawnedAt = booted;
     for (const repo of repos) rig.repos.set(repo.full_name, repo);
     // The start-up reconciliation runs first; measurements start from a quiet app.
@@ -299,6 +328,25 @@ export class Rig {
 
   repo(fullName: string): SimRepo {
     return this.repos.get(fullName)!;
+  }
+
+  /**
+   * A bare Probot app (tools/bench/bareProbotProcess.ts) on its own port, with the app's key, secret
+   * and logging: the yardstick for acknowledging deliveries. The caller stops it.
+   */
+  async startBareProbot(): Promise<AppChild> {
+    const env = { ...this.#env, PORT: String(await freePort()) };
+    return AppChild.start(env, join(this.options.dir, "bare-probot.log"), [], BARE_PROBOT_ENTRY);
+  }
+
+  /** What the process that started the issue's agent reported of it (agent.started): the app's, or a runner's. */
+  agentStarted(repo: string, issue: number): AgentStartedEvent | undefined {
+    const key = eventKey(repo, issue);
+    for (const child of [this.app, ...this.runners]) {
+      const event = child.started.get(key);
+      if (event) return event;
+    }
+    return undefined;
   }
 
   /** A fresh validated ask with one question, as `escalate ask` would post it. */
@@ -458,7 +506,8 @@ export class Rig {
   async cpu(): Promise<CpuTimes> {
     this.#redisPid ??= Number(/process_id:(\d+)/.exec(await this.redis.info("server"))?.[1]);
     const app = procCpu(this.app.pid);
-    return { appSelf: app.self, appChildren: app.children, redis: procCpu(this.#redisPid).self, bench: procCpu(process.pid).self };
+    const runners = this.runners.map((runner) => procCpu(runner.pid)).reduce((sum, cpu) => sum + cpu.self + cpu.children, 0);
+    return { appSelf: app.self, appChildren: app.children, runners, redis: procCpu(this.#redisPid).self, bench: procCpu(process.pid).self };
   }
 
   /** Redis commands served so far, by command (INFO commandstats). */
@@ -493,7 +542,7 @@ export class Rig {
   }
 
   async close(): Promise<void> {
-    await this.app.stop().catch(() => undefined);
+    await Promise.all([this.app, ...this.runners].map((child) => child.stop().catch(() => undefined)));
     await Promise.all(this.queues.map((q) => q.close().catch(() => undefined)));
     await this.redis.quit().catch(() => this.redis.disconnect());
     await this.sim.stop().catch(() => undefined);

@@ -17,3 +17,23 @@ describe("CommentMarks: one-time marks", () => {
     expect(await store.commentMarks.firstTime("short", 1)).toBe(true);
   });
 });
+
+describe("CommentMarks: replies handled before their question", () => {
+  it("keeps each issue's early replies ten minutes, oldest first, and gives those written at or after a time", async () => {
+    const store = freshStore();
+    const ref = { repo: "octo/demo", issue: 7 };
+    const at = Date.parse("2026-12-07T10:00:00Z");
+    await store.commentMarks.noteEarlyReply(ref, "delivery-b", at + 2000);
+    await store.commentMarks.noteEarlyReply(ref, "delivery-a", at);
+    await store.commentMarks.noteEarlyReply({ repo: "octo/demo", issue: 8 }, "delivery-other", at + 3000);
+    expect(await store.commentMarks.earlyReplies(ref, at - 1000)).toEqual(["delivery-a", "delivery-b"]);
+    expect(await store.commentMarks.earlyReplies(ref, at + 1000)).toEqual(["delivery-b"]);
+    expect(await store.commentMarks.earlyReplies(ref, at + 3000)).toEqual([]);
+    const ttl = await redis().pttl(store.commentMarks.earlyRepliesKey(ref));
+    expect(ttl).toBeGreaterThan(9 * 60_000);
+    expect(ttl).toBeLessThanOrEqual(10 * 60_000);
+    // One written ten minutes after another leaves the older one out.
+    await store.commentMarks.noteEarlyReply(ref, "delivery-c", at + 10 * 60_000 + 1);
+    expect(await store.commentMarks.earlyReplies(ref, 0)).toEqual(["delivery-b", "delivery-c"]);
+  });
+});

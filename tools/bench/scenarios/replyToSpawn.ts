@@ -57,7 +57,7 @@ export function latencies(rig: Rig, replies: ReadonlyArray<{ gate: { repo: strin
     missing: 0,
   };
   for (const { gate, postedAt } of replies) {
-    const started = rig.app.started.get(`${gate.repo.toLowerCase()}#${gate.issue}`);
+    const started = rig.agentStarted(gate.repo, gate.issue);
     const agent = rig.agents.first(gate.repo, gate.issue);
     if (!started || !agent) {
       out.missing++;
@@ -105,7 +105,7 @@ export async function measureReplyToSpawn(rig: Rig, gates: readonly ParkedGate[]
     "every answered gate's agent",
     () => {
       rig.agents.poll();
-      return replies.every(({ gate }) => rig.agents.first(gate.repo, gate.issue) && rig.app.started.has(`${gate.repo.toLowerCase()}#${gate.issue}`));
+      return replies.every(({ gate }) => rig.agents.first(gate.repo, gate.issue) && rig.agentStarted(gate.repo, gate.issue));
     },
     120_000,
     100,
