@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { startMonitor } from "../../support/redisMonitor.js";
 import { storeRedis } from "../../support/storeRedis.js";
 import { LIMIT, newGate, ref, REPO, withIssue } from "./support.js";
 
@@ -89,7 +90,7 @@ describe("IssueRecords: what an event's upsert costs", () => {
     const key = store.issues.key(ref);
     const issue = { ...ref, installationId: 1, title: "Add a cache", body: "b", url: "u", assignees: ["alice"] };
     await store.issues.upsertIssue(issue); // the first call also loads the script
-    const monitor = await redis().monitor();
+    const monitor = await startMonitor(redis());
     const sent: string[][] = [];
     monitor.on("monitor", (_time: string, args: string[], source: string) => {
       if (source !== "lua" && args.some((a) => a.includes(key))) sent.push(args);
