@@ -2,7 +2,8 @@
 // A tiny agent that follows the contract in README.md ("The agent contract"):
 // round 0: it is unsure which database to use, asks with `escalate ask` and exits;
 // later rounds: it reads the answer folded into its task (stdin), writes it down in the checkout
-// (docs/cache.md; it commits nothing: the app commits and pushes what it leaves) and reports.
+// (docs/cache.md; it commits nothing: the app commits and pushes what it leaves) and reports with
+// `escalate comment`.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 
@@ -30,13 +31,8 @@ if (process.env.ESCALATION_BRANCH) {
   writeFileSync("docs/cache.md", `# The lookup cache\n\nThe cache uses ${decision}, as decided on #${issue}.\n`);
   console.log(`sample agent: wrote docs/cache.md on ${process.env.ESCALATION_BRANCH}.`);
 }
-const response = await fetch(`${process.env.GITHUB_API_URL}/repos/${repo}/issues/${issue}/comments`, {
-  method: "POST",
-  headers: { authorization: `token ${process.env.GITHUB_TOKEN}`, "content-type": "application/json", accept: "application/vnd.github+json" },
-  body: JSON.stringify({ body: `Done: the cache now uses **${decision}**, as decided on this issue. (round ${round})` }),
-});
-if (!response.ok) {
-  console.error(`sample agent: could not post the result: HTTP ${response.status} ${await response.text()}`);
-  process.exit(1);
-}
-console.log("sample agent: posted the result; finished.");
+// Its token reads only: the comment goes through the app, marked as the agent's words.
+const url = execFileSync("escalate", ["comment", "--body", `Done: the cache now uses **${decision}**, as decided on this issue. (round ${round})`], {
+  encoding: "utf8",
+}).trim();
+console.log(`sample agent: posted the result at ${url}; finished.`);

@@ -59,7 +59,7 @@ async function main(): Promise<number> {
     console.log(`\n🏷️  label "awaiting-human" added — the agent has exited, nothing is running.`);
     await new Promise((r) => setTimeout(r, 300));
     sim.comment(REPO, issue.number, "maintainer", "SQLite, keep it embedded");
-    await waitFor("the re-spawned agent's result", () => sim.comments(REPO, 1).some((c) => c.body.startsWith("Done:")));
+    await waitFor("the re-spawned agent's result", () => sim.comments(REPO, 1).some((c) => c.body.includes("Done:")));
     await waitFor("the label's removal", () => !sim.issue(REPO, 1).labels.includes("awaiting-human"));
     console.log(`\n🏷️  label removed: the round that took the answer has ended.`);
     // The agent posts with the App's installation token too: its comments are its own writes, not feedback.

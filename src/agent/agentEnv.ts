@@ -19,6 +19,8 @@ export interface AgentContract {
   askFile: string;
   /** The web and git host, e.g. https://github.com. */
   serverUrl: string;
+  /** The round channel (src/channel/): where the agent has the app post its asks and comments, and push. */
+  channel: { url: string; token: string };
   /** Where the workspace is on: the branch, its base, and git's authentication for origin (gitCredentials.ts). */
   workspace?: { branch: string; base: string; gitAuth: Record<string, string> };
 }
@@ -50,10 +52,12 @@ export function agentEnv(
   env.ESCALATION_TASK_FILE = contract.taskFile;
   env.ESCALATION_ASK_FILE = contract.askFile;
   env.GITHUB_SERVER_URL = contract.serverUrl;
+  env.ESCALATION_CHANNEL_URL = contract.channel.url;
+  env.ESCALATION_CHANNEL_TOKEN = contract.channel.token;
   if (contract.workspace) {
     env.ESCALATION_BRANCH = contract.workspace.branch;
     env.ESCALATION_BASE = contract.workspace.base;
-    // So `git push origin HEAD` works with the agent's token, without it in the checkout's config.
+    // So `git fetch` works with the agent's token and `git push origin HEAD` through the channel, neither in the checkout's config.
     Object.assign(env, contract.workspace.gitAuth);
   }
   return env;

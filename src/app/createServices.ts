@@ -6,7 +6,7 @@ import { controlChannel, RunningAgents } from "../agent/runningAgents.js";
 import type { AppConfig } from "../config/appConfig.js";
 import { serverDefaults } from "../config/repoConfig.js";
 import { LoopEvents } from "../events.js";
-import { agentTokenIssuer, agentTokenRevoker } from "../github/agentToken.js";
+import { tokenIssuer, agentTokenRevoker } from "../github/agentToken.js";
 import { repositoryInfoLoader } from "../workspace/repositoryInfo.js";
 import { appIdentityLoader } from "../github/appIdentity.js";
 import { graphqlReadsClient } from "../github/graphqlReads.js";
@@ -58,7 +58,15 @@ export function secondaryLimitHandler(log: Pick<Logger, "warn">) {
 }
 
 /** The services the loop shares, built around one Probot instance. Used by the server and the CLI. */
-export function createServices(app: Probot, config: AppConfig, log: Logger, commands: Redis, queues: Queues, sandbox: Sandbox): Services {
+export function createServices(
+  app: Probot,
+  config: AppConfig,
+  log: Logger,
+  commands: Redis,
+  queues: Queues,
+  sandbox: Sandbox,
+  channel: Services["channel"],
+): Services {
   const settingsLoader = new RepoSettingsLoader(serverDefaults(config), config.repoConfigCacheSeconds * 1000);
   const codeownersLoader = new CodeownersLoader(config.repoConfigCacheSeconds * 1000);
   const repositoryInfo = repositoryInfoLoader(config.repoConfigCacheSeconds * 1000);
@@ -69,6 +77,7 @@ export function createServices(app: Probot, config: AppConfig, log: Logger, comm
     log,
     agents: new RunningAgents(commands, controlChannel(config.redisPrefix)),
     sandbox,
+    channel,
     settings: (installationId, repo) => settingsLoader.load(() => app.auth(installationId), repo),
     codeowners: (installationId, repo) => codeownersLoader.load(() => app.auth(installationId), repo),
     events: new LoopEvents((error, event) => log.warn({ err: error, event }, "a loop observer failed")),
@@ -76,7 +85,7 @@ export function createServices(app: Probot, config: AppConfig, log: Logger, comm
       identity: appIdentityLoader(app),
       installation: (installationId) => app.auth(installationId),
       graphqlReads: (installationId) => graphqlReadsClient(app, installationId),
-      agentToken: agentTokenIssuer(app, config.agent.tokenPermissions),
+      ...tokenIssuer(app, config.agent.tokenPermissions),
       revokeAgentToken: agentTokenRevoker(app, log),
       repository: (installationId, repo) => repositoryInfo(() => app.auth(installationId), repo),
       app: () => app.auth(),

@@ -1,4 +1,4 @@
-import type { Server as HttpServer } from "node:http";
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -17,6 +17,10 @@ import { startRunnerServer } from "../http/runnerServer.js";
 import type { Services } from "../services/services.js";
 import { EGRESS_DIR, startEgressProxy, type EgressEndpoints, type EgressProxy } from "../sandbox/egress/egressProxy.js";
 import { egressPolicy } from "../sandbox/egress/policy.js";
+import { channelRoutes } from "../channel/channelRoutes.js";
+import { SANDBOX_CHANNEL_HOST } from "../channel/channelPaths.js";
+import { startChannelServer, type ChannelServer } from "../channel/channelServer.js";
+import { RoundGrants } from "../channel/roundGrants.js";
 import { withQuietAccessLog } from "./accessLog.js";
 import { createServices, probotClass, type OctokitSwitches } from "./createServices.js";
 import { startWorkers, type LoopWorkers } from "./startWorkers.js";
@@ -77,6 +81,11 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
   let egress: EgressProxy | undefined;
   let sandbox: Sandbox | undefined;
   let httpServer: HttpServer | undefined;
+  let channelServer: ChannelServer | undefined;
+  // The round channel's handler needs the services, built after the proxy and its server listen.
+  let channelHandler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const toChannel = (req: IncomingMessage, res: ServerResponse) =>
+    channelHandler ? channelHandler(req, res) : res.writeHead(503, { "content-type": "text/plain" }).end("The app is starting.\n");
   // One way down, for close() and for a start that fails part-way (a port in use, Redis gone):
   // nothing the start opened stays open behind its error. With Redis gone, closing the queues and
   // QUIT would wait for it forever: give up after a few seconds.
@@ -91,6 +100,7 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
     // After the workers: agents finishing within SHUTDOWN_GRACE still reach GitHub through them.
     sandbox?.close();
     await egress?.close();
+    await channelServer?.close();
     stopMirroring?.();
     const giveUp = () => new Error("Redis did not answer during shutdown");
     if (queues) await withDeadline(queues.close(), 3000, giveUp).catch(() => undefined);
@@ -107,20 +117,24 @@ export async function startApp(options: StartAppOptions): Promise<RunningApp> {
     queues = loopQueues;
     if (runsAgents && (options.egress ?? config.sandbox.mode === "bwrap")) {
       const policy = egressPolicy({ baseUrl: config.baseUrl, serverUrl: config.serverUrl, networkAllow: config.agent.networkAllow });
-      egress = await startEgressProxy({ dir: join(config.dataDir, EGRESS_DIR), policy, log });
+      egress = await startEgressProxy({ dir: join(config.dataDir, EGRESS_DIR), policy, log, channel: { host: SANDBOX_CHANNEL_HOST, handle: toChannel } });
     }
+    // Sandboxed agents reach the channel through the egress proxy; unsandboxed ones on a loopback port.
+    if (runsAgents && config.sandbox.mode === "none") channelServer = await startChannelServer(toChannel);
+    const channel = { url: channelServer?.url ?? (runsAgents ? `http://${SANDBOX_CHANNEL_HOST}` : ""), grants: new RoundGrants() };
     const agentSandbox = runsAgents ? await startSandbox(config.sandbox, log, egress?.endpoints, config.agent.concurrency) : noAgents(config.sandbox.mode);
     sandbox = agentSandbox;
     if (server) {
       await server.load((app, { addHandler }) => {
-        services = createServices(app, config, log, commands, loopQueues, agentSandbox);
+        services = createServices(app, config, log, commands, loopQueues, agentSandbox, channel);
         registerWebhooks(app, services);
         registerHttp(services, addHandler);
       });
     } else {
-      services = createServices(new ProbotWithConfig(), config, log, commands, loopQueues, agentSandbox);
+      services = createServices(new ProbotWithConfig(), config, log, commands, loopQueues, agentSandbox, channel);
     }
     if (!services) throw new Error("Probot did not load the app");
+    channelHandler = channelRoutes({ ...services, grants: channel.grants });
     await services.agents.listen(subscriber);
     httpServer = server ? await server.start() : await startRunnerServer(services, config.port, config.host, log);
     if (options.workers ?? true) {

@@ -17,6 +17,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       case "ask":
         await askCommand(rest, env, (line) => console.log(line));
         return;
+      case "comment":
+        await (await import("./commands/comment.js")).commentCommand(rest, env, (line) => console.log(line), readStdin);
+        return;
       case "status":
         // The other commands load on demand: `escalate ask`, run by every agent, starts in ~0.2 s.
         await (await import("./commands/status.js")).statusCommand(rest, env, (text) => console.log(text));
@@ -57,4 +60,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       process.exitCode = 1;
     }
   }
+}
+
+/** `--body-file -`: the whole of standard input. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
 }

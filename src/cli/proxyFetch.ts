@@ -1,3 +1,4 @@
+import type { Dispatcher } from "undici";
 import { z } from "zod";
 
 /**
@@ -15,14 +16,21 @@ export const PROXY_ENV_SHAPE = {
 
 type ProxyEnv = { [K in keyof typeof PROXY_ENV_SHAPE]?: string };
 
-/** Octokit's fetch: through the proxy the environment names (NO_PROXY honoured), or undefined for Node's own fetch. */
-export async function proxiedFetch(env: ProxyEnv): Promise<typeof fetch | undefined> {
+/** The dispatcher through the proxy the environment names (NO_PROXY honoured), or undefined when it names none. */
+export async function proxyDispatcher(env: ProxyEnv): Promise<Dispatcher | undefined> {
   const httpsProxy = env.https_proxy || env.HTTPS_PROXY || "";
   const httpProxy = env.http_proxy || env.HTTP_PROXY || "";
   if (!httpsProxy && !httpProxy) return undefined;
   // Loaded only when a proxy is set: `escalate ask` outside a sandbox starts without it.
-  const { EnvHttpProxyAgent, fetch: undiciFetch } = await import("undici");
+  const { EnvHttpProxyAgent } = await import("undici");
   // Explicit values, "" for unset: the agent would otherwise fall back to this process's environment.
-  const dispatcher = new EnvHttpProxyAgent({ httpsProxy, httpProxy, noProxy: env.no_proxy || env.NO_PROXY || "" });
+  return new EnvHttpProxyAgent({ httpsProxy, httpProxy, noProxy: env.no_proxy || env.NO_PROXY || "" });
+}
+
+/** Octokit's fetch: through the proxy the environment names, or undefined for Node's own fetch. */
+export async function proxiedFetch(env: ProxyEnv): Promise<typeof fetch | undefined> {
+  const dispatcher = await proxyDispatcher(env);
+  if (!dispatcher) return undefined;
+  const { fetch: undiciFetch } = await import("undici");
   return ((url: string, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher })) as unknown as typeof fetch;
 }

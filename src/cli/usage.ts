@@ -25,7 +25,7 @@ export function invalidEnvironment(issues: ReadonlyArray<{ path: ReadonlyArray<P
   return new EnvironmentError(`Invalid environment: ${describeIssues(issues)}`, [...new Set(issues.map((issue) => String(issue.path[0])))]);
 }
 
-export const COMMANDS = ["ask", "mcp", "status", "answer", "reconcile"] as const;
+export const COMMANDS = ["ask", "comment", "mcp", "status", "answer", "reconcile"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 interface CommandHelp {
@@ -61,8 +61,22 @@ const HELP: Record<Command, CommandHelp> = {
     ],
     environment: [
       "What the app sets for agents: GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY,",
-      "ESCALATION_ISSUE, ESCALATION_ROUND; in a sandbox also HTTPS_PROXY, HTTP_PROXY, NO_PROXY.",
+      "ESCALATION_ISSUE, ESCALATION_ROUND, and the round channel the app posts through,",
+      "ESCALATION_CHANNEL_URL and ESCALATION_CHANNEL_TOKEN (without them GITHUB_TOKEN posts);",
+      "in a sandbox also HTTPS_PROXY, HTTP_PROXY, NO_PROXY.",
     ],
+    exitCodes: "0 posted, 1 GitHub refused or could not be reached, 2 bad usage or environment.",
+  },
+  comment: {
+    synopsis: "comment (--body TEXT | --body-file FILE)",
+    about: ["Leave a comment on the issue, marked as the agent's words (no question: nothing waits)."],
+    flags: [
+      "--body TEXT         the comment's Markdown",
+      "--body-file FILE    read it from FILE (- for stdin)",
+      "--repo OWNER/REPO   default: $GITHUB_REPOSITORY",
+      "--issue N           default: $ESCALATION_ISSUE",
+    ],
+    environment: ["As for ask."],
     exitCodes: "0 posted, 1 GitHub refused or could not be reached, 2 bad usage or environment.",
   },
   mcp: {
@@ -71,8 +85,8 @@ const HELP: Record<Command, CommandHelp> = {
     flags: [],
     environment: [
       "As for ask: the MCP client must pass GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY,",
-      "ESCALATION_ISSUE, ESCALATION_ROUND (and in a sandbox HTTPS_PROXY, HTTP_PROXY, NO_PROXY)",
-      "in the server's environment.",
+      "ESCALATION_ISSUE, ESCALATION_ROUND, ESCALATION_CHANNEL_URL, ESCALATION_CHANNEL_TOKEN",
+      "(and in a sandbox HTTPS_PROXY, HTTP_PROXY, NO_PROXY) in the server's environment.",
     ],
     exitCodes: "0 when the client closes stdin, 2 bad usage.",
   },
@@ -153,8 +167,9 @@ export const USAGE = [
   }),
   "  help     Show this text. `escalate COMMAND --help` shows one command's.",
   "",
-  "Environment: ask and mcp use what the app sets for agents: GITHUB_TOKEN, GITHUB_API_URL,",
-  "GITHUB_REPOSITORY, ESCALATION_ISSUE, ESCALATION_ROUND. status, answer and reconcile read the",
+  "Environment: ask, comment and mcp use what the app sets for agents: GITHUB_TOKEN, GITHUB_API_URL,",
+  "GITHUB_REPOSITORY, ESCALATION_ISSUE, ESCALATION_ROUND, ESCALATION_CHANNEL_URL and",
+  "ESCALATION_CHANNEL_TOKEN. status, answer and reconcile read the",
   "app's Redis: REDIS_URL, or else DATA_DIR/redis.url, which the app's private Redis writes;",
   'REDIS_PREFIX (default "escalation"). answer posts with GITHUB_TOKEN, GITHUB_API_URL.',
   "Exit codes: 0 done, 1 GitHub or Redis refused or could not be reached (or no such open gate),",

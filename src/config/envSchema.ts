@@ -45,7 +45,7 @@ export const EnvSchema = z.object({
   AGENT_ENV_PASSTHROUGH: list.refine((names) => !names.some((n) => NEVER_TO_AGENT.includes(n)), {
     message: `may not name the app's own secrets (${NEVER_TO_AGENT.join(", ")})`,
   }),
-  AGENT_TOKEN_PERMISSIONS: z.string().default("issues:write,metadata:read"),
+  AGENT_TOKEN_PERMISSIONS: z.string().default("contents:read,issues:read,pull_requests:read,metadata:read"),
   AGENT_KILL_GRACE: duration("AGENT_KILL_GRACE", "10s"),
   AGENT_LOGINS: list,
   AGENT_NETWORK_ALLOW: z

@@ -10,16 +10,23 @@ export interface AgentToken {
 
 export type TokenPermissions = Record<string, "read" | "write">;
 
+/** The higher of each permission in `a` and `b`: a round's needs never narrow what is configured. */
+function widest(a: TokenPermissions, b: TokenPermissions): TokenPermissions {
+  const out: TokenPermissions = { ...a };
+  for (const [name, level] of Object.entries(b)) if (out[name] !== "write") out[name] = level;
+  return out;
+}
+
 /**
- * Issues the agent's GITHUB_TOKEN: an installation token narrowed to one repository and the
- * configured permissions, plus `extra` for this spawn (`contents: write` where the workspace is on).
- * Requested explicitly through the App's JWT client so it always goes to the configured API host
- * (GHE_HOST), and kept in memory only, never in Redis. A fresh one for each round: the round revokes
- * its token when it ends (agentTokenRevoker), so no two rounds share one.
+ * Issues installation tokens narrowed to one repository and exactly `permissions`: the agent's
+ * GITHUB_TOKEN (the configured, read-only by default, widened by `extra` for this round) and the
+ * app's own token for a round's git work, which the agent never holds. Requested explicitly through
+ * the App's JWT client so they always go to the configured API host (GHE_HOST), and kept in memory
+ * only, never in Redis. Fresh ones for each round: the round revokes them when it ends
+ * (agentTokenRevoker), so no two rounds share one.
  */
-export function agentTokenIssuer(probot: Pick<Probot, "auth">, configured: TokenPermissions) {
-  return async (installationId: number, repo: string, extra: TokenPermissions = {}): Promise<AgentToken> => {
-    const permissions = { ...configured, ...extra };
+export function tokenIssuer(probot: Pick<Probot, "auth">, configured: TokenPermissions) {
+  const issue = async (installationId: number, repo: string, permissions: TokenPermissions): Promise<AgentToken> => {
     const name = repo.split("/")[1]!;
     try {
       const octokit = await probot.auth();
@@ -35,12 +42,16 @@ export function agentTokenIssuer(probot: Pick<Probot, "auth">, configured: Token
         .map(([name, level]) => `${name}:${level}`)
         .join(",");
       throw new GitHubError(
-        `Could not create the agent's token for ${repo} (installation ${installationId}) with ${asked}: ${(error as Error).message}. ` +
+        `Could not create a round's token for ${repo} (installation ${installationId}) with ${asked}: ${(error as Error).message}. ` +
           "Check that the App is installed on the repository and the installation has granted these permissions (AGENT_TOKEN_PERMISSIONS, and contents:write for the workspace).",
         status,
         { cause: error },
       );
     }
+  };
+  return {
+    agentToken: (installationId: number, repo: string, extra: TokenPermissions = {}) => issue(installationId, repo, widest(configured, extra)),
+    appToken: issue,
   };
 }
 

@@ -6,6 +6,7 @@ import { describeIssues } from "../errors.js";
 import { LOGIN_PATH, LOGOUT_PATH, PRIVATE_HEADERS, tokenInUrl, type AdminAuth } from "./auth.js";
 import { html, pageHead } from "./html.js";
 import { requestUrl, type HttpHandler } from "./route.js";
+import { readBody } from "./readBody.js";
 import { sessionCookie } from "./session.js";
 
 /** Where a sign-in lands when it was not sent from a page. */
@@ -129,18 +130,6 @@ function sendLoginPage(res: ServerResponse, status: number, next: string, error?
 
 function plain(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, { ...PRIVATE_HEADERS, "content-type": "text/plain; charset=utf-8", ...extra }).end(`${text}\n`);
-}
-
-/** The request body as text, or undefined when it is longer than `limit` bytes. */
-async function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**

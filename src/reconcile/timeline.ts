@@ -1,5 +1,6 @@
 import { APPROVAL_KIND, type ApprovalRule, type Ask, type Vote } from "../domain.js";
 import { approvalAnswer } from "../gates/approvalAnswer.js";
+import { isIssueComment } from "../github/replyIds.js";
 import { appMentionNames } from "../protocol/addressing.js";
 import { readVote, tally } from "../protocol/approval.js";
 import { parseCommand } from "../protocol/commands.js";
@@ -74,7 +75,7 @@ export function resumedOnTimeline(input: TimelineInput): GateRecord[] {
       if (until === undefined) return;
     }
     const id = String(comment.id);
-    const answered = answersBetween(input, ask, comment, askedAt, until);
+    const answered = answersBetween(input, ask, { askId: comment.id, nextAskId: later[0]?.comment.id, from: askedAt, until });
     // The newest ask: the label may have come off for another reason (Redis lost the gate while the
     // round before it ended, or the agent took it off); without the humans' answers it was not resumed.
     if (later.length === 0 && !answered) {
@@ -116,19 +117,32 @@ function labelTakenOffAfter(input: TimelineInput, since: number): number | undef
   return Date.parse(lastChange.created_at);
 }
 
-function answersBetween(
-  input: TimelineInput,
-  ask: Ask,
-  askComment: TimelineComment,
-  from: number,
-  until: number,
-): Omit<GateRecord, "id" | "state" | "round"> | undefined {
-  if (ask.kind === APPROVAL_KIND) return votesBetween(input, ask, askComment, from, until);
+/** Where an ask's replies are: after its comment, before the next ask's (or `until`, the label's coming off, for the newest). */
+interface ReplyWindow {
+  askId: number;
+  nextAskId: number | undefined;
+  from: number;
+  until: number;
+}
+
+/**
+ * Whether a reply is in the window. An issue comment by its id: ids grow with time in one sequence,
+ * while timestamps have whole seconds, and the answer to one question is often written in the second
+ * the next is asked. A review (ids of other sequences) by its time, with a second's slack.
+ */
+function inWindow(reply: TimelineComment, window: ReplyWindow): boolean {
+  const at = Date.parse(reply.created_at);
+  if (isIssueComment(reply.id)) return reply.id > window.askId && (window.nextAskId === undefined ? at <= window.until + 1000 : reply.id < window.nextAskId);
+  return at >= window.from - 1000 && at <= window.until + 1000;
+}
+
+function answersBetween(input: TimelineInput, ask: Ask, window: ReplyWindow): Omit<GateRecord, "id" | "state" | "round"> | undefined {
+  if (ask.kind === APPROVAL_KIND) return votesBetween(input, ask, window);
   const byQuestion = new Map<number, GateRecord["answers"][number]>();
   let last: TimelineComment | undefined;
   for (const reply of input.comments) {
     const at = Date.parse(reply.created_at);
-    if (reply.id === askComment.id || at < from - 1000 || at > until + 1000 || !reply.body || !input.isAnswerer(reply)) continue;
+    if (!inWindow(reply, window) || !reply.body || !input.isAnswerer(reply)) continue;
     const by = reply.user?.login ?? "ghost";
     const command = parseCommand(reply.body);
     if (command?.name === "defaults") {
@@ -157,18 +171,12 @@ function answersBetween(
 }
 
 /** An approval gate's outcome, counted again from the votes in between, as the app counted them. */
-function votesBetween(
-  input: TimelineInput,
-  ask: Ask,
-  askComment: TimelineComment,
-  from: number,
-  until: number,
-): Omit<GateRecord, "id" | "state" | "round"> | undefined {
+function votesBetween(input: TimelineInput, ask: Ask, window: ReplyWindow): Omit<GateRecord, "id" | "state" | "round"> | undefined {
   const rule = input.approvalRule?.(ask) ?? { required: ask.approvers ?? 1, policy: "any-deny" };
   const votes: Vote[] = [];
   for (const reply of input.comments) {
     const at = Date.parse(reply.created_at);
-    if (reply.id === askComment.id || at < from - 1000 || at > until + 1000 || !reply.body || !input.isAnswerer(reply)) continue;
+    if (!inWindow(reply, window) || !reply.body || !input.isAnswerer(reply)) continue;
     const cast = readVote(reply.body, appMentionNames(input.appLogin));
     if (!cast || cast === "discussion") continue;
     const vote: Vote = {

@@ -12,7 +12,9 @@ import { bodyForTask } from "../gates/issueBody.js";
 import { titleForTask } from "../gates/issueTitle.js";
 import type { Services } from "../services/services.js";
 import { excludePaths } from "../workspace/excludePaths.js";
-import { tokenForms } from "../workspace/gitCredentials.js";
+import { agentGitEnv, tokenForms } from "../workspace/gitCredentials.js";
+import { channelGitUrl } from "../channel/channelPaths.js";
+import type { RoundGrant } from "../channel/roundGrants.js";
 import type { RoundWorkspace } from "./workspace.js";
 import type { SpawnJob } from "../payloads.js";
 
@@ -24,9 +26,13 @@ import type { SpawnJob } from "../payloads.js";
 
 export interface RoundInputs {
   task: string;
-  /** The round's token (the checkout's, else one issued for the agent): revoked when the round ends. */
-  token: string;
-  /** The agent's token in every form it may show up in, masked in what the round writes. */
+  /** The round's tokens (the agent's, and the app's for the checkout): revoked when the round ends. */
+  tokens: string[];
+  /** The round's channel credential: closed when the round ends. */
+  credential: string;
+  /** What the agent may have the app do (src/channel/): asks and comments on its issue, pushes to its branch. */
+  grant: RoundGrant;
+  /** The round's tokens and credential in every form they may show up in, masked in what the round writes. */
   secrets: string[];
   /** The issue's checkout (kept across rounds), else a fresh directory the caller removes after the run. */
   workdir: string;
@@ -38,11 +44,12 @@ export interface RoundInputs {
   env: Record<string, string>;
 }
 
-/** What the preparation reads: the agent's settings, its token when there is no checkout's, and where the sandbox shows `escalate`. */
+/** What the preparation reads: the agent's settings, its token when there is no checkout's, where the sandbox shows `escalate`, the round channel. */
 export interface RoundInputPorts {
   config: Pick<Services["config"], "baseUrl" | "serverUrl"> & { agent: Pick<Services["config"]["agent"], "workdirRoot" | "envPassthrough"> };
   github: Pick<Services["github"], "agentToken">;
   sandbox: Pick<Services["sandbox"], "escalate">;
+  channel: Services["channel"];
 }
 
 export interface RoundPlan {
@@ -71,8 +78,15 @@ export async function prepareRoundInputs(services: RoundInputPorts, plan: RoundP
     ...(prepared ? { workspace: { branch: prepared.branch, base: prepared.base, divertedTo: prepared.divertedTo, pullRequest: plan.pullRequest } } : {}),
     askHuman: command.recipe?.askHuman,
   });
-  const token = workspace?.token ?? (await services.github.agentToken(data.installationId, data.repo)).token;
-  const secrets = tokenForms(token);
+  const token = workspace?.agentToken ?? (await services.github.agentToken(data.installationId, data.repo)).token;
+  const tokens = workspace ? [token, workspace.token] : [token];
+  const grant: RoundGrant = {
+    installationId: data.installationId,
+    repo: data.repo,
+    issue: data.issue,
+    round,
+    ...(prepared ? { push: { branch: prepared.branch, cloneUrl: workspace.cloneUrl, token: workspace.token } } : {}),
+  };
   // With the workspace the agent works in the issue's checkout, kept across rounds; else in a fresh directory.
   const workdir = prepared?.checkout ?? (await mkdtemp(join(services.config.agent.workdirRoot, "escalation-")));
   const taskFile = prepared?.taskFile ?? join(workdir, "task.md");
@@ -84,6 +98,9 @@ export async function prepareRoundInputs(services: RoundInputPorts, plan: RoundP
   if (prepared && command.recipe?.exclude) await excludePaths(prepared.checkout, command.recipe.exclude);
   // A recipe's config files (its MCP server) are written for the round, outside the checkout.
   const recipe = command.recipe ? await setUpRecipe(command.recipe, services.config.agent.workdirRoot, services.sandbox.escalate) : undefined;
+  // Issued last, after everything that can fail: the round's end closes it (src/round/run.ts).
+  const credential = services.channel.grants.issue(grant);
+  const secrets = [...tokens.flatMap(tokenForms), credential];
   const argv = fillPlaceholders(command.argv, { taskFile, repo: data.repo, issue: String(data.issue), round: String(round), workdir, ...recipe?.placeholders });
   const env = agentEnv(
     {
@@ -95,11 +112,20 @@ export async function prepareRoundInputs(services: RoundInputPorts, plan: RoundP
       round,
       taskFile,
       askFile,
-      ...(workspace ? { workspace: { branch: workspace.prepared.branch, base: workspace.prepared.base, gitAuth: workspace.gitAuth } } : {}),
+      channel: { url: services.channel.url, token: credential },
+      ...(workspace
+        ? {
+            workspace: {
+              branch: workspace.prepared.branch,
+              base: workspace.prepared.base,
+              gitAuth: agentGitEnv(workspace.cloneUrl, token, { url: channelGitUrl(services.channel.url, data.repo), credential }),
+            },
+          }
+        : {}),
     },
     services.config.agent.envPassthrough,
     undefined,
     recipe?.env,
   );
-  return { task, token, secrets, workdir, taskFile, askFile, recipe, argv, env };
+  return { task, tokens, credential, grant, secrets, workdir, taskFile, askFile, recipe, argv, env };
 }

@@ -14,8 +14,8 @@ import type { Skipped } from "./outcome.js";
 /**
  * The round's third step: the agent runs in its sandbox until it exits (or is stopped), its ask file
  * is posted, what it left in the checkout is pushed and, when it finished without asking, delivered
- * as the issue's pull request. However that ends, the round's token is revoked last: nothing the
- * agent left behind may act with it afterwards. A sandbox that cannot start ends the round unrun.
+ * as the issue's pull request. However that ends, the round's channel is closed and its tokens are
+ * revoked last: nothing the agent left behind may act with them afterwards. A sandbox that cannot start ends the round unrun.
  */
 export async function runAgentRound(prepared: PreparedRound): Promise<RanRound | Skipped> {
   const { services, data, settings, workspace, issue, history, log } = prepared;
@@ -35,15 +35,16 @@ export async function runAgentRound(prepared: PreparedRound): Promise<RanRound |
         : "";
     return { ...prepared, run, attempt, askLine, saved, delivered };
   } finally {
-    // The token's last use was the push.
-    await services.github.revokeAgentToken(data.installationId, prepared.inputs.token);
+    // Their last use was the push: the channel closes first, so no push of the agent's can start after.
+    services.channel.grants.close(prepared.inputs.credential);
+    await Promise.all(prepared.inputs.tokens.map((token) => services.github.revokeAgentToken(data.installationId, token)));
   }
 }
 
 /** Runs the agent in the round's sandbox and posts its ask file; the sandbox, the recipe's files and a fresh workdir are cleaned up after. */
 async function startAgent(prepared: PreparedRound, attempt: number): Promise<{ run: AgentRun; askLine: string } | Skipped> {
   const { services, data, job, round, gate, log, target } = prepared;
-  const { task, workdir, taskFile, askFile, recipe, argv, env } = prepared.inputs;
+  const { task, workdir, taskFile, askFile, recipe, argv, env, grant } = prepared.inputs;
   // Started more often than it failed: an earlier start of this attempt never ended (a runner lost, a shutdown).
   const again = job.attemptsStarted > attempt;
   let sandbox: RoundSandbox | undefined;
@@ -73,7 +74,7 @@ async function startAgent(prepared: PreparedRound, attempt: number): Promise<{ r
       },
     });
     // Posted however the agent exited, and before the save: the file is never committed.
-    const askLine = await postAskFile(services, { path: askFile, env, repo: data.repo, issue: data.issue, round });
+    const askLine = await postAskFile(services, { path: askFile, grant });
     return { run, askLine };
   } catch (error) {
     if (!(error instanceof SandboxError)) throw error;

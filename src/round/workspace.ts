@@ -2,28 +2,34 @@ import type { PullRequestMode } from "../config/repoConfig.js";
 import { GitHubError, WorkspaceError } from "../errors.js";
 import type { TokenPermissions } from "../github/agentToken.js";
 import type { Services } from "../services/services.js";
-import { gitAuthEnv } from "../workspace/gitCredentials.js";
 import { prepareWorkspace, type PreparedWorkspace } from "../workspace/prepareWorkspace.js";
 import { pullRequestBranch } from "../workspace/pullRequestBranch.js";
 import type { SavedWork } from "../workspace/saveWork.js";
 
+/** The app's own token for the checkout: it clones, and pushes what the agent left (the agent's pushes go through it too). */
+export const APP_CHECKOUT_PERMISSIONS: TokenPermissions = { contents: "write" };
+
 /**
- * What the workspace needs of the token: the agent's token reads and pushes the repository's code,
- * and opens the pull request itself where the repository leaves that to the agent.
+ * What the workspace adds to the agent's token: reading the repository's code, and opening the pull
+ * request itself where the repository leaves that to the agent. Never `contents: write`: the agent
+ * pushes through the app, to its branch only (src/channel/).
  */
-export function workspacePermissions(pullRequest: PullRequestMode): TokenPermissions {
-  return pullRequest === "agent" ? { contents: "write", pull_requests: "write" } : { contents: "write" };
+export function agentWorkspacePermissions(pullRequest: PullRequestMode): TokenPermissions {
+  return pullRequest === "agent" ? { contents: "read", pull_requests: "write" } : { contents: "read" };
 }
 
 export type RoundWorkspace =
-  /** `ownPullRequest`: the issue is a pull request and the checkout is on its head branch. */
-  | { kind: "ready"; prepared: PreparedWorkspace; token: string; gitAuth: Record<string, string>; ownPullRequest: boolean }
+  /**
+   * `token`: the app's, which clones and pushes; `agentToken`: the agent's, which reads.
+   * `ownPullRequest`: the issue is a pull request and the checkout is on its head branch.
+   */
+  | { kind: "ready"; prepared: PreparedWorkspace; token: string; agentToken: string; cloneUrl: string; ownPullRequest: boolean }
   /** GitHub refused the token or the clone: a permission the installation lacks. `comment` says which and where to grant it. */
   | { kind: "refused"; comment: string; problem: string };
 
 /**
- * The round's checkout, prepared with the agent's own token (narrowed to the repository, with
- * `contents: write`); the same token and git authentication go to the agent. Failures other than a
+ * The round's checkout, prepared with the app's own token for the round (narrowed to the repository,
+ * `contents: write`), and the agent's read-only token, both minted at once. Failures other than a
  * refusal are thrown (a network blip): the round is retried like an agent that could not start.
  */
 export async function openRoundWorkspace(
@@ -32,8 +38,9 @@ export async function openRoundWorkspace(
 ): Promise<RoundWorkspace> {
   const { installationId, repo, issue, round } = input;
   try {
-    const [{ token }, info, { botLogin }, pull] = await Promise.all([
-      services.github.agentToken(installationId, repo, workspacePermissions(input.pullRequest)),
+    const [{ token }, agent, info, { botLogin }, pull] = await Promise.all([
+      services.github.appToken(installationId, repo, APP_CHECKOUT_PERMISSIONS),
+      services.github.agentToken(installationId, repo, agentWorkspacePermissions(input.pullRequest)),
       services.github.repository(installationId, repo),
       services.github.identity(),
       pullRequestBranch(() => services.github.installation(installationId), repo, issue),
@@ -50,7 +57,7 @@ export async function openRoundWorkspace(
       identity: { name: botLogin, email: `${botLogin}@users.noreply.github.com` },
       limits: { maxBytes: services.config.workspace.maxBytes, maxFiles: services.config.workspace.maxFiles },
     });
-    return { kind: "ready", prepared, token, gitAuth: gitAuthEnv(info.cloneUrl, token), ownPullRequest: pull !== undefined };
+    return { kind: "ready", prepared, token, agentToken: agent.token, cloneUrl: info.cloneUrl, ownPullRequest: pull !== undefined };
   } catch (error) {
     const refusedToken = error instanceof GitHubError && (error.status === 403 || error.status === 422);
     if (refusedToken || (error instanceof WorkspaceError && error.reason === "refused")) {

@@ -1,5 +1,6 @@
 import type { Logger } from "probot";
 import type { RunningAgents } from "../agent/runningAgents.js";
+import type { RoundGrants } from "../channel/roundGrants.js";
 import type { AppConfig } from "../config/appConfig.js";
 import type { RepoConfigResult } from "../config/repoConfig.js";
 import type { LoopEvents } from "../events.js";
@@ -23,6 +24,8 @@ export interface Services extends Stores {
   agents: RunningAgents;
   /** Where agents run (AGENT_SANDBOX), probed once at start. */
   sandbox: Sandbox;
+  /** The round channel (src/channel/): the URL agents reach it at, and the open rounds' credentials. */
+  channel: { url: string; grants: RoundGrants };
   /** The repository's `.github/escalation.yml` over the server defaults (cached briefly). */
   settings(installationId: number, repo: string): Promise<RepoConfigResult>;
   /** The repository's CODEOWNERS file, if it has one the app can read (cached like the settings). */
@@ -32,8 +35,10 @@ export interface Services extends Stores {
     installation(installationId: number): Promise<InstallationOctokit>;
     /** The installation's client for GraphQL queries, paced apart from its writes (src/github/graphqlReads.ts). */
     graphqlReads(installationId: number): Promise<InstallationOctokit>;
-    /** A fresh token for one round's agent, narrowed to its repository (src/github/agentToken.ts). */
+    /** A fresh token for one round's agent, narrowed to its repository, the configured permissions and `extra` (src/github/agentToken.ts). */
     agentToken(installationId: number, repo: string, extra?: TokenPermissions): Promise<AgentToken>;
+    /** A fresh token of exactly `permissions` for one round's git work, held by the app only. */
+    appToken(installationId: number, repo: string, permissions: TokenPermissions): Promise<AgentToken>;
     /** Revokes a round's token when the round ends; false (logged) when GitHub could not be told. */
     revokeAgentToken(installationId: number, token: string): Promise<boolean>;
     /** The repository's clone URL and default branch (cached like the settings). */

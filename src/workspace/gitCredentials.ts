@@ -12,11 +12,29 @@ export function basicAuthorization(token: string): string {
 
 /** Environment entries that authenticate git's requests to `cloneUrl` (and below it) with `token`. */
 export function gitAuthEnv(cloneUrl: string, token: string): Record<string, string> {
-  return {
-    GIT_CONFIG_COUNT: "1",
-    GIT_CONFIG_KEY_0: `http.${cloneUrl}.extraHeader`,
-    GIT_CONFIG_VALUE_0: `Authorization: ${basicAuthorization(token)}`,
-  };
+  return configEnv([[`http.${cloneUrl}.extraHeader`, `Authorization: ${basicAuthorization(token)}`]]);
+}
+
+/**
+ * The agent's git: it fetches from `cloneUrl` with its own read-only token, and its pushes there are
+ * rewritten (`pushInsteadOf`) to the round channel's `push.url`, which takes them with the round's
+ * credential and lets through only the issue's branch (src/channel/).
+ */
+export function agentGitEnv(cloneUrl: string, token: string, push: { url: string; credential: string }): Record<string, string> {
+  return configEnv([
+    [`http.${cloneUrl}.extraHeader`, `Authorization: ${basicAuthorization(token)}`],
+    [`url.${push.url}.pushInsteadOf`, cloneUrl],
+    [`http.${push.url}.extraHeader`, `Authorization: Bearer ${push.credential}`],
+  ]);
+}
+
+function configEnv(entries: ReadonlyArray<[key: string, value: string]>): Record<string, string> {
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(entries.length) };
+  entries.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
 }
 
 /** The secrets to mask wherever git's or the agent's output is shown: the token and its header form. */

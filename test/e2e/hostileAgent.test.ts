@@ -157,7 +157,7 @@ async function hostileScenario(): Promise<void> {
     // The hostile round: its report, its last comment, its own question open.
     const workspaces = join(dataDir, "workspaces");
     const reportFile = await waitFor("the hostile round's report", () => findFile(workspaces, `round-${HOSTILE_ROUND}.json`), 90_000);
-    await waitFor("the hostile agent's last comment", () => sim.comments(REPO, issue).some((c) => c.body.startsWith("Found ")), 30_000);
+    await waitFor("the hostile agent's last comment", () => sim.comments(REPO, issue).some((c) => c.body.includes("Found ")), 30_000);
     const ownAsk = await gateOpen(2);
     const roundEnd = async (round: number) => {
       const timing = (await store().rounds.roundTimings(ref)).find((t) => t.round === round);
@@ -195,7 +195,7 @@ async function hostileScenario(): Promise<void> {
     expect.soft(metadata).toHaveLength(2);
     for (const attempt of metadata) expect.soft(attempt, "the proxy refuses the metadata address (403)").toMatchObject({ outcome: "blocked", status: 403 });
     expect.soft(tried("own-question")).toEqual([expect.objectContaining({ outcome: "done" })]);
-    // GitHub lets the token do these (it acts as the App's bot): what matters is that the app ignores them.
+    // Its token reads only (issue 37): GitHub refuses each of these; were it given issues:write, the app would ignore them.
     for (const kind of [
       "edit-human-answer",
       "delete-human-answer",
@@ -207,10 +207,10 @@ async function hostileScenario(): Promise<void> {
     ]) {
       expect
         .soft(
-          tried(kind).map((a) => a.outcome),
+          tried(kind).map((a) => [a.outcome, a.status]),
           kind,
         )
-        .toEqual(["done"]);
+        .toEqual([["blocked", 403]]);
     }
     expect.soft(tried("edit-status-comment").length + tried("forge-status-comment").length).toBeGreaterThanOrEqual(2);
 

@@ -211,7 +211,9 @@ describe("npm run playground, played in headless Chromium", () => {
     await page.waitForURL(/as=maintainer/);
     const done = page.locator("li.comment.bot", { hasText: "Done:" });
     await done.waitFor({ timeout: AGENT_MS });
-    expect(await done.locator(".markdown").textContent()).toBe("Done: the cache now uses SQLite, as decided on this issue. (round 1)");
+    // The agent's words, posted by the app and marked as the agent's.
+    expect(await done.locator(".markdown blockquote").textContent()).toContain("The agent wrote (round 1):");
+    expect(await done.locator(".markdown").textContent()).toContain("Done: the cache now uses SQLite, as decided on this issue. (round 1)");
     expect(await done.locator("strong").textContent()).toBe("SQLite");
     const ack = page.locator("li.comment.bot", { hasText: "Recorded as" });
     expect(await ack.locator(".markdown p").first().textContent()).toBe("📝 @maintainer: Recorded as 2. SQLite, with the note keep it embedded.");

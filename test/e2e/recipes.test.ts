@@ -5,7 +5,7 @@ import { basename, delimiter, dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../src/config/projectRoot.js";
 import { parseAskComment } from "../../src/protocol/ask.js";
-import { gitAuthEnv } from "../../src/workspace/gitCredentials.js";
+import { agentGitEnv } from "../../src/workspace/gitCredentials.js";
 import { ensureBuilt } from "../support/build.js";
 import { startLoop, waitFor, type Loop } from "../support/harness.js";
 
@@ -36,6 +36,8 @@ const CONTRACT = [
   "GITHUB_SERVER_URL",
   "ESCALATION_BRANCH",
   "ESCALATION_BASE",
+  "ESCALATION_CHANNEL_URL",
+  "ESCALATION_CHANNEL_TOKEN",
 ];
 const LOCALE = ["HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM"];
 const PASSTHROUGH = ["STAND_IN_OUT", "ANTHROPIC_API_KEY", "CODEX_API_KEY"];
@@ -83,7 +85,7 @@ const CASES: Case[] = [
       "[mcp_servers.escalation]",
       `command = ${JSON.stringify(ESCALATE)}`,
       'args = ["mcp"]',
-      'env_vars = ["GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "no_proxy", "NO_PROXY"]',
+      'env_vars = ["GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_REPOSITORY", "ESCALATION_ISSUE", "ESCALATION_ROUND", "ESCALATION_CHANNEL_URL", "ESCALATION_CHANNEL_TOKEN", "https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "no_proxy", "NO_PROXY"]',
       "",
     ].join("\n"),
     env: (config) => ({ CODEX_HOME: dirname(config) }),
@@ -161,7 +163,7 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
         ...LOCALE.filter((n) => process.env[n] !== undefined),
         ...PASSTHROUGH,
         ...CONTRACT,
-        ...Object.keys(gitAuthEnv("http://x", "t")),
+        ...Object.keys(agentGitEnv("http://x", "t", { url: "http://y", credential: "c" })),
         ...Object.keys(c.env(config)),
       ];
       expect(Object.keys(round0.env).sort()).toEqual([...new Set(expected)].sort());
@@ -232,7 +234,12 @@ describe("the recipes end to end: a stand-in of each tool, run as the recipe run
     expect(basename(dirname(conventions))).toMatch(/^escalation-recipe-/);
     expect(conventions.startsWith(root)).toBe(false);
     expect(round0.task).toContain("Cache the lookups.");
-    const expected = [...LOCALE.filter((n) => process.env[n] !== undefined), ...PASSTHROUGH, ...CONTRACT, ...Object.keys(gitAuthEnv("http://x", "t"))];
+    const expected = [
+      ...LOCALE.filter((n) => process.env[n] !== undefined),
+      ...PASSTHROUGH,
+      ...CONTRACT,
+      ...Object.keys(agentGitEnv("http://x", "t", { url: "http://y", credential: "c" })),
+    ];
     expect(Object.keys(round0.env).sort()).toEqual([...new Set(expected)].sort());
     expect(round0.env).toMatchObject({
       ESCALATION_ASK_FILE: join(round0.cwd, ".escalation", "ask.json"),

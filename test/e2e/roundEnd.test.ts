@@ -13,11 +13,15 @@ const LEFTOVER_SLEEP_S = 8;
 
 /**
  * An agent that leaves a process behind, out of its process group (setsid) and holding its output
- * pipes, which after LEFTOVER_SLEEP_S asks on the issue with the round's token, then exits itself.
- * The second before its exit lets the test see the leftover running.
+ * pipes, which after LEFTOVER_SLEEP_S asks on the issue through the round channel, then with the
+ * round's token straight to GitHub, then exits itself. The second before its exit lets the test
+ * see the leftover running.
  */
 function agent(mark: string, out: string): string {
-  const late = `sleep ${mark}; escalate ask --question "Asked after the round ended" --option Yes >"${out}/ask.out" 2>&1; echo "exit $?" >>"${out}/ask.out"`;
+  const ask = `escalate ask --question "Asked after the round ended" --option Yes`;
+  const late =
+    `sleep ${mark}; ${ask} >"${out}/ask.out" 2>&1; echo "exit $?" >>"${out}/ask.out"; ` +
+    `env -u ESCALATION_CHANNEL_URL -u ESCALATION_CHANNEL_TOKEN ${ask} >"${out}/token.out" 2>&1; echo "exit $?" >>"${out}/token.out"`;
   return `setsid sh -c '${late}' &\nsleep 1\necho "the agent exits, leaving a process behind"`;
 }
 
@@ -54,20 +58,26 @@ describe("a round ends when its agent exits, and its token is revoked (issue 31)
     expect(sim.comments(REPO, issue).filter((c) => c.body.includes("Asked after the round ended"))).toEqual([]);
   }, 90_000);
 
-  it("unsandboxed (AGENT_SANDBOX=none): the round ends as the agent exits, and the leftover's call with the token is refused", async () => {
+  it("unsandboxed (AGENT_SANDBOX=none): the round ends as the agent exits, and the leftover's calls through the channel and with the token are refused", async () => {
     const mark = `${LEFTOVER_SLEEP_S}.${process.pid % 1000}2`;
     const { sim, issue, out, ended } = await runRound(mark, { AGENT_SANDBOX: "none" });
     expect(ended.outcome).toBe("success");
     expect(ended.durationMs).toBeLessThan(LEFTOVER_SLEEP_S * 1000 - 2000);
     // Outside any sandbox a process that left the agent's group survives it, but not its token.
     expect(sleepers(mark).length).toBe(1);
-    const said = await waitFor(
-      "the leftover's call",
-      () => existsSync(join(out, "ask.out")) && /exit \d+/.test(readFileSync(join(out, "ask.out"), "utf8")) && readFileSync(join(out, "ask.out"), "utf8"),
-      30_000,
-    );
-    expect(said).toMatch(/HTTP 401/);
-    expect(said).toMatch(/^exit 1$/m);
+    const said = (file: string) =>
+      waitFor(
+        `the leftover's call (${file})`,
+        () => existsSync(join(out, file)) && /exit \d+/.test(readFileSync(join(out, file), "utf8")) && readFileSync(join(out, file), "utf8"),
+        30_000,
+      );
+    // The round's channel is closed with the round, and its token is revoked.
+    const throughChannel = await said("ask.out");
+    expect(throughChannel).toMatch(/This round's channel is closed/);
+    expect(throughChannel).toMatch(/^exit 1$/m);
+    const withToken = await said("token.out");
+    expect(withToken).toMatch(/HTTP 401/);
+    expect(withToken).toMatch(/^exit 1$/m);
     expect(sim.comments(REPO, issue).filter((c) => c.body.includes("Asked after the round ended"))).toEqual([]);
   }, 90_000);
 });

@@ -137,7 +137,7 @@ describe("the agent's workspace end to end, through the simulator's git server",
     sim.comment("acme/self", issue, "maintainer", "/agent");
     await exited; // notified once the round's work is pushed and the app's delivery was decided
     const run = await waitFor("the agent's record", () => seen(out, 0, issue, "acme/self"));
-    expect(run.openedPr).toBe(201);
+    expect(run.openedPr, JSON.stringify(run)).toBe(201);
     expect(run.task).toContain("Opening its pull request into `main` is yours");
     const opened = await pulls(`escalation/issue-${issue}`, "acme/self");
     expect(opened.map((p) => p.title)).toEqual(["The agent's own pull request"]);

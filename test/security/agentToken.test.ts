@@ -6,7 +6,7 @@ import { REPO, SecureLoop, waitFor } from "./support.js";
 
 /**
  * Issue 7, "What the agent can touch": the agent's GITHUB_TOKEN is an installation token narrowed
- * to the one repository (and the configured permissions), revoked when its round ends; it is never logged, and
+ * to the one repository (and the configured permissions, read-only by default), revoked when its round ends; it is never logged, and
  * output excerpts posted to GitHub are masked, so an agent that prints its token leaks it nowhere.
  */
 describe("security: the agent's token", { timeout: 60_000 }, () => {
@@ -30,7 +30,8 @@ describe("security: the agent's token", { timeout: 60_000 }, () => {
         return undefined;
       }
     });
-    expect(probe).toEqual({ own: 201, foreignComment: 404, foreignIssue: 404 });
+    // It reads its own issue and writes nothing anywhere: its asks and comments go through the app (issue 37).
+    expect(probe).toEqual({ ownRead: 200, own: 403, foreignComment: 404, foreignIssue: 404 });
     expect(loop.sim.comments("acme/gadgets", 1)).toEqual([]);
 
     // The round's token is its own and revoked when the round ends: GitHub refuses it from then on.

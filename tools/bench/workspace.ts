@@ -94,7 +94,14 @@ async function timed(action: () => Promise<unknown>): Promise<number> {
  * workspace on) and `off` (a repository whose `.github/escalation.yml` turns it off). Each issue:
  * `/agent`, the sample agent asks, a maintainer answers; round 1's start is measured.
  */
-async function replyToSpawn(sim: GitHubSimulator, issues: number): Promise<{ on: number[]; off: number[] }> {
+/** Per side: reply → agent started (ms) and the REST calls of each issue's whole round trip (both rounds, the app's and the agent's). */
+interface LoopFigures {
+  on: number[];
+  off: number[];
+  calls: { on: number[]; off: number[] };
+}
+
+async function replyToSpawn(sim: GitHubSimulator, issues: number): Promise<LoopFigures> {
   const redis = await startPrivateRedis();
   const root = await mkdtemp(join(tmpdir(), "bench-ws-loop-"));
   sim.addUser("maintainer");
@@ -120,7 +127,24 @@ async function replyToSpawn(sim: GitHubSimulator, issues: number): Promise<{ on:
   });
   const app = await startApp({ config: { ...config, redisUrl: redis.url }, log: await createLogger("warn"), octokit: { throttle: false, retry: true } });
   sim.setWebhookUrl(`${app.url}/api/github/webhooks`);
-  const figures = { on: [] as number[], off: [] as number[] };
+  const figures: LoopFigures = { on: [], off: [], calls: { on: [], off: [] } };
+  const exited = (repo: string, issue: number, round: number) =>
+    new Promise<void>((resolvePromise) => {
+      const listener = (e: { repo: string; issue: number; round: number }) => {
+        if (e.repo !== repo || e.issue !== issue || e.round !== round) return;
+        app.services.events.off("agent.exited", listener);
+        resolvePromise();
+      };
+      app.services.events.on("agent.exited", listener);
+    });
+  /** Until the app's writes for the round are out: they are part of its round trip. */
+  const settled = async () => {
+    const deadline = Date.now() + 120_000;
+    while ((await app.services.queues.feedback.unfinished()) > 0) {
+      if (Date.now() > deadline) throw new Error("the app's feedback did not drain");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
   const started = (repo: string, issue: number, round: number) =>
     new Promise<number>((resolvePromise) => {
       const listener = (e: { repo: string; issue: number; round: number; replyToSpawnMs: number }) => {
@@ -139,17 +163,22 @@ async function replyToSpawn(sim: GitHubSimulator, issues: number): Promise<{ on:
   };
   try {
     for (let i = 0; i < issues; i++) {
-      for (const [repo, into] of [
-        [REPO, figures.on],
-        [OFF_REPO, figures.off],
+      for (const [repo, into, calls] of [
+        [REPO, figures.on, figures.calls.on],
+        [OFF_REPO, figures.off, figures.calls.off],
       ] as const) {
+        const from = sim.calls.length;
         const issue = sim.createIssue(repo, { title: `Bench ${i}`, body: "x", author: "maintainer" }).number;
         sim.comment(repo, issue, "maintainer", "/agent");
         await asked(repo, issue);
         const round1 = started(repo, issue, 1);
+        const over = exited(repo, issue, 1);
         sim.comment(repo, issue, "maintainer", "SQLite");
         into.push(await round1);
-        console.error(`  ${repo}#${issue}: reply → agent started ${into.at(-1)} ms`);
+        await over;
+        await settled();
+        calls.push(sim.calls.length - from);
+        console.error(`  ${repo}#${issue}: reply → agent started ${into.at(-1)} ms, ${calls.at(-1)} REST calls in the round trip`);
       }
     }
     return figures;
@@ -227,6 +256,16 @@ export async function benchWorkspace({ files, commits, samples, issues }: Worksp
           row(`Workspace on (${files} files, ${commits} commits; a warm round of the issue)`, loop.on),
           row("Workspace off (a fresh empty directory)", loop.off),
         ],
+      )}`,
+    );
+    const count = (what: string, calls: number[]) => {
+      const d = distribution(calls);
+      return [what, fmt(d.p50), `${Math.min(...calls)}–${Math.max(...calls)}`];
+    };
+    console.log(
+      `\n${markdownTable(
+        [`GitHub REST calls per issue (dispatch, ask, answer, the resumed round's end; the app's and the agent's), ${issues} issues each`, "p50", "range"],
+        [count("Workspace on", loop.calls.on), count("Workspace off", loop.calls.off)],
       )}`,
     );
   } finally {

@@ -76,7 +76,8 @@ export class Operations {
     pullRequest?: PullRequestParts,
   ): Issue {
     requireVisible(ctx.actor, repo);
-    requireIssuesAccess(ctx.actor, "write");
+    // A pull request takes `pull_requests: write` (its route checks it), not `issues: write`.
+    if (!pullRequest) requireIssuesAccess(ctx.actor, "write");
     const title = requiredText("Issue", "title", input.title);
     const body = optionalBody("Issue", input.body);
     // GitHub silently drops labels on new issues from people without push access.

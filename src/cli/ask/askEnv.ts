@@ -9,6 +9,9 @@ const AGENT_ENV_SHAPE = {
   GITHUB_REPOSITORY: z.string().optional(),
   ESCALATION_ISSUE: z.string().optional(),
   ESCALATION_ROUND: z.string().regex(/^\d+$/, "must be a round number (0, 1, 2, …)").optional(),
+  /** The round channel (src/channel/channelPaths.ts): where a round's agent has the app post for it. */
+  ESCALATION_CHANNEL_URL: z.string().url().optional(),
+  ESCALATION_CHANNEL_TOKEN: z.string().min(1).optional(),
 };
 
 /** The agent's variables and the proxy ones, as `escalate ask` and `escalate mcp` read them. */

@@ -1,7 +1,8 @@
+import { CHANNEL_PATHS } from "../../channel/channelPaths.js";
 import type { Ask, AskInput } from "../../domain.js";
 import { ProtocolError } from "../../errors.js";
 import { newAskId, renderAskComment, validateAsk } from "../../protocol/ask.js";
-import { postIssueComment } from "../github.js";
+import { postOnIssue } from "../postOnIssue.js";
 import { UsageError } from "../usage.js";
 import type { AskEnv } from "./askEnv.js";
 import { askTarget } from "./askTarget.js";
@@ -26,27 +27,33 @@ export interface AskDraft {
   paths?: string[];
 }
 
-/**
- * Builds the ask comment and posts it on the issue: the one path shared by `escalate ask` and the
- * `ask_human` tool of `escalate mcp`. `repo` and `issue` default to the agent's environment.
- * Bad input is a UsageError, a missing variable an EnvironmentError; GitHub refusing the comment
- * is a GitHubError.
- */
-export async function submitAsk(draft: AskDraft, where: { env: AskEnv; repo?: string; issue?: string; dryRun?: boolean }): Promise<AskResult> {
-  const { env } = where;
-  if (draft.questions.length === 0) throw new UsageError("At least one --question is required.");
-  const { repo, issue } = askTarget(env, where, !where.dryRun);
-  const input: AskInput = {
+/** The ask an AskDraft makes for `round`, before validation. */
+export function askInputFrom(draft: AskDraft, round: number): AskInput {
+  return {
     v: 1,
     id: newAskId(),
     kind: draft.kind ?? "question",
-    round: Number(env.ESCALATION_ROUND ?? 0),
+    round,
     questions: draft.questions,
     timeoutSeconds: draft.timeoutSeconds,
     context: draft.context,
     paths: draft.paths?.length ? draft.paths : undefined,
     approvers: draft.approvers,
   };
+}
+
+/**
+ * Builds the ask comment and posts it on the issue: the one path shared by `escalate ask` and the
+ * `ask_human` tool of `escalate mcp`. `repo` and `issue` default to the agent's environment. In a
+ * round the app posts it, through the round channel (ESCALATION_CHANNEL_URL); by hand, GITHUB_TOKEN
+ * does. Bad input is a UsageError, a missing variable an EnvironmentError; GitHub (or the app)
+ * refusing the comment is a GitHubError.
+ */
+export async function submitAsk(draft: AskDraft, where: { env: AskEnv; repo?: string; issue?: string; dryRun?: boolean }): Promise<AskResult> {
+  const { env } = where;
+  if (draft.questions.length === 0) throw new UsageError("At least one --question is required.");
+  const { repo, issue } = askTarget(env, where, !where.dryRun && !env.ESCALATION_CHANNEL_URL);
+  const input = askInputFrom(draft, Number(env.ESCALATION_ROUND ?? 0));
   let ask: Ask;
   let body: string;
   try {
@@ -57,12 +64,5 @@ export async function submitAsk(draft: AskDraft, where: { env: AskEnv; repo?: st
     throw error;
   }
   if (where.dryRun) return { url: "", body, ask };
-  const url = await postIssueComment(
-    { token: env.GITHUB_TOKEN, apiUrl: env.GITHUB_API_URL, proxy: env },
-    repo,
-    issue,
-    body,
-    "GITHUB_TOKEN is not set; the app sets it for agents it spawns.",
-  );
-  return { url, body, ask };
+  return { url: await postOnIssue(env, { repo, issue }, { path: CHANNEL_PATHS.ask, payload: ask, body }), body, ask };
 }

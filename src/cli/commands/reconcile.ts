@@ -5,6 +5,7 @@ import { loadConfig } from "../../config/env.js";
 import { commandConnection, producerConnection } from "../../queue/connection.js";
 import { Queues } from "../../queue/queues.js";
 import { noAgents } from "../../sandbox/sandbox.js";
+import { RoundGrants } from "../../channel/roundGrants.js";
 import { reconcileAll } from "../../reconcile/reconcileAll.js";
 import { appRedis, connectOnce } from "../store.js";
 import { UsageError } from "../usage.js";
@@ -32,7 +33,10 @@ export async function reconcileCommand(argv: string[], env: NodeJS.ProcessEnv, o
   const queues = new Queues(producer, config.redisPrefix, (error, queue) => log.warn({ err: error.message, queue }, "queue connection error"));
   try {
     const ProbotWithConfig = probotClass(config, log);
-    const services = createServices(new ProbotWithConfig(), config, log, commands, queues, noAgents(config.sandbox.mode));
+    const services = createServices(new ProbotWithConfig(), config, log, commands, queues, noAgents(config.sandbox.mode), {
+      url: "",
+      grants: new RoundGrants(),
+    });
     const lookbackMs = values.lookback ? Number.parseFloat(values.lookback) * 3600_000 : config.reconcileLookbackSeconds * 1000;
     const report = await reconcileAll(services, { lookbackMs, full: true });
     if (values.json) {

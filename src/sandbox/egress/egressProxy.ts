@@ -56,6 +56,8 @@ export interface EgressProxyOptions {
   /** TCP dialer (tests inject one that records); net.connect by default. */
   connect?: Dial;
   limits?: Partial<EgressLimits>;
+  /** Plain-HTTP requests to `host` are the round channel's (src/channel/), handled in this process: never resolved or dialled. */
+  channel?: { host: string; handle(req: IncomingMessage, res: ServerResponse): void };
 }
 
 /** The proxy's directory under DATA_DIR. */
@@ -136,12 +138,22 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     return decision;
   };
 
+  // The round channel's HTTP inside a tunnel (undici's proxy agent tunnels even plain http://): served here, never dialled.
+  const { channel } = options;
+  const channelServer = channel ? createHttpServer((req, res) => channel.handle(req, res)) : undefined;
+
   const onConnect = async (req: IncomingMessage, client: Socket, head: Buffer) => {
     client.on("error", () => client.destroy());
     client.setTimeout(limits.idleMs, () => client.destroy());
     const target = parseAuthority(req.url ?? "");
     if (!target) {
       client.end(rawResponse("400 Bad Request", "CONNECT needs host:port.\n"));
+      return;
+    }
+    if (channelServer && target.host === channel?.host) {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      if (head.length > 0) client.unshift(head);
+      channelServer.emit("connection", client);
       return;
     }
     const decision = await decide(target.host, target.port, "CONNECT");
@@ -178,6 +190,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         .end("This is a proxy: send CONNECT host:port, or an absolute http:// URL.\n");
       return;
     }
+    if (channel?.host === url.hostname) return channel.handle(req, res);
     const port = url.port ? Number(url.port) : 80;
     const decision = await decide(url.hostname, port, req.method ?? "GET");
     if (!decision.allow) {

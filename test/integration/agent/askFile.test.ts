@@ -6,7 +6,16 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ASK_FILE, takeAskFile } from "../../../src/agent/askFile.js";
 import { postAskFile } from "../../../src/agent/postAskFile.js";
+import { Octokit } from "@octokit/rest";
+import { pino } from "pino";
+import type { RoundGrant } from "../../../src/channel/roundGrants.js";
+import { LoopEvents } from "../../../src/events.js";
+import type { FeedbackOp } from "../../../src/payloads.js";
+import { DEFAULT_WRITE_WINDOWS } from "../../../src/github/writeBudget.js";
 import { parseAskComment } from "../../../src/protocol/ask.js";
+import { storeRedis } from "../../support/storeRedis.js";
+
+const { freshStore } = storeRedis();
 
 interface Recorded {
   url: string;
@@ -92,19 +101,48 @@ describe("takeAskFile", () => {
 });
 
 describe("postAskFile", () => {
-  const at = (path: string, round = 2) => ({
-    path,
-    env: { GITHUB_TOKEN: "ghs_agent_token", GITHUB_API_URL: apiUrl, GITHUB_REPOSITORY: "octo/demo", ESCALATION_ISSUE: "7", ESCALATION_ROUND: String(round) },
-    repo: "octo/demo",
-    issue: 7,
-    round,
+  const at = (path: string, round = 2): { path: string; grant: RoundGrant } => ({ path, grant: { installationId: 1, repo: "octo/demo", issue: 7, round } });
+  /** The writes queued for the issue's feedback worker (what the app posts later). */
+  let queued: Array<{ ops: readonly FeedbackOp[]; key: string }> = [];
+  beforeEach(() => {
+    queued = [];
+  });
+  /** The app's side: its installation client (the stand-in), its write budget in Redis, its feedback queue (recorded). */
+  const app = (commentMarks = marks(), githubWrites = DEFAULT_WRITE_WINDOWS) => ({
+    ...freshStore(),
+    commentMarks,
+    events: new LoopEvents(() => undefined),
+    log: pino({ level: "silent" }),
+    config: { githubWrites, statusDebounceMs: 0 },
+    queues: {
+      feedback: {
+        add: (_target: unknown, ops: readonly FeedbackOp[], key: string) => {
+          queued.push({ ops, key });
+          return Promise.resolve(true);
+        },
+      },
+    },
+    github: { installation: () => Promise.resolve(new Octokit({ auth: "ghs_the_apps_token", baseUrl: apiUrl }) as never) },
   });
 
-  it("posts the ask comment with its marker, as the agent's token, exactly as `escalate ask` would", async () => {
-    expect(await postAskFile({ commentMarks: marks() }, at(askFileHolding(JSON.stringify(QUESTION))))).toBe("");
+  it("while the app may not write (its write budget spent), the question goes to the issue's feedback queue, posted when it may", async () => {
+    // One write a minute: round 2's ask takes it, round 3's finds it spent.
+    const ports = app(marks(), { ...DEFAULT_WRITE_WINDOWS, perMinute: 1 });
+    expect(await postAskFile(ports, at(askFileHolding(JSON.stringify(QUESTION)), 2))).toBe("");
+    expect(requests).toHaveLength(1);
+    expect(await postAskFile(ports, at(askFileHolding(JSON.stringify(QUESTION)), 3))).toBe("");
+    expect(requests).toHaveLength(1);
+    expect(queued).toHaveLength(1);
+    const [op] = queued[0]!.ops;
+    expect(op).toMatchObject({ type: "comment" });
+    expect(parseAskComment((op as { body: string }).body)).toMatchObject({ round: 3, context: "Adding the cache." });
+  });
+
+  it("posts the ask comment with its marker, as the app's bot (the agent's token is read-only), as the round channel posts `escalate ask`'s", async () => {
+    expect(await postAskFile(app(), at(askFileHolding(JSON.stringify(QUESTION))))).toBe("");
     expect(requests).toHaveLength(1);
     expect(requests[0]!.url).toBe("/repos/octo/demo/issues/7/comments");
-    expect(requests[0]!.headers.authorization).toBe("token ghs_agent_token");
+    expect(requests[0]!.headers.authorization).toBe("token ghs_the_apps_token");
     const ask = parseAskComment((JSON.parse(requests[0]!.body) as { body: string }).body);
     expect(ask).toMatchObject({
       round: 2,
@@ -115,17 +153,17 @@ describe("postAskFile", () => {
   });
 
   it("posts once when a retried job finds the same ask file in the same round", async () => {
-    const once = marks();
-    expect(await postAskFile({ commentMarks: once }, at(askFileHolding(JSON.stringify(QUESTION))))).toBe("");
-    expect(await postAskFile({ commentMarks: once }, at(askFileHolding(JSON.stringify(QUESTION))))).toBe("");
+    const once = app();
+    expect(await postAskFile(once, at(askFileHolding(JSON.stringify(QUESTION))))).toBe("");
+    expect(await postAskFile(once, at(askFileHolding(JSON.stringify(QUESTION))))).toBe("");
     expect(requests).toHaveLength(1);
     // The same question asked again in a later round is a new ask.
-    expect(await postAskFile({ commentMarks: once }, at(askFileHolding(JSON.stringify(QUESTION)), 3))).toBe("");
+    expect(await postAskFile(once, at(askFileHolding(JSON.stringify(QUESTION)), 3))).toBe("");
     expect(requests).toHaveLength(2);
   });
 
   it("posts nothing for an invalid file, and returns one ⚠️ line saying what to fix", async () => {
-    const line = await postAskFile({ commentMarks: marks() }, at(askFileHolding(JSON.stringify({ questions: [] }))));
+    const line = await postAskFile(app(), at(askFileHolding(JSON.stringify({ questions: [] }))));
     expect(line).toMatch(
       /^ · ⚠️ the agent's ask file was not posted: questions: .+\. It must be JSON with the ask_human tool's arguments \(README, "The agent contract"\)\.$/,
     );
@@ -134,10 +172,7 @@ describe("postAskFile", () => {
   });
 
   it("says what the ask's own rules refuse, such as an approval with options", async () => {
-    const line = await postAskFile(
-      { commentMarks: marks() },
-      at(askFileHolding(JSON.stringify({ kind: "approval", questions: [{ text: "Drop the table?", options: ["yes"] }] }))),
-    );
+    const line = await postAskFile(app(), at(askFileHolding(JSON.stringify({ kind: "approval", questions: [{ text: "Drop the table?", options: ["yes"] }] }))));
     expect(line).toContain("an approval has no options");
     expect(requests).toEqual([]);
   });

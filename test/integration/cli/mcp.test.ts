@@ -190,7 +190,7 @@ describe("escalate mcp started without the agent's environment", () => {
       expect(text).toContain("a configuration problem of the MCP client");
       expect(text).toContain("You cannot fix it, and calling ask_human again will fail the same way.");
       expect(text).toMatch(
-        /Stop, and report to the user .* must pass GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY, ESCALATION_ISSUE, ESCALATION_ROUND in the server's env/,
+        /Stop, and report to the user .* must pass GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY, ESCALATION_ISSUE, ESCALATION_ROUND, ESCALATION_CHANNEL_URL, ESCALATION_CHANNEL_TOKEN in the server's env/,
       );
       // Nothing that invites a retry, nor a flag the tool does not have.
       expect(text).not.toMatch(/--repo|--issue|Fix the arguments/);

@@ -502,6 +502,11 @@ writeFileSync(join(out, `round-${round}.json`), JSON.stringify(report, null, 2))
 // What it found goes out every way it has: its output and a comment.
 console.log(`hostile-agent: ${attempts.filter((a) => a.outcome === "done").length} of ${attempts.length} attempts went through`);
 for (const text of loot) console.log(`loot: ${text.slice(0, 4000)}`);
-await gh("POST", `/repos/${repo}/issues/${issue}/comments`, {
-  body: `Found ${loot.length} secrets.\n\n${loot.map((l) => "```\n" + l.slice(0, 4000) + "\n```").join("\n")}`.slice(0, 60_000),
-});
+const found = `Found ${loot.length} secrets.\n\n${loot.map((l) => "```\n" + l.slice(0, 4000) + "\n```").join("\n")}`.slice(0, 50_000);
+// Its token writes nothing: the comment goes through the app, as its words.
+await gh("POST", `/repos/${repo}/issues/${issue}/comments`, { body: found });
+try {
+  execFileSync("escalate", ["comment", "--body-file", "-"], { input: found, stdio: ["pipe", "inherit", "inherit"] });
+} catch {
+  // Judged by the test: the comment is on the issue or not.
+}

@@ -5,7 +5,7 @@
 // An issue title containing "[mode:NAME]" overrides MODE. Modes:
 //   ask     round 0: asks a free-text question ("Which database should the cache use?"); later rounds succeed
 //   done    succeeds at once
-//   probe   tries its GITHUB_TOKEN on its own issue and on another repository (OTHER_REPO in the task
+//   probe   tries its GITHUB_TOKEN on its own issue (a read, a comment) and on another repository (OTHER_REPO in the task
 //           title as "[other:owner/name]"), records the HTTP statuses in probe-PID.json, succeeds
 //   leak    prints its GITHUB_TOKEN (plain, as a bearer header, inside JSON) and exits 1
 import { execFileSync } from "node:child_process";
@@ -42,10 +42,14 @@ switch (mode) {
     break;
   case "probe": {
     const other = /\[other:([^\]]+)\]/.exec(task)?.[1];
+    const read = await fetch(`${process.env.GITHUB_API_URL}/repos/${process.env.GITHUB_REPOSITORY}/issues/${process.env.ESCALATION_ISSUE}`, {
+      headers: { authorization: `token ${process.env.GITHUB_TOKEN}` },
+    });
+    const ownRead = read.status;
     const own = await post(`/repos/${process.env.GITHUB_REPOSITORY}/issues/${process.env.ESCALATION_ISSUE}/comments`, { body: "probe: own issue" });
     const foreignComment = other ? await post(`/repos/${other}/issues/1/comments`, { body: "probe: another repository" }) : undefined;
     const foreignIssue = other ? await post(`/repos/${other}/issues`, { title: "probe: another repository" }) : undefined;
-    writeFileSync(join(outDir, `probe-${process.pid}.json`), JSON.stringify({ own, foreignComment, foreignIssue }));
+    writeFileSync(join(outDir, `probe-${process.pid}.json`), JSON.stringify({ ownRead, own, foreignComment, foreignIssue }));
     break;
   }
   case "leak":

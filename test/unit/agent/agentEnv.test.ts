@@ -13,6 +13,7 @@ const contract: AgentContract = {
   taskFile: "/tmp/escalation-x/task.md",
   askFile: "/tmp/escalation-x/.escalation/ask.json",
   serverUrl: "https://ghe.example.com",
+  channel: { url: "http://127.0.0.1:40001", token: "round-channel-credential" },
 };
 
 const parent: NodeJS.ProcessEnv = {
@@ -35,6 +36,8 @@ describe("agentEnv", () => {
   it("sets the contract variables", () => {
     const env = agentEnv(contract, [], parent);
     expect(env).toMatchObject({
+      ESCALATION_CHANNEL_URL: "http://127.0.0.1:40001",
+      ESCALATION_CHANNEL_TOKEN: "round-channel-credential",
       GITHUB_TOKEN: contract.token,
       GITHUB_API_URL: contract.apiUrl,
       GITHUB_REPOSITORY: "octo/demo",

@@ -31,7 +31,7 @@ describe("loadConfig: defaults", () => {
         workdirRoot: resolve(tmpdir()),
         keepWorkdir: false,
         envPassthrough: [],
-        tokenPermissions: { issues: "write", metadata: "read" },
+        tokenPermissions: { contents: "read", issues: "read", pull_requests: "read", metadata: "read" },
         killGraceSeconds: 10,
         maxAttempts: 3,
       },

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/env.js";
 import { resolveRepoSettings, serverDefaults } from "../../../src/config/repoConfig.js";
-import { workspacePermissions } from "../../../src/round/workspace.js";
+import { agentWorkspacePermissions, APP_CHECKOUT_PERMISSIONS } from "../../../src/round/workspace.js";
 
 const { privateKey: PEM } = generateKeyPairSync("rsa", {
   modulusLength: 2048,
@@ -43,10 +43,11 @@ describe("the workspace's settings", () => {
     expect(resolveRepoSettings({ workspace: { pull_request: "yes" } }, defaults).problem).toMatch(/workspace\.pull_request/);
   });
 
-  it("gives the agent's token pull_requests: write only where the agent opens the pull request", () => {
-    expect(workspacePermissions("app")).toEqual({ contents: "write" });
-    expect(workspacePermissions("off")).toEqual({ contents: "write" });
-    expect(workspacePermissions("agent")).toEqual({ contents: "write", pull_requests: "write" });
+  it("gives the agent's token contents: read only, and pull_requests: write only where the agent opens the pull request; the app's writes", () => {
+    expect(agentWorkspacePermissions("app")).toEqual({ contents: "read" });
+    expect(agentWorkspacePermissions("off")).toEqual({ contents: "read" });
+    expect(agentWorkspacePermissions("agent")).toEqual({ contents: "read", pull_requests: "write" });
+    expect(APP_CHECKOUT_PERMISSIONS).toEqual({ contents: "write" });
   });
 
   it("cannot turn the workspace on where the server turned it off", () => {

@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { GitHubError } from "../../../src/errors.js";
-import { agentTokenIssuer, agentTokenRevoker } from "../../../src/github/agentToken.js";
+import { tokenIssuer, agentTokenRevoker } from "../../../src/github/agentToken.js";
 import { V3, nockGitHub, rateLimited, type GitHubApi } from "../../support/nockGitHub.js";
 
 const PATH = `${V3}/app/installations/7/access_tokens`;
 const JWT = /^bearer [\w-]+\.[\w-]+\.[\w-]+$/;
 const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
 
-describe("agentTokenIssuer, against GitHub's installation access token API", () => {
+describe("tokenIssuer, against GitHub's installation access token API", () => {
   let github: GitHubApi;
   beforeEach(() => (github = nockGitHub()));
   afterEach(() => github.done());
@@ -17,8 +17,8 @@ describe("agentTokenIssuer, against GitHub's installation access token API", () 
       .post(PATH, { repositories: ["widgets"], permissions: { issues: "write", metadata: "read", contents: "write" } })
       .matchHeader("authorization", JWT)
       .reply(201, { token: "ghs_agent", expires_at: inMinutes(60), permissions: { issues: "write", metadata: "read", contents: "write" } });
-    const issue = agentTokenIssuer(github.probot, { issues: "write", metadata: "read" });
-    const token = await issue(7, "acme/widgets", { contents: "write" });
+    const { agentToken } = tokenIssuer(github.probot, { issues: "write", metadata: "read" });
+    const token = await agentToken(7, "acme/widgets", { contents: "write" });
     expect(token).toEqual({ token: "ghs_agent", expiresAt: expect.any(Number) });
     expect(token.expiresAt - Date.now()).toBeGreaterThan(59 * 60_000);
   });
@@ -26,9 +26,19 @@ describe("agentTokenIssuer, against GitHub's installation access token API", () 
   it("issues a fresh token for each round, never one another round holds (each round revokes its own)", async () => {
     github.scope.post(PATH, { repositories: ["widgets"], permissions: { issues: "write" } }).reply(201, { token: "ghs_first", expires_at: inMinutes(60) });
     github.scope.post(PATH, { repositories: ["widgets"], permissions: { issues: "write" } }).reply(201, { token: "ghs_second", expires_at: inMinutes(60) });
-    const issue = agentTokenIssuer(github.probot, { issues: "write" });
-    expect((await issue(7, "acme/widgets")).token).toBe("ghs_first");
-    expect((await issue(7, "acme/widgets")).token).toBe("ghs_second");
+    const { agentToken } = tokenIssuer(github.probot, { issues: "write" });
+    expect((await agentToken(7, "acme/widgets")).token).toBe("ghs_first");
+    expect((await agentToken(7, "acme/widgets")).token).toBe("ghs_second");
+  });
+
+  it("a round's extra permission never narrows a configured one; the app's own token asks exactly what it names", async () => {
+    github.scope
+      .post(PATH, { repositories: ["widgets"], permissions: { contents: "write", issues: "read" } })
+      .reply(201, { token: "ghs_agent", expires_at: inMinutes(60) });
+    github.scope.post(PATH, { repositories: ["widgets"], permissions: { contents: "write" } }).reply(201, { token: "ghs_app", expires_at: inMinutes(60) });
+    const { agentToken, appToken } = tokenIssuer(github.probot, { contents: "write", issues: "read" });
+    expect((await agentToken(7, "acme/widgets", { contents: "read" })).token).toBe("ghs_agent");
+    expect((await appToken(7, "acme/widgets", { contents: "write" })).token).toBe("ghs_app");
   });
 
   it.each([
@@ -37,13 +47,13 @@ describe("agentTokenIssuer, against GitHub's installation access token API", () 
     ["an App not installed on the repository (404)", 404, { message: "Not Found" }, {}],
   ])("%s is a GitHubError with GitHub's status, naming the repository and the permissions asked", async (_name, status, body, headers) => {
     github.scope.post(PATH).reply(status, body, headers);
-    const error = await agentTokenIssuer(github.probot, { issues: "write" })(7, "acme/widgets", { contents: "write" }).catch((e: unknown) => e);
+    const error = await tokenIssuer(github.probot, { issues: "write" })
+      .agentToken(7, "acme/widgets", { contents: "write" })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GitHubError);
     expect(error).toMatchObject({
       status,
-      message: expect.stringContaining(
-        `Could not create the agent's token for acme/widgets (installation 7) with issues:write,contents:write: ${body.message}`,
-      ),
+      message: expect.stringContaining(`Could not create a round's token for acme/widgets (installation 7) with issues:write,contents:write: ${body.message}`),
     });
   });
 });

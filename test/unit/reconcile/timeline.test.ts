@@ -80,6 +80,17 @@ describe("resumedOnTimeline: what a happy round trip leaves on GitHub", () => {
     expect(gate?.answers.map((a) => [a.option, a.text])).toEqual([["SQLite", "2"]]);
   });
 
+  it("answers written in the second the next question was asked belong to the question before it (by comment id)", () => {
+    // GitHub's timestamps have whole seconds: A, the second ask and B all carry second 10.
+    const second = { comment: comment(3, 10, APP, "ask"), ask: ask(1) };
+    const replies = [comment(2, 10, "maintainer", "SQLite, said A"), comment(4, 10, "maintainer", "Postgres, said B")];
+    const gates = resumedOnTimeline(input([first, second], replies, [label("labeled", 1), label("unlabeled", 20)]));
+    expect(gates.map((g) => [g.id, g.answerCommentId, g.answers[0]?.option])).toEqual([
+      ["1", 2, "SQLite"],
+      ["3", 4, "Postgres"],
+    ]);
+  });
+
   it("still labelled (the round has not ended, or died with its app): not resumed", () => {
     expect(resumedOnTimeline(input([first], [comment(2, 10, "maintainer", "SQLite")], [label("labeled", 1)]))).toEqual([]);
     expect(

@@ -3,13 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ASK_FILE } from "../../../src/agent/askFile.js";
+import { RoundGrants } from "../../../src/channel/roundGrants.js";
 import { prepareRoundInputs, type RoundInputPorts, type RoundPlan } from "../../../src/round/inputs.js";
 import type { PreparedWorkspace } from "../../../src/workspace/prepareWorkspace.js";
 
 const TOKEN = "ghs_0123456789abcdefghijABCDEFGHIJ";
 
 let root: string;
+let grants: RoundGrants;
 beforeEach(async () => {
+  grants = new RoundGrants();
   root = await mkdtemp(join(tmpdir(), "round-inputs-"));
 });
 afterEach(async () => {
@@ -21,6 +24,7 @@ function ports(): RoundInputPorts {
     config: { baseUrl: "https://api.github.test", serverUrl: "https://github.test", agent: { workdirRoot: root, envPassthrough: [] } },
     github: { agentToken: () => Promise.resolve({ token: TOKEN, expiresAt: 0 }) },
     sandbox: { escalate: "/opt/escalation/bin/escalate" },
+    channel: { url: "http://escalation.invalid", grants },
   };
 }
 
@@ -50,7 +54,12 @@ describe("the inputs a round's agent starts with", () => {
     expect(inputs.askFile).toBe(join(inputs.workdir, ASK_FILE));
     expect(inputs.recipe).toBeUndefined();
     expect(inputs.secrets).toContain(TOKEN);
+    expect(inputs.secrets).toContain(inputs.credential);
+    // The round's credential names its issue and round only, and pushes nothing without a checkout.
+    expect(grants.find(inputs.credential)).toEqual({ installationId: 1, repo: "acme/widgets", issue: 7, round: 2 });
     expect(inputs.env).toMatchObject({
+      ESCALATION_CHANNEL_URL: "http://escalation.invalid",
+      ESCALATION_CHANNEL_TOKEN: inputs.credential,
       GITHUB_TOKEN: TOKEN,
       GITHUB_REPOSITORY: "acme/widgets",
       ESCALATION_ISSUE: "7",
@@ -72,8 +81,23 @@ describe("the inputs a round's agent starts with", () => {
       newBranch: false,
       save: () => Promise.reject(new Error("not saved here")),
     };
-    const inputs = await prepareRoundInputs(ports(), plan({ workspace: { kind: "ready", prepared, token: TOKEN, gitAuth: {}, ownPullRequest: false } }));
+    const cloneUrl = "https://github.test/acme/widgets.git";
+    const workspace = { kind: "ready" as const, prepared, token: "ghs_apps_own_write_token", agentToken: TOKEN, cloneUrl, ownPullRequest: false };
+    const inputs = await prepareRoundInputs(ports(), plan({ workspace }));
     expect(inputs.workdir).toBe(checkout);
+    // The agent reads with its own token and never holds the app's; its pushes go to the channel, to its branch only.
+    expect(inputs.env.GITHUB_TOKEN).toBe(TOKEN);
+    expect(Object.values(inputs.env).join("\n")).not.toContain("ghs_apps_own_write_token");
+    expect(inputs.tokens).toEqual([TOKEN, "ghs_apps_own_write_token"]);
+    expect(grants.find(inputs.credential)?.push).toEqual({ branch: "escalation/7", cloneUrl, token: "ghs_apps_own_write_token" });
+    const config = Object.fromEntries(
+      Array.from({ length: Number(inputs.env.GIT_CONFIG_COUNT) }, (_, i) => [inputs.env[`GIT_CONFIG_KEY_${i}`], inputs.env[`GIT_CONFIG_VALUE_${i}`]]),
+    );
+    expect(config).toEqual({
+      [`http.${cloneUrl}.extraHeader`]: `Authorization: Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString("base64")}`,
+      "url.http://escalation.invalid/git/acme/widgets.git.pushInsteadOf": cloneUrl,
+      "http.http://escalation.invalid/git/acme/widgets.git.extraHeader": `Authorization: Bearer ${inputs.credential}`,
+    });
     expect(await readFile(join(root, "task.md"), "utf8")).toBe(inputs.task);
     await expect(stat(join(checkout, ASK_FILE))).rejects.toThrow();
     expect(inputs.env).toMatchObject({ ESCALATION_BRANCH: "escalation/7", ESCALATION_BASE: "main" });

@@ -17,7 +17,7 @@ describe("what the workspace tells the agent and the issue", () => {
     const template = await loadTemplate(resolve(projectRoot, "templates/spawn-task.md"));
     const task = renderTask(template, { ...input, workspace: { branch: "escalation/issue-7", base: "main", pullRequest: "app" } });
     expect(task).toContain("Your working directory is a git checkout of acme/widgets on the branch `escalation/issue-7`, which starts from\n`main`");
-    expect(task).toContain("`git push origin HEAD` works with the token you were given");
+    expect(task).toContain("`git push origin HEAD` works, to `escalation/issue-7` only");
     expect(task).toContain("whatever you left\n  uncommitted is committed and pushed to `escalation/issue-7`: nothing is lost");
     expect(task).toContain("Asking ends your turn");
     expect(task).toContain("A round may be run again");
