@@ -17,9 +17,12 @@ function laterRuns(dir: string): number {
   return readdirSync(dir).filter((f) => /^round-[1-9]\d*-/.test(f)).length;
 }
 
-/** Requests made with the agent's own token: an installation token of this App, acting as its bot. */
+/**
+ * Requests made with the agent's own token widened to `issues: write` (AGENT_TOKEN_PERMISSIONS; by
+ * default it reads only): an installation token of this App, acting as its bot.
+ */
 async function agentActs(loop: Loop, installationId: number) {
-  const { token } = await loop.app.services.github.agentToken(installationId, REPO);
+  const { token } = await loop.app.services.github.agentToken(installationId, REPO, { issues: "write" });
   return async (method: string, path: string, body?: unknown): Promise<SimComment | undefined> => {
     const res = await fetch(`${loop.sim.apiUrl}/repos/${REPO}${path}`, {
       method,

@@ -47,7 +47,8 @@ describe("state under the app's name that the app did not write", { timeout: 120
     );
 
     // The agent's own token: an installation token of this App, narrowed to the repository.
-    const { token } = await loop.app.services.github.agentToken(asked.installationId, REPO);
+    // An agent whose token was widened to write issues (AGENT_TOKEN_PERMISSIONS; by default it reads only).
+    const { token } = await loop.app.services.github.agentToken(asked.installationId, REPO, { issues: "write" });
     const asAgent = async (method: string, path: string, body?: unknown): Promise<SimComment | undefined> => {
       const res = await fetch(`${sim.apiUrl}/repos/${REPO}${path}`, {
         method,

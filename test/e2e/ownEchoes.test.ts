@@ -41,7 +41,8 @@ describe("echoes of the app's own writes", { timeout: 120_000 }, () => {
     await waitFor("the app's record of the label", async () => (await loop!.app.services.issues.awaitingLabel({ repo: REPO, issue })) === "on");
 
     // Under the bot's name but not by the app (the agent's token): queued, and the label goes back on.
-    const { token } = await loop.app.services.github.agentToken(asked.installationId, REPO);
+    // An agent whose token was widened to write issues (AGENT_TOKEN_PERMISSIONS; by default it reads only).
+    const { token } = await loop.app.services.github.agentToken(asked.installationId, REPO, { issues: "write" });
     const res = await fetch(`${sim.apiUrl}/repos/${REPO}/issues/${issue}/labels/${LABEL}`, { method: "DELETE", headers: { authorization: `token ${token}` } });
     expect(res.status).toBeLessThan(300);
     await waitFor("the label put back", () => sim.issue(REPO, issue).labels.includes(LABEL));

@@ -214,7 +214,7 @@ describe("npm run playground, played in headless Chromium", () => {
     // The agent's words, posted by the app and marked as the agent's.
     expect(await done.locator(".markdown blockquote").textContent()).toContain("The agent wrote (round 1):");
     expect(await done.locator(".markdown").textContent()).toContain("Done: the cache now uses SQLite, as decided on this issue. (round 1)");
-    expect(await done.locator("strong").textContent()).toBe("SQLite");
+    expect(await done.locator("p strong").last().textContent()).toBe("SQLite");
     const ack = page.locator("li.comment.bot", { hasText: "Recorded as" });
     expect(await ack.locator(".markdown p").first().textContent()).toBe("📝 @maintainer: Recorded as 2. SQLite, with the note keep it embedded.");
     expect(await ack.locator("strong").first().textContent()).toBe("2. SQLite");
