@@ -1,5 +1,5 @@
 import { rm } from "node:fs/promises";
-import { postAskFile } from "../agent/postAskFile.js";
+import { postAskFile } from "./postAskFile.js";
 import { runAgent, type AgentRun } from "../agent/runAgent.js";
 import { SandboxError } from "../errors.js";
 import { titleForTask } from "../gates/issueTitle.js";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ASK_FILE, takeAskFile } from "../../../src/agent/askFile.js";
-import { postAskFile } from "../../../src/agent/postAskFile.js";
+import { postAskFile } from "../../../src/round/postAskFile.js";
 import { Octokit } from "@octokit/rest";
 import { pino } from "pino";
 import type { RoundGrant } from "../../../src/channel/roundGrants.js";

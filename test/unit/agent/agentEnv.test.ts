@@ -76,6 +76,8 @@ describe("agentEnv", () => {
         "ESCALATION_TASK_FILE",
         "ESCALATION_ASK_FILE",
         "GITHUB_SERVER_URL",
+        "ESCALATION_CHANNEL_URL",
+        "ESCALATION_CHANNEL_TOKEN",
       ].sort(),
     );
     for (const secret of ["PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET", "REDIS_URL", "APP_ID", "NODE_OPTIONS", "ANTHROPIC_API_KEY"]) {

@@ -3,7 +3,7 @@ import type { RoundGrant } from "../channel/roundGrants.js";
 import { askInputFrom } from "../cli/ask/submitAsk.js";
 import { sendFeedback, type FeedbackPorts } from "../status/feedback.js";
 import type { CommentMarks } from "../store/commentMarks.js";
-import { takeAskFile } from "./askFile.js";
+import { takeAskFile } from "../agent/askFile.js";
 
 export interface AskFileRound {
   /** The agent's ESCALATION_ASK_FILE. */
