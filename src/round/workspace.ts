@@ -37,10 +37,12 @@ export async function openRoundWorkspace(
   input: { installationId: number; repo: string; issue: number; round: number; branchTemplate: string; pullRequest: PullRequestMode },
 ): Promise<RoundWorkspace> {
   const { installationId, repo, issue, round } = input;
+  const appToken = services.github.appToken(installationId, repo, APP_CHECKOUT_PERMISSIONS);
+  const agentToken = services.github.agentToken(installationId, repo, agentWorkspacePermissions(input.pullRequest));
   try {
     const [{ token }, agent, info, { botLogin }, pull] = await Promise.all([
-      services.github.appToken(installationId, repo, APP_CHECKOUT_PERMISSIONS),
-      services.github.agentToken(installationId, repo, agentWorkspacePermissions(input.pullRequest)),
+      appToken,
+      agentToken,
       services.github.repository(installationId, repo),
       services.github.identity(),
       pullRequestBranch(() => services.github.installation(installationId), repo, issue),
@@ -59,6 +61,10 @@ export async function openRoundWorkspace(
     });
     return { kind: "ready", prepared, token, agentToken: agent.token, cloneUrl: info.cloneUrl, ownPullRequest: pull !== undefined };
   } catch (error) {
+    // No round holds them now: whichever was minted is revoked, not left valid for its hour.
+    for (const minted of await Promise.allSettled([appToken, agentToken])) {
+      if (minted.status === "fulfilled") await services.github.revokeAgentToken(installationId, minted.value.token);
+    }
     const refusedToken = error instanceof GitHubError && (error.status === 403 || error.status === 422);
     if (refusedToken || (error instanceof WorkspaceError && error.reason === "refused")) {
       return { kind: "refused", comment: refusalComment(repo), problem: error.message };

@@ -18,12 +18,21 @@ export async function installationToken(sim: GitHubSimulator, repo: string, perm
   return ((await response.json()) as { token: string }).token;
 }
 
-/** Runs git with only the given environment on top of PATH and HOME; rejects with its stderr. */
+/** git's environment in tests: PATH and HOME, no prompt, no system or global configuration. */
+export const ISOLATED_GIT_ENV = {
+  PATH: process.env.PATH ?? "",
+  HOME: process.env.HOME ?? "/",
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+};
+
+/** Runs git with only the given environment on top of ISOLATED_GIT_ENV; rejects with its stderr. */
 export async function runGit(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<string> {
   requirePrograms("git");
   const { stdout } = await promisify(execFile)("git", args, {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", ...options.env },
+    env: { ...ISOLATED_GIT_ENV, ...options.env },
   });
   return stdout.trim();
 }

@@ -19,6 +19,7 @@ import { newAskId, parseAskComment, renderAskComment, validateAsk } from "../../
 import type { WriteWindows } from "../../../src/store/writeBudgetLog.js";
 import { basicAuthorization } from "../../../src/workspace/gitCredentials.js";
 import { storeRedis } from "../../support/storeRedis.js";
+import { ISOLATED_GIT_ENV } from "../../support/gitServer.js";
 
 /**
  * The round channel end to end: channelRoutes served by startChannelServer on a loopback port, the
@@ -53,13 +54,7 @@ let root: string;
 let bare: string;
 let work: string;
 
-const gitEnv = {
-  PATH: process.env.PATH ?? "",
-  HOME: process.env.HOME ?? tmpdir(),
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_TERMINAL_PROMPT: "0",
-};
+const gitEnv = ISOLATED_GIT_ENV;
 
 /** Runs git (async: the servers answering it run in this process); resolves with its exit code and output. */
 const git = (args: string[], cwd?: string) =>

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readPushCommands, refusalReport, refusedUpdates, type RefUpdate } from "../../../src/channel/receivePack.js";
+import { ISOLATED_GIT_ENV } from "../../support/gitServer.js";
 
 /** One pkt-line as git writes it: four hex digits of length (the four included), then the payload. */
 const pkt = (payload: string | Buffer): Buffer => {
@@ -258,13 +259,7 @@ describe("a real `git push` to a receive-pack endpoint that refuses with refusal
   let port: number;
   const seen: Array<{ updates: RefUpdate[]; capabilities: string[] }> = [];
 
-  const gitEnv = {
-    PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? tmpdir(),
-    GIT_CONFIG_GLOBAL: "/dev/null",
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_TERMINAL_PROMPT: "0",
-  };
+  const gitEnv = ISOLATED_GIT_ENV;
   const git = (args: string[], cwd?: string) =>
     execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", ...args], { cwd, env: gitEnv, encoding: "utf8" });
 
