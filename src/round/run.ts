@@ -15,7 +15,8 @@ import type { Skipped } from "./outcome.js";
  * The round's third step: the agent runs in its sandbox until it exits (or is stopped), its ask file
  * is posted, what it left in the checkout is pushed and, when it finished without asking, delivered
  * as the issue's pull request. However that ends, the round's channel is closed and its tokens are
- * revoked last: nothing the agent left behind may act with them afterwards. A sandbox that cannot start ends the round unrun.
+ * revoked last: nothing the agent left behind may act with them afterwards. A sandbox that cannot
+ * start ends the round unrun.
  */
 export async function runAgentRound(prepared: PreparedRound): Promise<RanRound | Skipped> {
   const { services, data, settings, workspace, issue, history, log } = prepared;

@@ -16,11 +16,16 @@ export interface EscalateRun {
 
 /**
  * Runs bin/escalate with only `env` (plus a PATH that finds node): nothing of the test's environment
- * leaks in. `uid` runs it as another user (the tests must run as root for that).
+ * leaks in. `uid` runs it as another user (the tests must run as root for that); `input` is its
+ * standard input, which is closed either way.
  */
-export function runEscalate(args: string[], env: Record<string, string> = {}, options: { cwd?: string; uid?: number } = {}): Promise<EscalateRun> {
+export function runEscalate(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { cwd?: string; uid?: number; input?: string } = {},
+): Promise<EscalateRun> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       ESCALATE_BIN,
       args,
       { env: { PATH: NODE_PATH, ...env }, cwd: options.cwd ?? projectRoot, uid: options.uid, timeout: 30_000 },
@@ -28,5 +33,8 @@ export function runEscalate(args: string[], env: Record<string, string> = {}, op
         resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
       },
     );
+    // A child that exits without reading its stdin must not fail the test with EPIPE.
+    child.stdin?.on("error", () => {});
+    child.stdin?.end(options.input ?? "");
   });
 }

@@ -12,16 +12,17 @@ export interface AskTarget {
 
 /**
  * The repository and issue of an ask: the flags when given, else the agent's environment. A bad
- * flag is a UsageError; whatever the environment lacks (the token too, when `needToken`) is one
+ * flag is a UsageError; whatever the environment lacks (the token too, when `posting` without the
+ * round channel, which posts for the agent) is one
  * EnvironmentError naming every variable to set.
  */
-export function askTarget(env: AskEnv, flags: { repo?: string; issue?: string }, needToken: boolean): AskTarget {
+export function askTarget(env: AskEnv, flags: { repo?: string; issue?: string }, posting: boolean): AskTarget {
   if (flags.repo !== undefined && !REPO.test(flags.repo)) throw new UsageError(`--repo must be OWNER/REPO (got ${JSON.stringify(flags.repo)}).`);
   if (flags.issue !== undefined && !isIssueNumber(flags.issue)) throw new UsageError(`--issue must be an issue number (got ${JSON.stringify(flags.issue)}).`);
   const repo = flags.repo ?? env.GITHUB_REPOSITORY ?? "";
   const issue = flags.issue ?? env.ESCALATION_ISSUE ?? "";
   const problems: Array<[name: string, what: string]> = [];
-  if (needToken && !env.GITHUB_TOKEN) problems.push(["GITHUB_TOKEN", "is not set"]);
+  if (posting && !env.ESCALATION_CHANNEL_URL && !env.GITHUB_TOKEN) problems.push(["GITHUB_TOKEN", "is not set"]);
   if (!REPO.test(repo)) problems.push(["GITHUB_REPOSITORY", repo ? `must be OWNER/REPO (got ${JSON.stringify(repo)})` : "is not set"]);
   if (!isIssueNumber(issue)) problems.push(["ESCALATION_ISSUE", issue ? `must be an issue number (got ${JSON.stringify(issue)})` : "is not set"]);
   if (problems.length > 0) {

@@ -52,7 +52,7 @@ export function askInputFrom(draft: AskDraft, round: number): AskInput {
 export async function submitAsk(draft: AskDraft, where: { env: AskEnv; repo?: string; issue?: string; dryRun?: boolean }): Promise<AskResult> {
   const { env } = where;
   if (draft.questions.length === 0) throw new UsageError("At least one --question is required.");
-  const { repo, issue } = askTarget(env, where, !where.dryRun && !env.ESCALATION_CHANNEL_URL);
+  const { repo, issue } = askTarget(env, where, !where.dryRun);
   const input = askInputFrom(draft, Number(env.ESCALATION_ROUND ?? 0));
   let ask: Ask;
   let body: string;

@@ -32,7 +32,7 @@ export async function askCommand(argv: string[], env: NodeJS.ProcessEnv, out: (l
     throw new UsageError((error as Error).message, { cause: error });
   }
   const dryRun = parsed.values["dry-run"] ?? false;
-  const { env: askEnv } = readAskEnvAndTarget(env, { repo: parsed.values.repo, issue: parsed.values.issue }, !dryRun && !env.ESCALATION_CHANNEL_URL);
+  const { env: askEnv } = readAskEnvAndTarget(env, { repo: parsed.values.repo, issue: parsed.values.issue }, !dryRun);
   let drafts;
   try {
     drafts = questionsFrom(parsed.tokens);

@@ -26,7 +26,7 @@ export async function commentCommand(argv: string[], env: NodeJS.ProcessEnv, out
   const { body, "body-file": bodyFile } = parsed.values;
   if ((body === undefined) === (bodyFile === undefined))
     throw new UsageError("Give the comment's text with exactly one of --body TEXT and --body-file FILE (- for stdin).");
-  const { env: commentEnv, target } = readAskEnvAndTarget(env, { repo: parsed.values.repo, issue: parsed.values.issue }, !env.ESCALATION_CHANNEL_URL);
+  const { env: commentEnv, target } = readAskEnvAndTarget(env, { repo: parsed.values.repo, issue: parsed.values.issue }, true);
   const text = body ?? (bodyFile === "-" ? await stdin() : await readBodyFile(bodyFile!));
   if (text.trim() === "") throw new UsageError("The comment is empty.");
   const rendered = renderAgentComment(text, Number(commentEnv.ESCALATION_ROUND ?? 0));

@@ -125,7 +125,7 @@ export function createMcpServer(env: NodeJS.ProcessEnv): McpServer {
   server.registerTool("ask_human", { title: "Ask a human", description: DESCRIPTION, inputSchema: askHumanInput }, async (args) => {
     try {
       // The environment first: a server started without it can post nothing, whatever the arguments.
-      const { env: askEnv, target } = readAskEnvAndTarget(env, {}, !env.ESCALATION_CHANNEL_URL);
+      const { env: askEnv, target } = readAskEnvAndTarget(env, {}, true);
       const { repo, issue } = target;
       const result = await submitAsk(draftFromTool(args), { env: askEnv });
       return { content: [{ type: "text", text: postedMessage(result, repo, String(issue)) }] };

@@ -1,15 +1,12 @@
-import { execFile, type ExecFileException } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { projectRoot } from "../../../src/config/projectRoot.js";
 import { renderAgentComment } from "../../../src/protocol/agentComment.js";
 import { ensureBuilt } from "../../support/build.js";
-
-const BIN = join(projectRoot, "bin", "escalate");
+import { runEscalate, type EscalateRun } from "../../support/escalateBin.js";
 
 interface Recorded {
   method: string;
@@ -80,12 +77,6 @@ beforeEach(() => {
   replies = [];
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * The environment of a round's agent: the round channel set, and a read-only GITHUB_TOKEN it must
  * not use. `tag`, in both tokens and GitHub's path, tells a concurrent case's requests apart.
@@ -110,21 +101,10 @@ const byHandEnv = (): Record<string, string> => ({
   ESCALATION_ROUND: "2",
 });
 
-/**
- * Runs the real bin/escalate with only `env` (undefined drops a variable) plus a PATH that finds
- * node; `input` is its standard input, which is closed either way.
- */
-function escalate(args: string[], env: Record<string, string | undefined>, input = ""): Promise<Run> {
-  const childEnv: Record<string, string> = { PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(delimiter) };
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) childEnv[k] = v;
-  return new Promise((resolve) => {
-    const child = execFile(BIN, args, { env: childEnv, cwd: projectRoot, timeout: 20_000 }, (error: ExecFileException | null, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
-    });
-    // A child that exits without reading its stdin must not fail the test with EPIPE.
-    child.stdin?.on("error", () => {});
-    child.stdin?.end(input);
-  });
+/** Runs the real bin/escalate with only `env` (undefined drops a variable); `input` is its standard input. */
+function escalate(args: string[], env: Record<string, string | undefined>, input = ""): Promise<EscalateRun> {
+  const defined = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return runEscalate(args, defined, { input });
 }
 
 /** The one request the stand-in got, checked to be the round channel's comment request. */
